@@ -1,0 +1,121 @@
+// The one data-layer contract every backend implements (the analogue of Eve's eve/io/base.py).
+// Documents cross it in everest's canonical form: ObjectId and Decimal128 from `bson`, Date for
+// datetimes, plain objects and arrays otherwise. Filters, sorts, projections, updates and
+// pipelines use MongoDB syntax.
+
+export type Doc = Record<string, unknown>;
+export type Filter = Record<string, unknown>;
+/** Ordered (field, direction) pairs. */
+export type Sort = Array<[string, 1 | -1]>;
+/** Inclusive (all 1) or exclusive (all 0); `_id` may be 0 in an inclusive one. */
+export type Projection = Record<string, 0 | 1>;
+
+/** Which collection of which database. `database` undefined means the driver's default. */
+export interface Target {
+  database?: string;
+  collection: string;
+}
+
+export interface FindQuery {
+  filter: Filter;
+  sort?: Sort;
+  projection?: Projection;
+  skip?: number;
+  limit?: number;
+}
+
+/** `$set`/`$unset` with dotted paths; the only update forms the core sends. */
+export interface Update {
+  $set?: Doc;
+  $unset?: Record<string, "" | 1 | true>;
+}
+
+export interface IndexSpec {
+  /** e.g. [["lastname", 1]] or [["location", "2dsphere"]] */
+  keys: Array<[string, 1 | -1 | "2dsphere" | "2d" | "text" | "hashed"]>;
+  name?: string;
+  unique?: boolean;
+  sparse?: boolean;
+}
+
+export interface MediaFile {
+  id: string;
+  filename?: string;
+  contentType: string;
+  length: number;
+  uploadDate: Date;
+  /** Whole content, or bytes [start, end] inclusive. */
+  read(range?: { start: number; end: number }): Promise<Uint8Array> | ReadableStream<Uint8Array>;
+}
+
+export interface MediaStore {
+  put(data: Uint8Array, meta: { filename?: string; contentType?: string; resource?: string }): Promise<string>;
+  get(id: string): Promise<MediaFile | null>;
+  delete(id: string): Promise<void>;
+}
+
+export interface Driver {
+  readonly kind: string;
+  find(target: Target, query: FindQuery): Promise<Doc[]>;
+  count(target: Target, filter: Filter): Promise<number>;
+  /**
+   * All-or-nothing: if any document is rejected (for instance by a unique index) none stays
+   * stored and a DuplicateKeyError is thrown.
+   */
+  insertMany(target: Target, docs: Doc[]): Promise<void>;
+  /** Replaces the first document matching filter; false when none matched. Atomic. */
+  replaceOne(target: Target, filter: Filter, doc: Doc): Promise<boolean>;
+  /** Applies update to the first document matching filter; false when none matched. Atomic. */
+  updateOne(target: Target, filter: Filter, update: Update): Promise<boolean>;
+  deleteOne(target: Target, filter: Filter): Promise<boolean>;
+  deleteMany(target: Target, filter: Filter): Promise<number>;
+  aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]>;
+  /** Idempotent; a unique index makes later writes that break it throw DuplicateKeyError. */
+  createIndexes(target: Target, indexes: IndexSpec[]): Promise<void>;
+  media(database?: string): MediaStore;
+  close(): Promise<void>;
+}
+
+/** A write broke a unique index. `keyValue` names the field(s) and the value(s). */
+export class DuplicateKeyError extends Error {
+  readonly keyValue: Record<string, unknown>;
+  constructor(keyValue: Record<string, unknown>, message?: string) {
+    super(message ?? `duplicate key ${JSON.stringify(keyValue)}`);
+    this.name = "DuplicateKeyError";
+    this.keyValue = keyValue;
+  }
+}
+
+/** The database could not be reached or failed; rendered as 503. */
+export class DatabaseUnavailableError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "DatabaseUnavailableError";
+  }
+}
+
+/** How a driver is built from a URI; registered per scheme and loaded lazily. */
+export interface DriverOptions {
+  uri: string;
+  databaseName: string;
+  settings: Record<string, unknown>;
+  /** Runtime services the adapter injects (file access for the journal, fetch, …). */
+  services?: RuntimeServices;
+}
+
+/** What src/ needs from the runtime but must not import itself. */
+export interface RuntimeServices {
+  /** Durable append-only file access, for the memory driver's journal. */
+  files?: FileAccess;
+  fetch?: typeof fetch;
+}
+
+export interface FileAccess {
+  readText(path: string): Promise<string | null>;
+  /** Appends and flushes (fsync) before resolving. */
+  append(path: string, text: string): Promise<void>;
+  /** Writes a temp file, flushes it and renames it over path. */
+  replaceAtomically(path: string, text: string): Promise<void>;
+}
+
+export type DriverFactory = (options: DriverOptions) => Promise<Driver> | Driver;

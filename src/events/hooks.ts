@@ -1,0 +1,47 @@
+// The event-hook registry: Eve's names (`on_insert`, `on_insert_<resource>`, `on_pre_GET`, …),
+// several callbacks per event run in registration order, async ones awaited. A callback aborts
+// the request by throwing (see `abort`). Registration is start-up configuration; nothing here
+// holds per-request state.
+
+export type HookCallback = (...args: any[]) => unknown;
+
+export class Hooks {
+  private readonly callbacks = new Map<string, HookCallback[]>();
+
+  on(event: string, callback: HookCallback): this {
+    const list = this.callbacks.get(event);
+    if (list) list.push(callback);
+    else this.callbacks.set(event, [callback]);
+    return this;
+  }
+
+  off(event: string, callback: HookCallback): this {
+    const list = this.callbacks.get(event);
+    if (list) this.callbacks.set(event, list.filter((c) => c !== callback));
+    return this;
+  }
+
+  has(event: string): boolean {
+    return (this.callbacks.get(event)?.length ?? 0) > 0;
+  }
+
+  async emit(event: string, ...args: unknown[]): Promise<void> {
+    const list = this.callbacks.get(event);
+    if (!list) return;
+    for (const callback of list) await callback(...args);
+  }
+
+  /** Fires the generic event with the resource name, then the per-resource one without it. */
+  async emitForResource(event: string, resource: string, ...args: unknown[]): Promise<void> {
+    await this.emit(event, resource, ...args);
+    await this.emit(`${event}_${resource}`, ...args);
+  }
+
+  /** Registers every `{event: callback | callback[]}` pair. */
+  register(map: Record<string, HookCallback | HookCallback[]> | undefined): this {
+    for (const [event, value] of Object.entries(map ?? {})) {
+      for (const callback of Array.isArray(value) ? value : [value]) this.on(event, callback);
+    }
+    return this;
+  }
+}

@@ -1,0 +1,238 @@
+// Settings in, a fully resolved Config out: every default applied, every resource normalised
+// into a `Resource` once at start-up so that no request ever looks a default up again.
+import type { Filter, Projection, Sort } from "../drivers/types.ts";
+import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, SETTING_ALIASES, type GlobalConfig } from "./defaults.ts";
+import type { HttpMethod, ResourceSettings, Schema, Settings, SortSetting } from "./types.ts";
+
+export interface PathParam {
+  /** Field the segment is a condition on. */
+  name: string;
+  /** Regex source the segment must match. */
+  pattern: string;
+}
+
+export interface Resource {
+  name: string;
+  /** As configured, converters included (`lists/<regex("…"):list_id>/items`). */
+  url: string;
+  /** Named regex segments of `url`, in order (sub-resources). */
+  urlParams: PathParam[];
+  resource_title: string;
+  item_title: string;
+  schema: Schema;
+  resource_methods: HttpMethod[];
+  item_methods: HttpMethod[];
+  public_methods: HttpMethod[];
+  public_item_methods: HttpMethod[];
+  allowed_roles: string[];
+  allowed_read_roles: string[];
+  allowed_write_roles: string[];
+  allowed_item_roles: string[];
+  allowed_item_read_roles: string[];
+  allowed_item_write_roles: string[];
+  authentication: unknown;
+  auth_field: string | null;
+  cache_control: string;
+  cache_expires: number;
+  allow_unknown: boolean;
+  transparent_schema_rules: boolean;
+  normalize_on_patch: boolean;
+  sorting: boolean;
+  pagination: boolean;
+  pagination_limit: number;
+  pagination_default: number;
+  projection: boolean;
+  embedding: boolean;
+  embedded_fields: string[];
+  hateoas: boolean;
+  soft_delete: boolean;
+  versioning: boolean;
+  bandwidth_saver: boolean;
+  bulk_enabled: boolean;
+  allowed_filters: string[];
+  validate_filters: boolean;
+  optimize_pagination_for_speed: boolean;
+  merge_nested_documents: boolean;
+  upsert_on_put: boolean;
+  if_match: boolean;
+  enforce_if_match: boolean;
+  item_lookup: boolean;
+  item_lookup_field: string;
+  /** Regex source of the item segment. */
+  item_url: string;
+  additional_lookup: { url: string; field: string } | null;
+  datasource: {
+    source: string;
+    filter: Filter | null;
+    /** Applied when the client sends no projection; null serves documents as stored. */
+    projection: Projection | null;
+    default_sort: Sort | null;
+    aggregation: { pipeline: Record<string, unknown>[] } | null;
+  };
+  internal_resource: boolean;
+  db_prefix: string | null;
+  mongo_indexes: Record<string, unknown>;
+  query_objectid_as_string: boolean;
+  etag_ignore_fields: string[] | null;
+  extra_response_fields: string[];
+  /** The raw definition, for features that read keys of their own. */
+  raw: ResourceSettings;
+}
+
+export interface Config extends GlobalConfig {
+  DOMAIN: Record<string, Resource>;
+  /** Path prefix every route sits under: `/<URL_PREFIX>/<API_VERSION>`, or "". */
+  basePath: string;
+}
+
+/** Werkzeug converter syntax `regex("…")` → the regex source. */
+export function converterRegex(spec: string): string {
+  const match = /^regex\((["'])(.*)\1\)$/s.exec(spec.trim());
+  return match ? match[2]! : spec;
+}
+
+const URL_PARAM = /<regex\((["'])(.*?)\1\):(\w+)>/g;
+
+export function parseUrlParams(url: string): PathParam[] {
+  return [...url.matchAll(URL_PARAM)].map((m) => ({ name: m[3]!, pattern: m[2]! }));
+}
+
+/** `-a,b`, `[("a", -1)]` or a list of pairs → ordered pairs. */
+export function sortSettingToPairs(value: SortSetting | null | undefined): Sort | null {
+  if (value == null) return null;
+  if (Array.isArray(value)) return value.map(([field, dir]) => [field, dir === -1 ? -1 : 1]);
+  return value
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)
+    .map((part) => (part.startsWith("-") ? [part.slice(1), -1] : [part, 1]));
+}
+
+/** Resolves aliases and defaults of the globals; DOMAIN is left to normalizeResource. */
+export function resolveGlobals(settings: Settings): GlobalConfig {
+  const resolved: Record<string, unknown> = { ...GLOBAL_DEFAULTS };
+  for (const [key, value] of Object.entries(settings)) {
+    if (key === "DOMAIN" || value === undefined) continue;
+    resolved[SETTING_ALIASES[key] ?? key] = value;
+  }
+  return resolved as unknown as GlobalConfig;
+}
+
+function lower<K extends (typeof CASCADING_GLOBALS)[number]>(key: K): Lowercase<K> {
+  return key.toLowerCase() as Lowercase<K>;
+}
+
+export function normalizeResource(name: string, def: ResourceSettings, globals: GlobalConfig): Resource {
+  const empty = Object.keys(def).length === 0;
+  const pick = <K extends (typeof CASCADING_GLOBALS)[number]>(key: K) => {
+    const own = def[lower(key)];
+    return (own !== undefined ? own : globals[key]) as GlobalConfig[K];
+  };
+  const url = (def.url ?? name).replace(/^\/+|\/+$/g, "");
+  const schema: Schema = { ...(def.schema ?? {}) };
+  const allowUnknown = pick("ALLOW_UNKNOWN") as boolean;
+  const datasource = def.datasource ?? {};
+  const aggregation = datasource.aggregation ?? null;
+  const autoFields = [globals.ID_FIELD, globals.DATE_CREATED, globals.LAST_UPDATED, globals.ETAG];
+  const versioning = pick("VERSIONING") as boolean;
+  const softDelete = pick("SOFT_DELETE") as boolean;
+  if (versioning) autoFields.push(globals.VERSION);
+  if (softDelete) autoFields.push(globals.DELETED);
+
+  // Eve serves only schema fields (plus meta fields) unless unknown fields are allowed.
+  let projection: Projection | null = datasource.projection ? { ...datasource.projection } : null;
+  if (!projection && !allowUnknown) {
+    projection = {};
+    for (const field of [...Object.keys(schema), ...autoFields]) projection[field] = 1;
+    const authField = pick("AUTH_FIELD");
+    if (typeof authField === "string") projection[authField] = 1;
+  }
+
+  const defaultSort = sortSettingToPairs(datasource.default_sort ?? def.default_sort);
+
+  return {
+    name,
+    url,
+    urlParams: parseUrlParams(url),
+    resource_title: def.resource_title ?? url,
+    item_title: def.item_title ?? capitalize(name.replace(/s+$/, "")),
+    schema,
+    resource_methods: empty ? ["GET"] : aggregation ? ["GET"] : (pick("RESOURCE_METHODS") as HttpMethod[]),
+    item_methods: empty ? ["GET"] : aggregation ? [] : (pick("ITEM_METHODS") as HttpMethod[]),
+    public_methods: pick("PUBLIC_METHODS") as HttpMethod[],
+    public_item_methods: pick("PUBLIC_ITEM_METHODS") as HttpMethod[],
+    allowed_roles: pick("ALLOWED_ROLES") as string[],
+    allowed_read_roles: pick("ALLOWED_READ_ROLES") as string[],
+    allowed_write_roles: pick("ALLOWED_WRITE_ROLES") as string[],
+    allowed_item_roles: pick("ALLOWED_ITEM_ROLES") as string[],
+    allowed_item_read_roles: pick("ALLOWED_ITEM_READ_ROLES") as string[],
+    allowed_item_write_roles: pick("ALLOWED_ITEM_WRITE_ROLES") as string[],
+    authentication: def.authentication !== undefined ? def.authentication : globals.AUTH,
+    auth_field: (pick("AUTH_FIELD") as string | null) ?? null,
+    cache_control: pick("CACHE_CONTROL") as string,
+    cache_expires: pick("CACHE_EXPIRES") as number,
+    allow_unknown: allowUnknown,
+    transparent_schema_rules: pick("TRANSPARENT_SCHEMA_RULES") as boolean,
+    normalize_on_patch: pick("NORMALIZE_ON_PATCH") as boolean,
+    sorting: pick("SORTING") as boolean,
+    pagination: pick("PAGINATION") as boolean,
+    pagination_limit: pick("PAGINATION_LIMIT") as number,
+    pagination_default: pick("PAGINATION_DEFAULT") as number,
+    projection: pick("PROJECTION") as boolean,
+    embedding: pick("EMBEDDING") as boolean,
+    embedded_fields: (def.embedded_fields as string[] | undefined) ?? [],
+    hateoas: pick("HATEOAS") as boolean,
+    soft_delete: softDelete,
+    versioning,
+    bandwidth_saver: pick("BANDWIDTH_SAVER") as boolean,
+    bulk_enabled: pick("BULK_ENABLED") as boolean,
+    allowed_filters: pick("ALLOWED_FILTERS") as string[],
+    validate_filters: pick("VALIDATE_FILTERS") as boolean,
+    optimize_pagination_for_speed: pick("OPTIMIZE_PAGINATION_FOR_SPEED") as boolean,
+    merge_nested_documents: pick("MERGE_NESTED_DOCUMENTS") as boolean,
+    upsert_on_put: pick("UPSERT_ON_PUT") as boolean,
+    if_match: pick("IF_MATCH") as boolean,
+    enforce_if_match: pick("ENFORCE_IF_MATCH") as boolean,
+    item_lookup: pick("ITEM_LOOKUP") as boolean,
+    item_lookup_field: pick("ITEM_LOOKUP_FIELD") as string,
+    item_url: converterRegex(pick("ITEM_URL") as string),
+    additional_lookup: def.additional_lookup
+      ? { url: converterRegex(def.additional_lookup.url), field: def.additional_lookup.field }
+      : null,
+    datasource: {
+      source: datasource.source ?? name,
+      filter: datasource.filter ?? null,
+      projection,
+      default_sort: defaultSort,
+      aggregation,
+    },
+    internal_resource: def.internal_resource === true,
+    db_prefix: (def.db_prefix ?? def.mongo_prefix ?? null) as string | null,
+    mongo_indexes: (def.mongo_indexes as Record<string, unknown> | undefined) ?? {},
+    query_objectid_as_string: def.query_objectid_as_string === true,
+    etag_ignore_fields: (def.etag_ignore_fields as string[] | undefined) ?? null,
+    extra_response_fields: (def.extra_response_fields as string[] | undefined) ?? [],
+    raw: def,
+  };
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1).toLowerCase();
+}
+
+export function basePathOf(globals: GlobalConfig): string {
+  const parts = [globals.URL_PREFIX, globals.API_VERSION]
+    .map((p) => String(p ?? "").replace(/^\/+|\/+$/g, ""))
+    .filter(Boolean);
+  return parts.length ? "/" + parts.join("/") : "";
+}
+
+/** Settings → Config. Start-up validation (settings/validate.ts) runs before this. */
+export function normalizeSettings(settings: Settings): Config {
+  const globals = resolveGlobals(settings);
+  const domain: Record<string, Resource> = {};
+  for (const [name, def] of Object.entries(settings.DOMAIN ?? {})) {
+    domain[name] = normalizeResource(name, def ?? {}, globals);
+  }
+  return { ...globals, DOMAIN: domain, basePath: basePathOf(globals) };
+}

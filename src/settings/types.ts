@@ -1,0 +1,270 @@
+// User-facing settings types. Names are Eve's so that a settings.py ports almost verbatim:
+// upper-case globals, lower-case resource keys.
+
+export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
+
+export type FieldType =
+  | "string"
+  | "integer"
+  | "number"
+  | "float"
+  | "boolean"
+  | "list"
+  | "dict"
+  | "datetime"
+  | "date"
+  | "objectid"
+  | "media"
+  | "decimal128"
+  | "binary"
+  | "set"
+  | "point"
+  | "multipoint"
+  | "linestring"
+  | "multilinestring"
+  | "polygon"
+  | "multipolygon"
+  | "geometrycollection"
+  | "feature"
+  | "featurecollection"
+  | (string & {});
+
+export interface DataRelation {
+  resource: string;
+  field?: string;
+  embeddable?: boolean;
+  version?: boolean;
+}
+
+/** One field's rules, Cerberus/Eve style. Unknown keys are refused at start-up unless transparent. */
+export interface FieldSchema {
+  type?: FieldType | FieldType[];
+  required?: boolean;
+  readonly?: boolean;
+  nullable?: boolean;
+  empty?: boolean;
+  minlength?: number;
+  maxlength?: number;
+  min?: number | string;
+  max?: number | string;
+  allowed?: unknown[];
+  forbidden?: unknown[];
+  regex?: string;
+  contains?: unknown;
+  items?: FieldSchema[];
+  schema?: FieldSchema | Record<string, FieldSchema>;
+  keysrules?: FieldSchema;
+  valuesrules?: FieldSchema;
+  keyschema?: FieldSchema;
+  valueschema?: FieldSchema;
+  dependencies?: string | string[] | Record<string, unknown>;
+  excludes?: string | string[];
+  anyof?: FieldSchema[];
+  allof?: FieldSchema[];
+  noneof?: FieldSchema[];
+  oneof?: FieldSchema[];
+  coerce?: string | ((value: unknown) => unknown) | Array<string | ((value: unknown) => unknown)>;
+  default?: unknown;
+  default_setter?: string | ((document: Record<string, unknown>) => unknown);
+  unique?: boolean;
+  unique_to_user?: boolean;
+  unique_within_resource?: boolean;
+  data_relation?: DataRelation;
+  allow_unknown?: boolean;
+  validator?: unknown;
+  [customRule: string]: unknown;
+}
+
+export type Schema = Record<string, FieldSchema>;
+
+export type SortSetting = Array<[string, 1 | -1]> | string;
+
+export interface DatasourceSettings {
+  source?: string;
+  filter?: Record<string, unknown>;
+  projection?: Record<string, 0 | 1>;
+  default_sort?: SortSetting;
+  aggregation?: { pipeline: Record<string, unknown>[] };
+}
+
+/** A resource definition in DOMAIN. Every global listed here is the default of its lower-case key. */
+export interface ResourceSettings {
+  url?: string;
+  item_title?: string;
+  resource_title?: string;
+  item_url?: string;
+  item_lookup?: boolean;
+  item_lookup_field?: string;
+  additional_lookup?: { url: string; field: string };
+  resource_methods?: HttpMethod[];
+  item_methods?: HttpMethod[];
+  public_methods?: HttpMethod[];
+  public_item_methods?: HttpMethod[];
+  allowed_roles?: string[];
+  allowed_item_roles?: string[];
+  allowed_read_roles?: string[];
+  allowed_write_roles?: string[];
+  allowed_item_read_roles?: string[];
+  allowed_item_write_roles?: string[];
+  authentication?: unknown;
+  auth_field?: string | null;
+  cache_control?: string;
+  cache_expires?: number;
+  schema?: Schema;
+  allow_unknown?: boolean;
+  transparent_schema_rules?: boolean;
+  normalize_on_patch?: boolean;
+  sorting?: boolean;
+  default_sort?: SortSetting;
+  pagination?: boolean;
+  pagination_limit?: number;
+  pagination_default?: number;
+  projection?: boolean;
+  embedding?: boolean;
+  embedded_fields?: string[];
+  hateoas?: boolean;
+  datasource?: DatasourceSettings;
+  internal_resource?: boolean;
+  soft_delete?: boolean;
+  versioning?: boolean;
+  db_prefix?: string | null;
+  mongo_prefix?: string | null;
+  mongo_indexes?: Record<string, unknown>;
+  mongo_write_concern?: Record<string, unknown>;
+  bandwidth_saver?: boolean;
+  bulk_enabled?: boolean;
+  allowed_filters?: string[];
+  validate_filters?: boolean;
+  optimize_pagination_for_speed?: boolean;
+  query_objectid_as_string?: boolean;
+  merge_nested_documents?: boolean;
+  upsert_on_put?: boolean;
+  versioning_field?: string;
+  rate_limit?: unknown;
+  [key: string]: unknown;
+}
+
+export interface Settings {
+  DOMAIN?: Record<string, ResourceSettings>;
+  URL_PREFIX?: string;
+  API_VERSION?: string;
+  SERVER_NAME?: string | null;
+  RESOURCE_METHODS?: HttpMethod[];
+  ITEM_METHODS?: HttpMethod[];
+  PUBLIC_METHODS?: HttpMethod[];
+  PUBLIC_ITEM_METHODS?: HttpMethod[];
+  ALLOWED_ROLES?: string[];
+  ALLOWED_ITEM_ROLES?: string[];
+  ALLOWED_READ_ROLES?: string[];
+  ALLOWED_WRITE_ROLES?: string[];
+  ALLOWED_ITEM_READ_ROLES?: string[];
+  ALLOWED_ITEM_WRITE_ROLES?: string[];
+  AUTH?: unknown;
+  AUTH_FIELD?: string | null;
+  ALLOW_UNKNOWN?: boolean;
+  TRANSPARENT_SCHEMA_RULES?: boolean;
+  VALIDATION_ERROR_STATUS?: number;
+  VALIDATION_ERROR_AS_LIST?: boolean;
+  DATE_FORMAT?: string;
+  ITEM_URL?: string;
+  ITEM_LOOKUP?: boolean;
+  ITEM_LOOKUP_FIELD?: string;
+  ALLOWED_FILTERS?: string[];
+  VALIDATE_FILTERS?: boolean;
+  DB_QUERY_BLACKLIST?: string[];
+  SORTING?: boolean;
+  PAGINATION?: boolean;
+  PAGINATION_LIMIT?: number;
+  PAGINATION_DEFAULT?: number;
+  OPTIMIZE_PAGINATION_FOR_SPEED?: boolean;
+  PROJECTION?: boolean;
+  EMBEDDING?: boolean;
+  HATEOAS?: boolean;
+  IF_MATCH?: boolean;
+  ENFORCE_IF_MATCH?: boolean;
+  NORMALIZE_ON_PATCH?: boolean;
+  BANDWIDTH_SAVER?: boolean;
+  BULK_ENABLED?: boolean;
+  UPSERT_ON_PUT?: boolean;
+  MERGE_NESTED_DOCUMENTS?: boolean;
+  ALLOW_OVERRIDE_HTTP_METHOD?: boolean;
+  CACHE_CONTROL?: string;
+  CACHE_EXPIRES?: number;
+  X_DOMAINS?: string | string[] | null;
+  X_DOMAINS_RE?: string | string[] | null;
+  X_HEADERS?: string | string[] | null;
+  X_EXPOSE_HEADERS?: string | string[] | null;
+  X_ALLOW_CREDENTIALS?: boolean | null;
+  X_MAX_AGE?: number;
+  JSONP_ARGUMENT?: string | null;
+  RENDERERS?: string[];
+  SOFT_DELETE?: boolean;
+  DELETED?: string;
+  SHOW_DELETED_PARAM?: string;
+  VERSIONING?: boolean;
+  VERSION?: string;
+  VERSIONS?: string;
+  VERSION_PARAM?: string;
+  LATEST_VERSION?: string;
+  VERSION_ID_SUFFIX?: string;
+  VERSION_DIFF_INCLUDE?: string[];
+  ID_FIELD?: string;
+  DATE_CREATED?: string;
+  LAST_UPDATED?: string;
+  ETAG?: string;
+  LINKS?: string;
+  ITEMS?: string;
+  META?: string;
+  STATUS?: string;
+  STATUS_OK?: string;
+  STATUS_ERR?: string;
+  ISSUES?: string;
+  ERROR?: string;
+  QUERY_WHERE?: string;
+  QUERY_SORT?: string;
+  QUERY_PAGE?: string;
+  QUERY_MAX_RESULTS?: string;
+  QUERY_EMBEDDED?: string;
+  QUERY_PROJECTION?: string;
+  QUERY_AGGREGATION?: string;
+  RETURN_MEDIA_AS_BASE64_STRING?: boolean;
+  RETURN_MEDIA_AS_URL?: boolean;
+  MEDIA_BASE_URL?: string | null;
+  MEDIA_ENDPOINT?: string;
+  MEDIA_URL?: string;
+  EXTENDED_MEDIA_INFO?: string[];
+  MULTIPART_FORM_FIELDS_AS_JSON?: boolean;
+  AUTO_COLLAPSE_MULTI_KEYS?: boolean;
+  AUTO_CREATE_LISTS?: boolean;
+  ALLOW_CUSTOM_FIELDS_IN_GEOJSON?: boolean;
+  OPLOG?: boolean;
+  OPLOG_NAME?: string;
+  OPLOG_METHODS?: string[];
+  OPLOG_ENDPOINT?: string | null;
+  OPLOG_AUDIT?: boolean;
+  OPLOG_CHANGE_METHODS?: string[];
+  OPLOG_RETURN_EXTRA_FIELD?: boolean;
+  SCHEMA_ENDPOINT?: string | null;
+  MAX_BODY_SIZE?: number;
+  MAX_JSON_DEPTH?: number;
+  DB_DRIVER?: string;
+  DB_URI?: string;
+  DB_HOST?: string;
+  DB_PORT?: number;
+  DB_USERNAME?: string;
+  DB_PASSWORD?: string;
+  DB_NAME?: string;
+  DB_AUTH_SOURCE?: string;
+  DB_OPTIONS?: Record<string, unknown>;
+  DB_WRITE_CONCERN?: Record<string, unknown>;
+  DATA_API_KEY?: string;
+  DATA_API_SOURCE?: string;
+  RATE_LIMIT_GET?: [number, number] | null;
+  RATE_LIMIT_POST?: [number, number] | null;
+  RATE_LIMIT_PATCH?: [number, number] | null;
+  RATE_LIMIT_DELETE?: [number, number] | null;
+  DEBUG?: boolean;
+  LOG_LEVEL?: "DEBUG" | "INFO" | "WARNING" | "ERROR";
+  /** `<PREFIX>_DB_URI`, `<PREFIX>_DB_NAME` …, and MONGO_* aliases. */
+  [prefixed: string]: unknown;
+}

@@ -1,0 +1,46 @@
+// The contract between the write methods and the validator. The validator owns everything
+// schema-driven about an incoming document: type conversion (DECISIONS.md §3), coercion,
+// defaults, every rule, and the Cerberus-worded issues.
+import type { Doc, Filter } from "../drivers/types.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+
+/** field -> message, list of messages, or nested Issues (dicts; list items keyed by index). */
+export interface Issues {
+  [field: string]: string | Array<string | Issues> | Issues;
+}
+
+export type ValidationMode = "POST" | "PUT" | "PATCH";
+
+/** What the validator may ask of the rest of the application, per request. */
+export interface ValidationEnv {
+  config: Config;
+  resource: Resource;
+  /** The stored document, for PUT and PATCH. */
+  original?: Doc;
+  /**
+   * Looks a document up in a resource (honouring its datasource source/filter, soft delete
+   * excluded unless asked). Used by unique and data_relation.
+   */
+  findOne(resource: string, filter: Filter, options?: { includeDeleted?: boolean }): Promise<Doc | null>;
+  /** The authenticated user's value for auth_field (unique_to_user). */
+  requestAuthValue?: unknown;
+}
+
+export interface ValidationResult {
+  valid: boolean;
+  /**
+   * The document to store: converted, coerced, defaults applied. For PATCH, the normalised
+   * updates (dotted keys expanded into nested objects).
+   */
+  document: Doc;
+  issues: Issues;
+}
+
+export interface ResourceValidator {
+  validate(document: Doc, mode: ValidationMode, env: ValidationEnv): Promise<ValidationResult>;
+  /**
+   * A bulk POST: each document validated, plus `unique` across the documents of the batch
+   * (DECISIONS.md §5: two documents of one request sharing a unique value both fail).
+   */
+  validateMany(documents: Doc[], env: ValidationEnv): Promise<ValidationResult[]>;
+}
