@@ -60,7 +60,8 @@ export interface Driver {
   count(target: Target, filter: Filter): Promise<number>;
   /**
    * All-or-nothing: if any document is rejected (for instance by a unique index) none stays
-   * stored and a DuplicateKeyError is thrown.
+   * stored and a DuplicateKeyError is thrown. A document without `_id` gets an ObjectId, which
+   * is also set on the caller's document (as the mongodb driver and pymongo do).
    */
   insertMany(target: Target, docs: Doc[]): Promise<void>;
   /** Replaces the first document matching filter; false when none matched. Atomic. */
@@ -83,6 +84,17 @@ export class DuplicateKeyError extends Error {
     super(message ?? `duplicate key ${JSON.stringify(keyValue)}`);
     this.name = "DuplicateKeyError";
     this.keyValue = keyValue;
+  }
+}
+
+/**
+ * The database refused a filter, update or pipeline (an unknown or disallowed operator such as
+ * `$where`, a malformed value); rendered as 400.
+ */
+export class InvalidQueryError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "InvalidQueryError";
   }
 }
 
