@@ -26,14 +26,14 @@ export const STATUS_MESSAGES: Record<number, string> = {
 export class HttpError extends Error {
   readonly status: number;
   readonly headers: Record<string, string>;
-  /** Extra top-level members of the error envelope (e.g. `_issues`). */
-  readonly extra?: Record<string, unknown>;
-  constructor(status: number, message?: string, options?: { headers?: Record<string, string>; extra?: Record<string, unknown>; cause?: unknown }) {
+  /** A complete body that replaces the standard envelope (validation failures, soft-deleted items). */
+  readonly body?: Record<string, unknown>;
+  constructor(status: number, message?: string, options?: { headers?: Record<string, string>; body?: Record<string, unknown>; cause?: unknown }) {
     super(message ?? STATUS_MESSAGES[status] ?? `HTTP ${status}`, { cause: options?.cause });
     this.name = "HttpError";
     this.status = status;
     this.headers = options?.headers ?? {};
-    this.extra = options?.extra;
+    this.body = options?.body;
   }
 }
 

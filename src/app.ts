@@ -1,0 +1,216 @@
+// The application: settings compiled once (config, routes, validators, renderers, CORS), then
+// `fetch` — the one entry point every runtime adapter calls. Nothing request-specific is kept
+// here; it all lives in the RequestContext.
+import { RequestContext, type Endpoint } from "./context.ts";
+import { DataLayer } from "./data/layer.ts";
+import { DriverPool } from "./drivers/pool.ts";
+import { DatabaseUnavailableError, DuplicateKeyError, QueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
+import { HttpError } from "./errors.ts";
+import { Hooks, type HookCallback } from "./events/hooks.ts";
+import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
+import { consoleLogger, type Logger } from "./logging.ts";
+import type { Reply } from "./methods/common.ts";
+import { itemLookup, pathConditions } from "./methods/common.ts";
+import { deleteCollection, deleteItem } from "./methods/delete.ts";
+import { getCollection, getItem } from "./methods/get.ts";
+import { home } from "./methods/home.ts";
+import { patchItem } from "./methods/patch.ts";
+import { postCollection } from "./methods/post.ts";
+import { putItem } from "./methods/put.ts";
+import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
+import { isValidJsonpCallback } from "./render/jsonp.ts";
+import { compileOffers, errorReply, renderReply } from "./render/respond.ts";
+import { compileRouter, type CompiledRouter } from "./routing/router.ts";
+import { normalizeSettings, type Config, type Resource } from "./settings/normalize.ts";
+import type { Settings } from "./settings/types.ts";
+import { validateSettings } from "./settings/validate.ts";
+import { checkSchemaDefinition, compileValidator, type ValidatorExtensions } from "./validation/index.ts";
+import type { ResourceValidator } from "./validation/types.ts";
+
+export interface HandlerOptions {
+  /** `{event: callback | callback[]}`, Eve's event names. More can be added with `app.on`. */
+  hooks?: Record<string, HookCallback | HookCallback[]>;
+  /** A driver instance to use instead of one built from DB_URI / DB_DRIVER. */
+  driver?: Driver;
+  /** Runtime services (file access for the journal, fetch) injected by the adapter. */
+  services?: RuntimeServices;
+  /** Custom rules, types, coercers and default setters for validation. */
+  validation?: ValidatorExtensions;
+  /** Additional document features, run after the built-in ones. */
+  features?: DocumentFeature[];
+  logger?: Logger;
+}
+
+type MethodHandler = (ctx: RequestContext, lookup: Filter) => Promise<Reply>;
+
+const COLLECTION_METHODS: Record<string, MethodHandler> = {
+  GET: getCollection,
+  HEAD: getCollection,
+  POST: (ctx) => postCollection(ctx),
+  DELETE: deleteCollection,
+};
+
+const ITEM_METHODS: Record<string, MethodHandler> = {
+  GET: getItem,
+  HEAD: getItem,
+  PATCH: patchItem,
+  PUT: putItem,
+  DELETE: deleteItem,
+};
+
+const OVERRIDABLE = new Set(["GET", "PATCH", "PUT", "DELETE"]);
+
+export class App {
+  readonly config: Config;
+  readonly hooks = new Hooks();
+  readonly data: DataLayer;
+  readonly features: FeaturePipeline;
+  readonly validators = new Map<string, ResourceValidator>();
+  readonly offers: ReturnType<typeof compileOffers>;
+  readonly logger: Logger;
+  /** Parses multipart/form-data payloads; set by the media feature. */
+  multipart?: (ctx: RequestContext) => Promise<unknown>;
+  private readonly pool: DriverPool;
+  private readonly router: CompiledRouter;
+  private readonly cors: CorsPolicy | null;
+
+  constructor(settings: Settings, options: HandlerOptions = {}) {
+    validateSettings(settings);
+    this.config = normalizeSettings(settings);
+    for (const resource of Object.values(this.config.DOMAIN)) {
+      checkSchemaDefinition(resource, this.config, options.validation);
+      this.validators.set(resource.name, compileValidator(resource, this.config, options.validation));
+    }
+    this.logger = options.logger ?? consoleLogger(this.config.LOG_LEVEL);
+    this.pool = new DriverPool(this.config, options.services, options.driver);
+    this.data = new DataLayer(this.config, this.pool);
+    this.features = new FeaturePipeline([...(options.features ?? [])]);
+    this.offers = compileOffers(this.config);
+    this.router = compileRouter(this.config);
+    this.cors = compileCors(this.config);
+    this.hooks.register(options.hooks);
+  }
+
+  /** Subscribes a callback to an event (`on_insert`, `on_fetched_item_people`, …). */
+  on(event: string, callback: HookCallback): this {
+    this.hooks.on(event, callback);
+    return this;
+  }
+
+  /** Whether the request may read the resource (home and schema listings). */
+  canRead(_ctx: RequestContext, _resource: Resource): boolean {
+    return true;
+  }
+
+  /** Closes database connections (graceful shutdown). */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  /** Methods an endpoint answers, for dispatch, 405's Allow header and CORS. */
+  allowedMethods(endpoint: Endpoint): string[] {
+    const resource = endpoint.resource;
+    let methods: string[];
+    if (endpoint.kind === "collection") methods = [...resource!.resource_methods];
+    else if (endpoint.kind === "item") {
+      const primary = endpoint.lookupField === resource!.item_lookup_field;
+      methods = primary ? [...resource!.item_methods] : resource!.item_methods.includes("GET") ? ["GET"] : [];
+    } else methods = ["GET"];
+    if (methods.includes("GET")) methods.push("HEAD");
+    methods.push("OPTIONS");
+    return [...new Set(methods)].sort();
+  }
+
+  readonly fetch = async (request: Request, env?: unknown, executionCtx?: unknown): Promise<Response> => {
+    const ctx = new RequestContext(this, request, env, executionCtx);
+    try {
+      return await this.handle(ctx);
+    } catch (error) {
+      return this.fail(ctx, error);
+    }
+  };
+
+  private async handle(ctx: RequestContext): Promise<Response> {
+    const config = this.config;
+    const match = await this.router.match(ctx.url.pathname);
+    if (!match) throw new HttpError(404);
+    ctx.endpoint = match.endpoint;
+    ctx.params = match.params;
+
+    // Only a POST may be overridden, so a safe request can never change data.
+    const override = ctx.request.headers.get("x-http-method-override");
+    if (override && ctx.method === "POST" && config.ALLOW_OVERRIDE_HTTP_METHOD && OVERRIDABLE.has(override.trim().toUpperCase())) {
+      ctx.method = override.trim().toUpperCase();
+    }
+    const allowed = this.allowedMethods(ctx.endpoint);
+    applyCors(this.cors, ctx.request.headers.get("origin"), allowed.join(", "), ctx.responseHeaders);
+    if (ctx.method === "OPTIONS") {
+      const headers = new Headers(ctx.responseHeaders);
+      headers.set("Allow", allowed.join(", "));
+      return new Response(null, { status: 200, headers });
+    }
+    if (!allowed.includes(ctx.method)) throw new HttpError(405, undefined, { headers: { Allow: allowed.join(", ") } });
+    const jsonp = config.JSONP_ARGUMENT ? ctx.args.get(config.JSONP_ARGUMENT) : null;
+    if (jsonp !== null && !isValidJsonpCallback(jsonp)) throw new HttpError(400, "Invalid JSONP callback name");
+
+    const reply = await this.dispatch(ctx);
+    const response = renderReply(ctx, reply);
+    await this.emitPost(ctx, response);
+    return response;
+  }
+
+  private async dispatch(ctx: RequestContext): Promise<Reply> {
+    const { kind, resource } = ctx.endpoint;
+    if (kind === "home") return home(ctx);
+    const table = kind === "collection" ? COLLECTION_METHODS : kind === "item" ? ITEM_METHODS : undefined;
+    const handler = table?.[ctx.method];
+    if (!resource || !handler) throw new HttpError(404);
+    const lookup = kind === "item" ? itemLookup(ctx) : pathConditions(ctx, resource);
+    await this.emitPre(ctx, resource, lookup);
+    return handler(ctx, lookup);
+  }
+
+  /** on_pre_<METHOD>[_<resource>]; callbacks may add conditions to `lookup`. */
+  private async emitPre(ctx: RequestContext, resource: Resource, lookup: Filter): Promise<void> {
+    const method = ctx.method === "HEAD" ? "GET" : ctx.method;
+    const event = `on_pre_${method}`;
+    if (method === "POST") {
+      await this.hooks.emit(event, resource.name, ctx.request);
+      await this.hooks.emit(`${event}_${resource.name}`, ctx.request);
+    } else {
+      await this.hooks.emit(event, resource.name, ctx.request, lookup);
+      await this.hooks.emit(`${event}_${resource.name}`, ctx.request, lookup);
+    }
+  }
+
+  private async emitPost(ctx: RequestContext, response: Response): Promise<void> {
+    const resource = ctx.resource;
+    if (!resource || (ctx.endpoint.kind !== "collection" && ctx.endpoint.kind !== "item")) return;
+    const event = `on_post_${ctx.method === "HEAD" ? "GET" : ctx.method}`;
+    await this.hooks.emit(event, resource.name, ctx.request, response);
+    await this.hooks.emit(`${event}_${resource.name}`, ctx.request, response);
+  }
+
+  private fail(ctx: RequestContext, error: unknown): Response {
+    let httpError: HttpError;
+    if (error instanceof HttpError) httpError = error;
+    else if (error instanceof QueryError) httpError = new HttpError(400, undefined, { cause: error });
+    else if (error instanceof DuplicateKeyError) httpError = new HttpError(409, undefined, { cause: error });
+    else if (error instanceof DatabaseUnavailableError) {
+      this.logger.error("database unavailable", ctx, error);
+      httpError = new HttpError(503);
+    } else {
+      this.logger.error("unhandled error", ctx, error);
+      httpError = new HttpError(500);
+    }
+    try {
+      return renderReply(ctx, errorReply(ctx, httpError));
+    } catch (renderError) {
+      this.logger.error("error while rendering an error", ctx, renderError);
+      return new Response(JSON.stringify({ _status: "ERR", _error: { code: 500, message: "Internal Server Error" } }), {
+        status: 500,
+        headers: { "Content-Type": "application/json" },
+      });
+    }
+  }
+}

@@ -1,0 +1,68 @@
+// Per-request state. Everything that varies between two concurrent requests lives here, never
+// on the App, so one handler serves any number of requests at once on every runtime.
+import type { App } from "./app.ts";
+import type { Resource } from "./settings/normalize.ts";
+
+export type EndpointKind = "home" | "collection" | "item" | "media" | "schema";
+
+export interface Endpoint {
+  kind: EndpointKind;
+  resource?: Resource;
+  /** For items: which lookup matched (the primary one or additional_lookup). */
+  lookupField?: string;
+}
+
+export class RequestContext {
+  readonly app: App;
+  readonly request: Request;
+  readonly url: URL;
+  /** The method to execute: the request's, or X-HTTP-Method-Override's on a POST. */
+  method: string;
+  readonly args: URLSearchParams;
+  endpoint: Endpoint = { kind: "home" };
+  /** Path values: the item lookup value and sub-resource segments. */
+  params: Record<string, string> = {};
+  /** The raw body, once read (auth checks such as HMAC need it before the method does). */
+  bodyText?: string;
+  /** Set by an auth check: the value of auth_field for this user. */
+  requestAuthValue: unknown = undefined;
+  /** Set by an auth check: undefined = resource default, null = default database. */
+  dbPrefix: string | null | undefined = undefined;
+  /** The authenticated user or token, for OPLOG_AUDIT. */
+  user: string | null = null;
+  /** Headers added to whatever response is sent (rate limits, CORS, …). */
+  readonly responseHeaders = new Headers();
+  readonly env: unknown;
+  readonly executionCtx: unknown;
+  readonly clientIp: string | null;
+
+  constructor(app: App, request: Request, env?: unknown, executionCtx?: unknown) {
+    this.app = app;
+    this.request = request;
+    this.url = new URL(request.url);
+    this.args = this.url.searchParams;
+    this.method = request.method.toUpperCase();
+    this.env = env;
+    this.executionCtx = executionCtx;
+    this.clientIp = clientIpOf(request, env);
+  }
+
+  get resource(): Resource | undefined {
+    return this.endpoint.resource;
+  }
+
+  setRequestAuthValue(value: unknown): void {
+    this.requestAuthValue = value;
+  }
+
+  setDbPrefix(prefix: string | null): void {
+    this.dbPrefix = prefix;
+  }
+}
+
+// The adapter's socket address wins; Cloudflare's header is set by its edge, not the client.
+function clientIpOf(request: Request, env: unknown): string | null {
+  const fromAdapter = (env as { clientIp?: unknown } | undefined)?.clientIp;
+  if (typeof fromAdapter === "string") return fromAdapter;
+  return request.headers.get("cf-connecting-ip");
+}

@@ -1,0 +1,166 @@
+// Resource-level data access over the Driver contract, as Eve's `app.data` is over pymongo:
+// picks the driver and database (db_prefix), and ANDs the conditions every operation on a
+// resource must carry (datasource filter, soft delete, user-restricted access). Methods and
+// features read and write through here, never through a driver directly.
+import type { RequestContext } from "../context.ts";
+import type { Doc, Driver, Filter, FindQuery, IndexSpec, Projection, Sort, Target, Update } from "../drivers/types.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import type { DriverPool } from "../drivers/pool.ts";
+
+export interface FindOptions {
+  filter?: Filter;
+  sort?: Sort | null;
+  projection?: Projection | null;
+  skip?: number;
+  limit?: number;
+  /** Include soft-deleted documents. */
+  showDeleted?: boolean;
+  /** Skip the count (OPTIMIZE_PAGINATION_FOR_SPEED). */
+  count?: boolean;
+}
+
+export interface Bound {
+  driver: Driver;
+  target: Target;
+}
+
+/** `{}` pieces dropped, one piece returned as is, several ANDed. */
+export function combineFilters(...parts: Array<Filter | null | undefined>): Filter {
+  const present = parts.filter((p): p is Filter => !!p && Object.keys(p).length > 0);
+  if (present.length === 0) return {};
+  if (present.length === 1) return present[0]!;
+  return { $and: present };
+}
+
+/** Whether a filter mentions a field anywhere (soft delete stays out of a `where` on `_deleted`). */
+export function filterMentions(filter: unknown, field: string): boolean {
+  if (Array.isArray(filter)) return filter.some((f) => filterMentions(f, field));
+  if (!filter || typeof filter !== "object") return false;
+  return Object.entries(filter as Record<string, unknown>).some(
+    ([key, value]) => key === field || (key.startsWith("$") && filterMentions(value, field)),
+  );
+}
+
+export class DataLayer {
+  private readonly indexed = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly config: Config,
+    private readonly pool: DriverPool,
+  ) {}
+
+  /** The driver and collection a resource lives in, for this request's db prefix. */
+  async bind(ctx: RequestContext | null, resource: Resource, collection = resource.datasource.source): Promise<Bound> {
+    const prefix = ctx?.dbPrefix !== undefined ? ctx.dbPrefix : resource.db_prefix;
+    const { driver, database } = await this.pool.get(prefix ?? null);
+    const target = { database, collection };
+    await this.ensureIndexes(driver, target, resource);
+    return { driver, target };
+  }
+
+  /** Conditions every read and write of the resource carries. */
+  scope(ctx: RequestContext | null, resource: Resource, options: { showDeleted?: boolean; userFilter?: Filter } = {}): Filter {
+    const parts: Filter[] = [];
+    if (resource.datasource.filter) parts.push(resource.datasource.filter);
+    const authField = resource.auth_field;
+    if (authField && ctx && ctx.requestAuthValue !== undefined && ctx.requestAuthValue !== null) {
+      parts.push({ [authField]: ctx.requestAuthValue });
+    }
+    if (options.userFilter) parts.push(options.userFilter);
+    const deleted = this.config.DELETED;
+    if (resource.soft_delete && !options.showDeleted && !filterMentions(options.userFilter, deleted)) {
+      parts.push({ [deleted]: { $ne: true } });
+    }
+    return combineFilters(...parts);
+  }
+
+  async find(ctx: RequestContext | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null }> {
+    const { driver, target } = await this.bind(ctx, resource);
+    const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter });
+    const query: FindQuery = { filter };
+    if (options.sort?.length) query.sort = options.sort;
+    if (options.projection && Object.keys(options.projection).length) query.projection = options.projection;
+    if (options.skip) query.skip = options.skip;
+    if (options.limit) query.limit = options.limit;
+    const [documents, total] = await Promise.all([
+      driver.find(target, query),
+      options.count === false ? Promise.resolve(null) : driver.count(target, filter),
+    ]);
+    return { documents, total };
+  }
+
+  async findOne(ctx: RequestContext | null, resource: Resource, lookup: Filter, options: { showDeleted?: boolean; projection?: Projection | null } = {}): Promise<Doc | null> {
+    const { documents } = await this.find(ctx, resource, { filter: lookup, limit: 1, showDeleted: options.showDeleted, projection: options.projection, count: false });
+    return documents[0] ?? null;
+  }
+
+  async insert(ctx: RequestContext | null, resource: Resource, documents: Doc[]): Promise<void> {
+    const { driver, target } = await this.bind(ctx, resource);
+    await driver.insertMany(target, documents);
+  }
+
+  /** Replaces the document matching lookup (which carries `_id` and, when checked, `_etag`). */
+  async replace(ctx: RequestContext | null, resource: Resource, lookup: Filter, document: Doc): Promise<boolean> {
+    const { driver, target } = await this.bind(ctx, resource);
+    return driver.replaceOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), document);
+  }
+
+  async update(ctx: RequestContext | null, resource: Resource, lookup: Filter, update: Update): Promise<boolean> {
+    const { driver, target } = await this.bind(ctx, resource);
+    return driver.updateOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), update);
+  }
+
+  async remove(ctx: RequestContext | null, resource: Resource, lookup: Filter): Promise<boolean> {
+    const { driver, target } = await this.bind(ctx, resource);
+    return driver.deleteOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }));
+  }
+
+  async removeMany(ctx: RequestContext | null, resource: Resource, filter: Filter): Promise<number> {
+    const { driver, target } = await this.bind(ctx, resource);
+    return driver.deleteMany(target, this.scope(ctx, resource, { showDeleted: true, userFilter: filter }));
+  }
+
+  async aggregate(ctx: RequestContext | null, resource: Resource, pipeline: Doc[]): Promise<Doc[]> {
+    const { driver, target } = await this.bind(ctx, resource);
+    return driver.aggregate(target, pipeline);
+  }
+
+  /** Indexes a resource's collection needs, created once per database and collection. */
+  private ensureIndexes(driver: Driver, target: Target, resource: Resource): Promise<void> {
+    const key = `${driver.kind}\u0000${target.database ?? ""}\u0000${target.collection}\u0000${resource.name}`;
+    let pending = this.indexed.get(key);
+    if (!pending) {
+      const specs = indexSpecs(resource);
+      pending = specs.length ? driver.createIndexes(target, specs) : Promise.resolve();
+      // A failed creation (e.g. existing duplicates) must not wedge the resource: retry next time.
+      pending.catch(() => this.indexed.delete(key));
+      this.indexed.set(key, pending);
+    }
+    return pending;
+  }
+}
+
+const GEO_TYPES = new Set(["point", "multipoint", "linestring", "multilinestring", "polygon", "multipolygon", "geometrycollection"]);
+
+/**
+ * Unique fields get a unique index so uniqueness holds under concurrent writers; soft-deleted
+ * documents must not collide, so soft-delete resources rely on the validator's query alone.
+ * Geo fields get 2dsphere; `mongo_indexes` are taken as given.
+ */
+export function indexSpecs(resource: Resource): IndexSpec[] {
+  const specs: IndexSpec[] = [];
+  for (const [field, rules] of Object.entries(resource.schema)) {
+    if (rules?.unique === true && !resource.soft_delete && !resource.datasource.filter && field !== "_id") {
+      specs.push({ keys: [[field, 1]], unique: true, sparse: true, name: `${field}_unique` });
+    }
+    const type = rules?.type;
+    if (typeof type === "string" && GEO_TYPES.has(type)) specs.push({ keys: [[field, "2dsphere"]], name: `${field}_2dsphere` });
+  }
+  for (const [name, definition] of Object.entries(resource.mongo_indexes)) {
+    const { key, options } = Array.isArray(definition)
+      ? { key: definition as Array<[string, 1 | -1]>, options: {} as Record<string, unknown> }
+      : (definition as { key: Array<[string, 1 | -1]>; options?: Record<string, unknown> });
+    specs.push({ keys: key, name, unique: options?.unique === true, sparse: options?.sparse === true });
+  }
+  return specs;
+}

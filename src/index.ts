@@ -1,0 +1,12 @@
+// Public API of everest.
+export { createHandler, type Handler } from "./handler.ts";
+export { App, type HandlerOptions } from "./app.ts";
+export { RequestContext } from "./context.ts";
+export { HttpError, abort } from "./errors.ts";
+export { Hooks, type HookCallback } from "./events/hooks.ts";
+export type { Settings, ResourceSettings, FieldSchema, Schema, HttpMethod, DataRelation } from "./settings/types.ts";
+export type { Config, Resource } from "./settings/normalize.ts";
+export type { Driver, Doc, Filter, Sort, Projection, Target, FindQuery, Update, IndexSpec, MediaStore, MediaFile, RuntimeServices, FileAccess } from "./drivers/types.ts";
+export { DuplicateKeyError, DatabaseUnavailableError, QueryError } from "./drivers/types.ts";
+export type { DocumentFeature } from "./features/pipeline.ts";
+export { createLogger, consoleLogger, type Logger, type LogRecord } from "./logging.ts";

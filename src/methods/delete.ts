@@ -1,0 +1,63 @@
+// DELETE on items and collections (Eve's eve/methods/delete.py): hard delete, or soft delete
+// (the document kept with `_deleted: true`) when the resource asks for it.
+import type { RequestContext } from "../context.ts";
+import type { Doc, Filter } from "../drivers/types.ts";
+import { HttpError } from "../errors.ts";
+import type { Resource } from "../settings/normalize.ts";
+import { combineFilters } from "../data/layer.ts";
+import { documentEtag } from "../render/etag.ts";
+import { conditionalWriteFailed, itemLookup, loadOriginal, now, pathConditions, requiredEtag, type Reply } from "./common.ts";
+
+const NO_CONTENT: Reply = { status: 204, body: null };
+
+/** Marks one document deleted, atomically against `etag` when given. */
+async function softDelete(ctx: RequestContext, resource: Resource, original: Doc, etag: string | undefined, where: Filter): Promise<void> {
+  const config = ctx.app.config;
+  const marked: Doc = { ...original, [config.DELETED]: true, [config.LAST_UPDATED]: now() };
+  await ctx.app.features.beforeReplace(ctx, resource, marked, original);
+  if (config.IF_MATCH) marked[config.ETAG] = await documentEtag(marked, resource.etag_ignore_fields);
+  const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD] };
+  if (etag !== undefined) conditional[config.ETAG] = etag;
+  if (!(await ctx.app.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(ctx, where, etag);
+  await ctx.app.features.afterReplace(ctx, resource, marked, original);
+}
+
+export async function deleteItem(ctx: RequestContext, lookup: Filter): Promise<Reply> {
+  const resource = ctx.resource!;
+  const config = ctx.app.config;
+  const where = lookup;
+  const original = await loadOriginal(ctx, where);
+  if (resource.soft_delete && original[config.DELETED] === true) throw new HttpError(404);
+  const etag = requiredEtag(ctx, original);
+  await ctx.app.hooks.emitForResource("on_delete_item", resource.name, original);
+  if (resource.soft_delete) {
+    await softDelete(ctx, resource, original, etag, where);
+  } else {
+    const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD] };
+    if (etag !== undefined) conditional[config.ETAG] = etag;
+    if (!(await ctx.app.data.remove(ctx, resource, conditional))) await conditionalWriteFailed(ctx, where, etag);
+    await ctx.app.features.afterDelete(ctx, resource, original);
+  }
+  await ctx.app.hooks.emitForResource("on_deleted_item", resource.name, original);
+  return NO_CONTENT;
+}
+
+export async function deleteCollection(ctx: RequestContext, lookup: Filter): Promise<Reply> {
+  const resource = ctx.resource!;
+  const config = ctx.app.config;
+  await ctx.app.hooks.emitForResource("on_delete_resource", resource.name);
+  const filter = lookup;
+  const { documents: originals } = await ctx.app.data.find(ctx, resource, { filter, showDeleted: true, count: false });
+  if (originals.length === 0) throw new HttpError(404);
+  await ctx.app.hooks.emitForResource("on_delete_resource_originals", resource.name, originals, lookup);
+  if (resource.soft_delete) {
+    const live = originals.filter((d) => d[config.DELETED] !== true);
+    if (live.length === 0) throw new HttpError(404);
+    for (const original of live) await softDelete(ctx, resource, original, undefined, { [config.ID_FIELD]: original[config.ID_FIELD] });
+  } else {
+    await ctx.app.data.removeMany(ctx, resource, filter);
+    await ctx.app.features.afterDeleteMany(ctx, resource, originals);
+  }
+  await ctx.app.hooks.emitForResource("on_deleted_resource", resource.name);
+  return NO_CONTENT;
+}

@@ -1,0 +1,40 @@
+// Eve's `build_response_document`: a stored document made ready to send — meta fields present,
+// self and related links, soft-delete flag.
+import type { RequestContext } from "../context.ts";
+import type { Doc } from "../drivers/types.ts";
+import { documentEtag } from "../render/etag.ts";
+import type { Resource } from "../settings/normalize.ts";
+import { documentLink, relatedLinks } from "../features/hateoas.ts";
+
+const EPOCH = new Date(0);
+
+/** Stored order, but with the id after the other meta fields, as Eve's responses show it. */
+function reorder(document: Doc, idField: string): Doc {
+  if (!(idField in document)) return document;
+  const { [idField]: id, ...rest } = document;
+  return { ...rest, [idField]: id };
+}
+
+export async function buildResponseDocument(ctx: RequestContext, stored: Doc, resource: Resource, options: { version?: unknown } = {}): Promise<Doc> {
+  const config = ctx.app.config;
+  const document = reorder(stored, config.ID_FIELD);
+  if (!(config.DATE_CREATED in document)) document[config.DATE_CREATED] = EPOCH;
+  if (!(config.LAST_UPDATED in document)) document[config.LAST_UPDATED] = EPOCH;
+  if (config.IF_MATCH && !(config.ETAG in document)) {
+    document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
+  }
+  if (resource.hateoas && config.ID_FIELD in document) {
+    const links: Record<string, unknown> = { self: documentLink(ctx, resource, document[config.ID_FIELD], options.version) };
+    const related = relatedLinks(ctx, resource, document);
+    if (related) links.related = related;
+    document[config.LINKS] = links;
+  }
+  if (resource.soft_delete && document[config.DELETED] == null) document[config.DELETED] = false;
+  return document;
+}
+
+/** Last-Modified of a document: its LAST_UPDATED, or the epoch for legacy documents. */
+export function lastUpdated(ctx: RequestContext, document: Doc): Date {
+  const value = document[ctx.app.config.LAST_UPDATED];
+  return value instanceof Date ? value : EPOCH;
+}

@@ -1,0 +1,113 @@
+// GET and HEAD on collections and items (Eve's eve/methods/get.py).
+import type { RequestContext } from "../context.ts";
+import type { Doc, Filter } from "../drivers/types.ts";
+import { HttpError } from "../errors.ts";
+import { combineFilters } from "../data/layer.ts";
+import { embedDocuments, resolveEmbeddedFields } from "../features/embedding.ts";
+import { paginationLinks, type PageRequest } from "../features/hateoas.ts";
+import { parseWhere } from "../query/where.ts";
+import { parseSort } from "../query/sort.ts";
+import { resolveProjection } from "../query/projection.ts";
+import { parsePaging } from "../query/paging.ts";
+import { etagMatches } from "../render/etag.ts";
+import { parseHttpDate } from "../render/http-date.ts";
+import { buildResponseDocument, lastUpdated } from "./document.ts";
+import { itemLookup, pathConditions, type Reply } from "./common.ts";
+
+/** The parsed query of a collection read. */
+export interface ReadQuery {
+  filter: Filter;
+  page: PageRequest;
+  skip: number;
+  limit: number;
+}
+
+export function parseReadQuery(ctx: RequestContext): ReadQuery & { sort: ReturnType<typeof parseSort> | null } {
+  const resource = ctx.resource!;
+  const config = ctx.app.config;
+  const rawWhere = ctx.args.get(config.QUERY_WHERE);
+  const filter = rawWhere ? parseWhere(rawWhere, resource, config) : {};
+  const rawSort = resource.sorting ? ctx.args.get(config.QUERY_SORT) : null;
+  const sort = rawSort ? parseSort(rawSort, resource) : resource.datasource.default_sort;
+  const { page, maxResults } = resource.pagination ? parsePaging(ctx.args, resource, config) : { page: 1, maxResults: 0 };
+  return {
+    filter,
+    sort,
+    page: { page, maxResults, where: rawWhere, sort: rawSort },
+    skip: resource.pagination ? (page - 1) * maxResults : 0,
+    limit: resource.pagination ? maxResults : 0,
+  };
+}
+
+export async function getCollection(ctx: RequestContext, lookup: Filter): Promise<Reply> {
+  const resource = ctx.resource!;
+  const config = ctx.app.config;
+  const query = parseReadQuery(ctx);
+  const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
+  const embedded = resolveEmbeddedFields(ctx, resource);
+  const showDeleted = resource.soft_delete && ctx.args.has(config.SHOW_DELETED_PARAM);
+  const { documents, total } = await ctx.app.data.find(ctx, resource, {
+    filter: combineFilters(lookup, query.filter),
+    sort: query.sort,
+    projection,
+    skip: query.skip,
+    limit: query.limit,
+    showDeleted,
+    count: !resource.optimize_pagination_for_speed,
+  });
+
+  let lastModified: Date | undefined;
+  const items: Doc[] = [];
+  for (const stored of documents) {
+    const document = await buildResponseDocument(ctx, stored, resource);
+    const updated = lastUpdated(ctx, document);
+    if (updated.getTime() > 0 && (!lastModified || updated > lastModified)) lastModified = updated;
+    items.push(document);
+  }
+  await embedDocuments(ctx, resource, items, embedded);
+
+  const response: Doc = { [config.ITEMS]: items };
+  if (resource.hateoas) response[config.LINKS] = paginationLinks(ctx, query.page, total);
+  if (resource.pagination) {
+    const meta: Doc = { page: query.page.page, max_results: query.page.maxResults };
+    if (total !== null) meta.total = total;
+    response[config.META] = meta;
+  }
+  await ctx.app.hooks.emitForResource("on_fetched_resource", resource.name, response);
+  const headers: Record<string, string> = {};
+  if (total !== null) headers["X-Total-Count"] = String(total);
+  return { status: 200, body: response, lastModified, headers };
+}
+
+export async function getItem(ctx: RequestContext, lookup: Filter): Promise<Reply> {
+  const resource = ctx.resource!;
+  const config = ctx.app.config;
+  const embedded = resolveEmbeddedFields(ctx, resource);
+  const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
+  const stored = await ctx.app.data.findOne(ctx, resource, lookup, { showDeleted: true, projection });
+  if (!stored) throw new HttpError(404);
+
+  let lastModified = lastUpdated(ctx, stored);
+  const document = await buildResponseDocument(ctx, stored, resource);
+  const deleted = resource.soft_delete && document[config.DELETED] === true;
+  if (!deleted) await embedDocuments(ctx, resource, [document], embedded);
+  for (const field of embedded) {
+    const embeddedDoc = document[field];
+    if (embeddedDoc && typeof embeddedDoc === "object" && !Array.isArray(embeddedDoc)) {
+      const updated = lastUpdated(ctx, embeddedDoc as Doc);
+      if (updated > lastModified) lastModified = updated;
+    }
+  }
+  const etag = config.IF_MATCH ? (document[config.ETAG] as string | undefined) : undefined;
+
+  // 304 only when every validator the client sent says the cached copy is current.
+  const validators: boolean[] = [];
+  const since = parseHttpDate(ctx.request.headers.get("if-modified-since"));
+  if (since) validators.push(Math.floor(lastModified.getTime() / 1000) <= Math.floor(since.getTime() / 1000));
+  const noneMatch = ctx.request.headers.get("if-none-match");
+  if (noneMatch && etag) validators.push(etagMatches(noneMatch, etag));
+  if (validators.length > 0 && validators.every(Boolean)) return { status: 304, body: null, etag, lastModified };
+
+  await ctx.app.hooks.emitForResource("on_fetched_item", resource.name, document);
+  return { status: deleted ? 404 : 200, body: document, etag, lastModified };
+}

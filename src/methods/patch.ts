@@ -1,0 +1,79 @@
+// PATCH on an item (Eve's eve/methods/patch.py): validated partial update, nested merge,
+// written atomically against the ETag the client holds.
+import type { RequestContext } from "../context.ts";
+import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
+import { HttpError } from "../errors.ts";
+import { combineFilters } from "../data/layer.ts";
+import { documentEtag } from "../render/etag.ts";
+import { buildResponseDocument } from "./document.ts";
+import { validationEnv } from "./post.ts";
+import { checkImmutableId, conditionalWriteFailed, itemLookup, loadOriginal, marshalWriteResponse, now, readDocument, requiredEtag, type Reply } from "./common.ts";
+
+function isPlainObject(value: unknown): value is Doc {
+  return !!value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/** Eve's `resolve_nested_documents`: sub-documents merge into the stored ones, recursively. */
+export function mergeNested(original: Doc, updates: Doc): Doc {
+  const merged: Doc = { ...original };
+  for (const [key, value] of Object.entries(updates)) {
+    merged[key] = isPlainObject(value) && isPlainObject(original[key]) ? mergeNested(original[key] as Doc, value) : value;
+  }
+  return merged;
+}
+
+/** The validation failure body of PATCH and PUT: `_issues` and `_status`, no `_error`. */
+export function validationFailure(ctx: RequestContext, issues: unknown): HttpError {
+  const config = ctx.app.config;
+  return new HttpError(config.VALIDATION_ERROR_STATUS, undefined, { body: { [config.ISSUES]: issues, [config.STATUS]: config.STATUS_ERR } });
+}
+
+/** The unique index refused a value the validator's query did not catch (a concurrent writer). */
+export function duplicateFailure(ctx: RequestContext, error: DuplicateKeyError): HttpError {
+  const issues: Record<string, string> = {};
+  for (const [field, value] of Object.entries(error.keyValue)) issues[field] = `value '${value}' is not unique`;
+  return validationFailure(ctx, issues);
+}
+
+export async function patchItem(ctx: RequestContext, lookup: Filter): Promise<Reply> {
+  const resource = ctx.resource!;
+  const config = ctx.app.config;
+  const where = lookup;
+  const original = await loadOriginal(ctx, where);
+  const etag = requiredEtag(ctx, original);
+  const payload = await readDocument(ctx);
+  checkImmutableId(ctx, payload, original);
+  const { [config.ID_FIELD]: _id, ...changes } = payload;
+
+  const result = await ctx.app.validators.get(resource.name)!.validate(changes, "PATCH", validationEnv(ctx, original));
+  if (!result.valid) throw validationFailure(ctx, result.issues);
+
+  const updates: Doc = { ...result.document, [config.LAST_UPDATED]: now() };
+  // A PATCH always leaves the document live: it restores a soft-deleted one.
+  if (resource.soft_delete) updates[config.DELETED] = false;
+  await ctx.app.features.beforeUpdate(ctx, resource, updates, original);
+  await ctx.app.hooks.emitForResource("on_update", resource.name, updates, original);
+
+  const updated = resource.merge_nested_documents ? mergeNested(original, updates) : { ...original, ...updates };
+  if (config.IF_MATCH) updates[config.ETAG] = updated[config.ETAG] = await documentEtag(updated, resource.etag_ignore_fields);
+  const $set: Doc = {};
+  for (const key of Object.keys(updates)) $set[key] = updated[key];
+
+  const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD] };
+  if (etag !== undefined) conditional[config.ETAG] = etag;
+  let written: boolean;
+  try {
+    written = await ctx.app.data.update(ctx, resource, conditional, { $set });
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) throw duplicateFailure(ctx, error);
+    throw error;
+  }
+  if (!written) await conditionalWriteFailed(ctx, where, etag);
+
+  await ctx.app.features.afterUpdate(ctx, resource, updates, updated, original);
+  await ctx.app.hooks.emitForResource("on_updated", resource.name, updates, original);
+
+  const response = await buildResponseDocument(ctx, updated, resource);
+  response[config.STATUS] = config.STATUS_OK;
+  return { status: 200, body: marshalWriteResponse(ctx, response), etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };
+}

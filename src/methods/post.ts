@@ -1,0 +1,100 @@
+// POST on a collection (Eve's eve/methods/post.py): one document or a list, all-or-nothing.
+import { ObjectId } from "bson";
+import type { RequestContext } from "../context.ts";
+import { DuplicateKeyError, type Doc } from "../drivers/types.ts";
+import { HttpError } from "../errors.ts";
+import type { Issues, ValidationEnv, ValidationResult } from "../validation/types.ts";
+import { documentEtag } from "../render/etag.ts";
+import { resourceLink } from "../features/hateoas.ts";
+import { buildResponseDocument } from "./document.ts";
+import { marshalWriteResponse, now, pathConditions, readPayload, type Reply } from "./common.ts";
+
+export function validationEnv(ctx: RequestContext, original?: Doc): ValidationEnv {
+  const app = ctx.app;
+  return {
+    config: app.config,
+    resource: ctx.resource!,
+    original,
+    requestAuthValue: ctx.requestAuthValue,
+    findOne: async (name, filter, options) => {
+      const resource = app.config.DOMAIN[name];
+      if (!resource) throw new Error(`unknown resource '${name}'`);
+      return app.data.findOne(ctx, resource, filter, { showDeleted: options?.includeDeleted ?? false, projection: null });
+    },
+  };
+}
+
+/** The issue Eve reports for a unique value the database refused. */
+function duplicateIssues(error: DuplicateKeyError): Issues {
+  const issues: Issues = {};
+  for (const [field, value] of Object.entries(error.keyValue)) issues[field] = `value '${value}' is not unique`;
+  return issues;
+}
+
+function insertionFailure(ctx: RequestContext, results: Array<{ issues?: Issues }>): HttpError {
+  const config = ctx.app.config;
+  const failures = results.filter((r) => r.issues).length;
+  const status = config.VALIDATION_ERROR_STATUS;
+  const entries = results.map((r) => (r.issues ? { [config.STATUS]: config.STATUS_ERR, [config.ISSUES]: r.issues } : { [config.STATUS]: config.STATUS_OK }));
+  const body: Doc = entries.length === 1 ? entries[0]! : { [config.STATUS]: config.STATUS_ERR, [config.ITEMS]: entries };
+  body[config.ERROR] = { code: status, message: `Insertion failure: ${failures} document(s) contain(s) error(s)` };
+  return new HttpError(status, undefined, { body });
+}
+
+/** `given` is a payload already read (PUT's upsert); otherwise the request body is. */
+export async function postCollection(ctx: RequestContext, given?: Doc): Promise<Reply> {
+  const resource = ctx.resource!;
+  const config = ctx.app.config;
+  const payload = given ?? (await readPayload(ctx));
+  const items = (Array.isArray(payload) ? payload : [payload]) as unknown[];
+  if (items.length === 0) throw new HttpError(400, "Empty bulk insert");
+  if (items.length > 1 && !resource.bulk_enabled) throw new HttpError(400, "Bulk insert not allowed");
+  if (items.some((item) => !item || typeof item !== "object" || Array.isArray(item))) {
+    throw new HttpError(400, "Every document must be a JSON object");
+  }
+
+  const path = pathConditions(ctx, resource);
+  const incoming = (items as Doc[]).map((item) => ({ ...item, ...path }));
+  const validator = ctx.app.validators.get(resource.name)!;
+  const env = validationEnv(ctx);
+  const results: ValidationResult[] = incoming.length === 1 ? [await validator.validate(incoming[0]!, "POST", env)] : await validator.validateMany(incoming, env);
+  if (results.some((r) => !r.valid)) throw insertionFailure(ctx, results.map((r) => (r.valid ? {} : { issues: r.issues })));
+
+  const stamp = now();
+  const documents = results.map((r) => {
+    const document: Doc = { ...r.document, [config.LAST_UPDATED]: stamp, [config.DATE_CREATED]: stamp };
+    if (resource.soft_delete) document[config.DELETED] = false;
+    if (resource.auth_field && ctx.requestAuthValue != null) document[resource.auth_field] = ctx.requestAuthValue;
+    return document;
+  });
+  await ctx.app.features.beforeInsert(ctx, resource, documents);
+  await ctx.app.hooks.emitForResource("on_insert", resource.name, documents);
+  for (const document of documents) {
+    // Eve hashes the document before the database assigns its id.
+    if (config.IF_MATCH) document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
+    if (!(config.ID_FIELD in document)) document[config.ID_FIELD] = new ObjectId();
+  }
+  try {
+    await ctx.app.data.insert(ctx, resource, documents);
+  } catch (error) {
+    if (!(error instanceof DuplicateKeyError)) throw error;
+    const [field, value] = Object.entries(error.keyValue)[0] ?? [];
+    const clash = documents.findIndex((d) => field !== undefined && String(d[field]) === String(value));
+    throw insertionFailure(ctx, documents.map((_, i) => (i === clash || (clash < 0 && i === 0) ? { issues: duplicateIssues(error) } : {})));
+  }
+  await ctx.app.features.afterInsert(ctx, resource, documents);
+
+  const responses: Doc[] = [];
+  for (const document of documents) {
+    const built = await buildResponseDocument(ctx, document, resource);
+    built[config.STATUS] = config.STATUS_OK;
+    responses.push(marshalWriteResponse(ctx, built));
+  }
+  await ctx.app.hooks.emitForResource("on_inserted", resource.name, documents);
+
+  const first = documents[0]![config.ID_FIELD];
+  const location = new URL(`${ctx.app.config.basePath}/${resourceLink(ctx)}/${first instanceof ObjectId ? first.toHexString() : String(first)}`, ctx.url.origin).href;
+  // Eve answers a one-document list like a single document.
+  const body = responses.length === 1 ? responses[0]! : { [config.STATUS]: config.STATUS_OK, [config.ITEMS]: responses };
+  return { status: 201, body, headers: { Location: location } };
+}

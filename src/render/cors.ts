@@ -1,0 +1,48 @@
+// Cross-origin headers as Eve sends them, except that an origin CORS does not allow gets no
+// Access-Control-Allow-Origin at all (DECISIONS.md §5) instead of an empty one.
+import type { Config } from "../settings/normalize.ts";
+
+export interface CorsPolicy {
+  origins: Set<string>;
+  any: boolean;
+  patterns: RegExp[];
+  allowHeaders: string;
+  exposeHeaders: string;
+  maxAge: string;
+  credentials: boolean;
+}
+
+function list(value: unknown): string[] {
+  if (value == null) return [];
+  return Array.isArray(value) ? value.map(String) : [String(value)];
+}
+
+/** Compiled once at start-up; null when CORS is off. */
+export function compileCors(config: Config): CorsPolicy | null {
+  const origins = list(config.X_DOMAINS);
+  const patterns = list(config.X_DOMAINS_RE);
+  if (origins.length === 0 && patterns.length === 0) return null;
+  return {
+    origins: new Set(origins),
+    any: origins.includes("*"),
+    // Eve uses re.match (anchored at the start); X_DOMAINS_RE entries are expected to end in $.
+    patterns: patterns.map((p) => new RegExp(p.startsWith("^") ? p : `^(?:${p})`)),
+    allowHeaders: list(config.X_HEADERS).join(", "),
+    exposeHeaders: list(config.X_EXPOSE_HEADERS).join(", "),
+    maxAge: String(config.X_MAX_AGE),
+    credentials: config.X_ALLOW_CREDENTIALS === true,
+  };
+}
+
+export function applyCors(policy: CorsPolicy | null, origin: string | null, allowMethods: string, headers: Headers): void {
+  if (!policy || !origin) return;
+  if (policy.any || policy.origins.has(origin) || policy.patterns.some((p) => p.test(origin))) {
+    headers.set("Access-Control-Allow-Origin", origin);
+    headers.append("Vary", "Origin");
+  }
+  headers.set("Access-Control-Allow-Headers", policy.allowHeaders);
+  headers.set("Access-Control-Expose-Headers", policy.exposeHeaders);
+  headers.set("Access-Control-Allow-Methods", allowMethods);
+  headers.set("Access-Control-Max-Age", policy.maxAge);
+  if (policy.credentials) headers.set("Access-Control-Allow-Credentials", "true");
+}

@@ -1,0 +1,141 @@
+// A method's Reply → a web Response: content negotiation (JSON, XML, JSONP), pretty printing,
+// caching and validator headers, HEAD without a body. Eve's `_prepare_response`.
+import type { RequestContext } from "../context.ts";
+import { HttpError } from "../errors.ts";
+import type { Reply } from "../methods/common.ts";
+import type { Config } from "../settings/normalize.ts";
+import { formatHttpDate } from "./http-date.ts";
+import { isValidJsonpCallback } from "./jsonp.ts";
+import { dumps } from "./pyjson.ts";
+import { toPlain } from "./plain.ts";
+import { renderXml } from "./xml.ts";
+
+type Format = "json" | "xml";
+
+interface Offer {
+  mime: string;
+  format: Format;
+}
+
+const JSON_MIMES = ["application/json"];
+const XML_MIMES = ["application/xml", "text/xml", "application/x-xml"];
+
+/** RENDERERS accepts everest's names and Eve's class paths. */
+export function rendererFormat(name: string): Format | null {
+  const lower = name.toLowerCase();
+  if (lower === "json" || lower.endsWith("jsonrenderer")) return "json";
+  if (lower === "xml" || lower.endsWith("xmlrenderer")) return "xml";
+  return null;
+}
+
+export function compileOffers(config: Config): Offer[] {
+  const offers: Offer[] = [];
+  for (const name of config.RENDERERS) {
+    const format = rendererFormat(name);
+    for (const mime of format === "json" ? JSON_MIMES : format === "xml" ? XML_MIMES : []) {
+      if (!offers.some((o) => o.mime === mime)) offers.push({ mime, format: format! });
+    }
+  }
+  return offers;
+}
+
+interface AcceptEntry {
+  type: string;
+  quality: number;
+  specificity: number;
+}
+
+function parseAccept(header: string): AcceptEntry[] {
+  return header
+    .split(",")
+    .map((part) => {
+      const [type, ...params] = part.trim().split(";");
+      let quality = 1;
+      for (const param of params) {
+        const [key, value] = param.trim().split("=");
+        if (key === "q") quality = Number(value);
+      }
+      const mime = type!.trim().toLowerCase();
+      const specificity = mime === "*/*" ? 0 : mime.endsWith("/*") ? 1 : 2;
+      return { type: mime, quality: Number.isFinite(quality) ? quality : 0, specificity };
+    })
+    .filter((entry) => entry.type.length > 0);
+}
+
+function matches(offer: string, accepted: string): boolean {
+  if (accepted === "*/*" || accepted === "*") return true;
+  if (accepted.endsWith("/*")) return offer.startsWith(accepted.slice(0, -1));
+  return offer === accepted;
+}
+
+/** Werkzeug's best_match: highest quality, then most specific; no Accept means the first offer. */
+export function negotiate(offers: Offer[], accept: string | null): Offer | null {
+  if (!accept || !accept.trim()) return offers[0] ?? null;
+  let best: Offer | null = null;
+  let bestQuality = -1;
+  let bestSpecificity = -1;
+  const entries = parseAccept(accept);
+  for (const offer of offers) {
+    for (const entry of entries) {
+      if (entry.quality <= 0 || entry.quality < bestQuality) continue;
+      if ((entry.quality > bestQuality || entry.specificity > bestSpecificity) && matches(offer.mime, entry.type)) {
+        best = offer;
+        bestQuality = entry.quality;
+        bestSpecificity = entry.specificity;
+      }
+    }
+  }
+  return best;
+}
+
+/** Headers shared by every response of a request (cache directives, CORS, rate limits …). */
+function baseHeaders(ctx: RequestContext): Headers {
+  const headers = new Headers(ctx.responseHeaders);
+  if (ctx.method === "GET" || ctx.method === "HEAD") {
+    const resource = ctx.resource;
+    const cacheControl = resource ? resource.cache_control : ctx.app.config.CACHE_CONTROL;
+    const expires = resource ? resource.cache_expires : ctx.app.config.CACHE_EXPIRES;
+    if (cacheControl) headers.set("Cache-Control", cacheControl);
+    if (expires) headers.set("Expires", formatHttpDate(new Date(Date.now() + expires * 1000)));
+  }
+  return headers;
+}
+
+export function renderReply(ctx: RequestContext, reply: Reply): Response {
+  if (reply.raw) {
+    for (const [key, value] of ctx.responseHeaders) reply.raw.headers.set(key, value);
+    return reply.raw;
+  }
+  const config = ctx.app.config;
+  const headers = baseHeaders(ctx);
+  if (reply.etag) headers.set("ETag", `"${reply.etag}"`);
+  if (reply.lastModified) headers.set("Last-Modified", formatHttpDate(reply.lastModified));
+  for (const [key, value] of Object.entries(reply.headers ?? {})) headers.set(key, value);
+  if (reply.status === 304) return new Response(null, { status: 304, headers });
+
+  // An error is still sent when nothing acceptable exists, in the first format, rather than lost.
+  const offer = negotiate(ctx.app.offers, ctx.request.headers.get("accept")) ?? (reply.status >= 400 ? ctx.app.offers[0] : null);
+  if (!offer) throw new HttpError(406);
+  headers.set("Content-Type", offer.format === "xml" ? `${offer.mime}; charset=utf-8` : offer.mime);
+  if (reply.body === null || reply.status === 204) return new Response(null, { status: reply.status, headers });
+
+  const plain = toPlain(reply.body, config.DATE_FORMAT) as Record<string, unknown>;
+  let text: string;
+  if (offer.format === "xml") {
+    text = renderXml(plain, config);
+  } else {
+    text = dumps(plain, { indent: ctx.args.has("pretty") ? 4 : undefined });
+    const argument = config.JSONP_ARGUMENT;
+    const callback = argument ? ctx.args.get(argument) : null;
+    // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".
+    if (callback && isValidJsonpCallback(callback)) text = `${callback}(${text})`;
+  }
+  return new Response(ctx.method === "HEAD" ? null : text, { status: reply.status, headers });
+}
+
+/** The error envelope of DECISIONS.md §3, or the body the error carries. */
+export function errorReply(ctx: RequestContext, error: HttpError): Reply {
+  const config = ctx.app.config;
+  const body = error.body ?? { [config.STATUS]: config.STATUS_ERR, [config.ERROR]: { code: error.status, message: error.message } };
+  return { status: error.status, body, headers: error.headers };
+}

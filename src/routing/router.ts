@@ -1,0 +1,100 @@
+// Endpoints compiled once from DOMAIN into an itty-router route table. Each route carries its
+// own regex (Eve's Werkzeug converters become named groups), so matching is one pass over
+// precompiled RegExps and no request ever builds one.
+import { IttyRouter } from "itty-router";
+import type { Endpoint } from "../context.ts";
+import { converterRegex, type Config, type Resource } from "../settings/normalize.ts";
+
+export interface RouteMatch {
+  endpoint: Endpoint;
+  params: Record<string, string>;
+}
+
+const ITEM_GROUP = "__item";
+const LOOKUP_GROUP = "__lookup";
+export const MEDIA_GROUP = "__media";
+export const SCHEMA_GROUP = "__schema";
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+}
+
+/** A resource `url` with `<regex("…"):name>` segments → regex source with named groups. */
+export function urlToRegex(url: string): string {
+  let out = "";
+  let last = 0;
+  for (const match of url.matchAll(/<regex\((["'])(.*?)\1\):(\w+)>/g)) {
+    out += escapeRegex(url.slice(last, match.index)) + `(?<${match[3]}>${match[2]})`;
+    last = match.index! + match[0].length;
+  }
+  return out + escapeRegex(url.slice(last));
+}
+
+type Route = [string, RegExp, Array<(request: unknown) => RouteMatch>, string];
+
+export interface CompiledRouter {
+  match(pathname: string): Promise<RouteMatch | null>;
+}
+
+export function compileRouter(config: Config): CompiledRouter {
+  const base = escapeRegex(config.basePath);
+  const routes: Route[] = [];
+  const add = (source: string, endpoint: Endpoint) => {
+    const pattern = new RegExp(`^${base}${source}/*$`);
+    routes.push(["ALL", pattern, [(request) => ({ endpoint, params: { ...((request as { params?: Record<string, string> }).params ?? {}) } })], source]);
+  };
+
+  add("", { kind: "home" });
+  if (config.SCHEMA_ENDPOINT) {
+    const path = "/" + escapeRegex(String(config.SCHEMA_ENDPOINT));
+    add(path, { kind: "schema" });
+    add(`${path}/(?<${SCHEMA_GROUP}>[^/]+)`, { kind: "schema" });
+  }
+  if (config.RETURN_MEDIA_AS_URL || Object.values(config.DOMAIN).some(hasMedia)) {
+    add(`/${escapeRegex(String(config.MEDIA_ENDPOINT))}/(?<${MEDIA_GROUP}>${converterRegex(String(config.MEDIA_URL))})`, { kind: "media" });
+  }
+  // Items before collections and the primary lookup before additional_lookup: a 24-hex value
+  // that both would accept is an id, as in Eve (Werkzeug orders the rules the same way).
+  const resources = Object.values(config.DOMAIN).filter((r) => !r.internal_resource);
+  for (const resource of resources) {
+    const path = "/" + urlToRegex(resource.url);
+    if (resource.item_lookup && !resource.datasource.aggregation) {
+      add(`${path}/(?<${ITEM_GROUP}>${resource.item_url})`, { kind: "item", resource, lookupField: resource.item_lookup_field });
+    }
+  }
+  for (const resource of resources) {
+    const path = "/" + urlToRegex(resource.url);
+    if (resource.additional_lookup && !resource.datasource.aggregation) {
+      add(`${path}/(?<${LOOKUP_GROUP}>${resource.additional_lookup.url})`, { kind: "item", resource, lookupField: resource.additional_lookup.field });
+    }
+  }
+  for (const resource of resources) add("/" + urlToRegex(resource.url), { kind: "collection", resource });
+
+  const router = IttyRouter({ routes: routes as never });
+  return {
+    async match(pathname) {
+      // itty-router only reads method and url; a bare object keeps it from touching the Request.
+      const found = (await router.fetch({ method: "ALL", url: `http://route${pathname}` } as never)) as RouteMatch | undefined;
+      if (!found) return null;
+      const params = found.params;
+      const lookupValue = params[ITEM_GROUP] ?? params[LOOKUP_GROUP];
+      delete params[ITEM_GROUP];
+      delete params[LOOKUP_GROUP];
+      if (lookupValue !== undefined) params.lookup = lookupValue;
+      for (const key of Object.keys(params)) params[key] = safeDecode(params[key]!);
+      return found;
+    },
+  };
+}
+
+function hasMedia(resource: Resource): boolean {
+  return Object.values(resource.schema).some((rules) => rules?.type === "media" || (rules?.type === "list" && (rules.schema as { type?: string } | undefined)?.type === "media"));
+}
+
+function safeDecode(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+}
