@@ -4,7 +4,7 @@
 import { RequestContext, type Endpoint } from "./context.ts";
 import { DataLayer } from "./data/layer.ts";
 import { DriverPool } from "./drivers/pool.ts";
-import { DatabaseUnavailableError, DuplicateKeyError, QueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
+import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
 import { HttpError } from "./errors.ts";
 import { Hooks, type HookCallback } from "./events/hooks.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
@@ -194,7 +194,7 @@ export class App {
   private fail(ctx: RequestContext, error: unknown): Response {
     let httpError: HttpError;
     if (error instanceof HttpError) httpError = error;
-    else if (error instanceof QueryError) httpError = new HttpError(400, undefined, { cause: error });
+    else if (error instanceof InvalidQueryError) httpError = new HttpError(400, undefined, { cause: error });
     else if (error instanceof DuplicateKeyError) httpError = new HttpError(409, undefined, { cause: error });
     else if (error instanceof DatabaseUnavailableError) {
       this.logger.error("database unavailable", ctx, error);

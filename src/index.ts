@@ -7,6 +7,6 @@ export { Hooks, type HookCallback } from "./events/hooks.ts";
 export type { Settings, ResourceSettings, FieldSchema, Schema, HttpMethod, DataRelation } from "./settings/types.ts";
 export type { Config, Resource } from "./settings/normalize.ts";
 export type { Driver, Doc, Filter, Sort, Projection, Target, FindQuery, Update, IndexSpec, MediaStore, MediaFile, RuntimeServices, FileAccess } from "./drivers/types.ts";
-export { DuplicateKeyError, DatabaseUnavailableError, QueryError } from "./drivers/types.ts";
+export { DuplicateKeyError, DatabaseUnavailableError, InvalidQueryError } from "./drivers/types.ts";
 export type { DocumentFeature } from "./features/pipeline.ts";
 export { createLogger, consoleLogger, type Logger, type LogRecord } from "./logging.ts";

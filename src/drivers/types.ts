@@ -131,11 +131,3 @@ export interface FileAccess {
 }
 
 export type DriverFactory = (options: DriverOptions) => Promise<Driver> | Driver;
-
-/** The database refused a query as malformed (unknown or forbidden operator); rendered as 400. */
-export class QueryError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = "QueryError";
-  }
-}
