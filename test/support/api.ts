@@ -1,0 +1,52 @@
+// How the HTTP-level tests reach everest. Every test file asks for an API with its settings and
+// speaks HTTP to it; where that API runs (in-process on the memory driver today, on other
+// drivers and runtimes later) is decided here, so the suite itself is never forked.
+import { createHandler, type Handler } from "../../src/handler.ts";
+import type { HandlerOptions } from "../../src/app.ts";
+import type { Settings } from "../../src/settings/types.ts";
+
+export interface TestApi {
+  /** Sends a request to a path relative to the API root ("/people?where=…"). */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  get(path: string, headers?: Record<string, string>): Promise<Response>;
+  post(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  patch(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  put(path: string, body: unknown, headers?: Record<string, string>): Promise<Response>;
+  delete(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** The in-process handler, when the API runs in-process (hooks, internal access). */
+  handler: Handler;
+  close(): Promise<void>;
+}
+
+const ORIGIN = "http://everest.test";
+
+export function testApi(settings: Settings, options?: HandlerOptions): TestApi {
+  const handler = createHandler(structuredClone(settings), options);
+  const fetch = (path: string, init?: RequestInit) => handler(new Request(ORIGIN + path, init));
+  const send = (method: string) => (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(path, {
+      method,
+      headers: { "Content-Type": "application/json", ...headers },
+      body: typeof body === "string" ? body : JSON.stringify(body),
+    });
+  return {
+    fetch,
+    get: (path, headers) => fetch(path, { headers }),
+    post: send("POST"),
+    patch: send("PATCH"),
+    put: send("PUT"),
+    delete: (path, headers) => fetch(path, { method: "DELETE", headers }),
+    handler,
+    close: () => handler.app.close(),
+  };
+}
+
+/** Parses a JSON response body, failing the test with the text when it is not JSON. */
+export async function json(response: Response): Promise<any> {
+  const text = await response.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`expected JSON, got ${response.status}: ${text.slice(0, 300)}`);
+  }
+}
