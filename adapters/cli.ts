@@ -1,7 +1,7 @@
 // `everest serve <settings file> [--port 5000] [--host 127.0.0.1] [--db memory|file:PATH|mongodb://…]`
 import { parseArgs } from "node:util";
 import { createHandler } from "../src/handler.ts";
-import { nodeFiles } from "./node-files.ts";
+import { NodeFileAccess } from "./node-files.ts";
 import { serve } from "./node.ts";
 import { loadSettingsFile } from "./settings-file.ts";
 
@@ -29,7 +29,7 @@ export async function main(argv: string[]): Promise<void> {
   const settings = await loadSettingsFile(file);
   const db = values.db ?? process.env.DB_URI;
   if (db) settings.DB_URI = db;
-  const handler = createHandler(settings, { services: { files: nodeFiles } });
+  const handler = createHandler(settings, { services: { files: new NodeFileAccess() } });
   const { url } = await serve(handler, { port, host: values.host, onShutdown: () => handler.app.close() });
   console.log(`everest serving ${file} at ${url}/`);
 }
