@@ -119,6 +119,7 @@ export const GLOBAL_DEFAULTS = {
   QUERY_AGGREGATION: "aggregate",
 
   DB_QUERY_BLACKLIST: ["$where", "$regex"],
+  DB_QUERY_WHITELIST: [] as string[],
   DB_WRITE_CONCERN: { w: 1 },
   DB_DRIVER: null,
   DB_URI: null,
@@ -141,8 +142,11 @@ export const GLOBAL_DEFAULTS = {
   LOG_LEVEL: "WARNING",
 } satisfies Settings;
 
+/** Settings' named keys; Omit over the `<PREFIX>_DB_*` index signature would drop them all. */
+type NamedSettings = { [K in keyof Settings as string extends K ? never : K]: Settings[K] };
+
 /** Every global, resolved: the user's value or the default. */
-export type GlobalConfig = Required<Omit<Settings, "DOMAIN">>;
+export type GlobalConfig = Required<Omit<NamedSettings, "DOMAIN">> & { [prefixed: string]: unknown };
 
 /** Globals whose lower-case name is also a resource key defaulting to the global's value. */
 export const CASCADING_GLOBALS = [
@@ -199,6 +203,8 @@ export const RESOURCE_ONLY_KEYS = [
   "internal_resource",
   "db_prefix",
   "mongo_prefix",
+  "db_query_whitelist",
+  "mongo_query_whitelist",
   "mongo_indexes",
   "mongo_write_concern",
   "query_objectid_as_string",
@@ -223,6 +229,7 @@ export const SETTING_ALIASES: Record<string, string> = {
   MONGO_AUTH_SOURCE: "DB_AUTH_SOURCE",
   MONGO_OPTIONS: "DB_OPTIONS",
   MONGO_QUERY_BLACKLIST: "DB_QUERY_BLACKLIST",
+  MONGO_QUERY_WHITELIST: "DB_QUERY_WHITELIST",
   MONGO_WRITE_CONCERN: "DB_WRITE_CONCERN",
 };
 

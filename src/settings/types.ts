@@ -129,6 +129,8 @@ export interface ResourceSettings {
   versioning?: boolean;
   db_prefix?: string | null;
   mongo_prefix?: string | null;
+  db_query_whitelist?: string[];
+  mongo_query_whitelist?: string[];
   mongo_indexes?: Record<string, unknown>;
   mongo_write_concern?: Record<string, unknown>;
   bandwidth_saver?: boolean;
@@ -172,6 +174,8 @@ export interface Settings {
   ALLOWED_FILTERS?: string[];
   VALIDATE_FILTERS?: boolean;
   DB_QUERY_BLACKLIST?: string[];
+  /** Operators accepted in `where` besides Eve's list (Eve's MONGO_QUERY_WHITELIST). */
+  DB_QUERY_WHITELIST?: string[];
   SORTING?: boolean;
   PAGINATION?: boolean;
   PAGINATION_LIMIT?: number;
@@ -247,14 +251,14 @@ export interface Settings {
   SCHEMA_ENDPOINT?: string | null;
   MAX_BODY_SIZE?: number;
   MAX_JSON_DEPTH?: number;
-  DB_DRIVER?: string;
-  DB_URI?: string;
+  DB_DRIVER?: string | null;
+  DB_URI?: string | null;
   DB_HOST?: string;
   DB_PORT?: number;
-  DB_USERNAME?: string;
-  DB_PASSWORD?: string;
+  DB_USERNAME?: string | null;
+  DB_PASSWORD?: string | null;
   DB_NAME?: string;
-  DB_AUTH_SOURCE?: string;
+  DB_AUTH_SOURCE?: string | null;
   DB_OPTIONS?: Record<string, unknown>;
   DB_WRITE_CONCERN?: Record<string, unknown>;
   DATA_API_KEY?: string;
