@@ -4,9 +4,8 @@ import type { RequestContext } from "../context.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import type { Resource } from "../settings/normalize.ts";
-import { combineFilters } from "../data/layer.ts";
 import { documentEtag } from "../render/etag.ts";
-import { conditionalWriteFailed, itemLookup, loadOriginal, now, pathConditions, requiredEtag, type Reply } from "./common.ts";
+import { conditionalWriteFailed, loadOriginal, now, requiredEtag, type Reply } from "./common.ts";
 
 const NO_CONTENT: Reply = { status: 204, body: null };
 

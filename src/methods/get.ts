@@ -12,7 +12,7 @@ import { parsePaging } from "../query/paging.ts";
 import { etagMatches } from "../render/etag.ts";
 import { parseHttpDate } from "../render/http-date.ts";
 import { buildResponseDocument, lastUpdated } from "./document.ts";
-import { itemLookup, pathConditions, type Reply } from "./common.ts";
+import type { Reply } from "./common.ts";
 
 /** The parsed query of a collection read. */
 export interface ReadQuery {

@@ -3,11 +3,10 @@
 import type { RequestContext } from "../context.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
-import { combineFilters } from "../data/layer.ts";
 import { documentEtag } from "../render/etag.ts";
 import { buildResponseDocument } from "./document.ts";
 import { validationEnv } from "./post.ts";
-import { checkImmutableId, conditionalWriteFailed, itemLookup, loadOriginal, marshalWriteResponse, now, readDocument, requiredEtag, type Reply } from "./common.ts";
+import { checkImmutableId, conditionalWriteFailed, loadOriginal, marshalWriteResponse, now, readDocument, requiredEtag, type Reply } from "./common.ts";
 
 function isPlainObject(value: unknown): value is Doc {
   return !!value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype;

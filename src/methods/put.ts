@@ -4,12 +4,11 @@ import { ObjectId } from "bson";
 import type { RequestContext } from "../context.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
-import { combineFilters } from "../data/layer.ts";
 import { documentEtag } from "../render/etag.ts";
 import { buildResponseDocument } from "./document.ts";
 import { postCollection, validationEnv } from "./post.ts";
 import { duplicateFailure, validationFailure } from "./patch.ts";
-import { checkImmutableId, conditionalWriteFailed, itemLookup, marshalWriteResponse, now, pathConditions, readDocument, requiredEtag, type Reply } from "./common.ts";
+import { checkImmutableId, conditionalWriteFailed, marshalWriteResponse, now, pathConditions, readDocument, requiredEtag, type Reply } from "./common.ts";
 
 export async function putItem(ctx: RequestContext, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
