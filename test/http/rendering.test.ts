@@ -1,0 +1,139 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { json, testApi } from "../support/api.ts";
+import { peopleSettings } from "../support/settings.ts";
+
+describe("renderers", () => {
+  const api = testApi(peopleSettings({ JSONP_ARGUMENT: "callback" }));
+  afterAll(() => api.close());
+
+  it("renders XML when asked for it", async () => {
+    const response = await api.get("/", { Accept: "application/xml" });
+    expect(response.headers.get("content-type")).toBe("application/xml; charset=utf-8");
+    expect(await response.text()).toBe(
+      '<resource><link rel="child" href="people" title="people" /><link rel="child" href="works" title="works" /></resource>',
+    );
+  });
+
+  it("renders errors as XML too", async () => {
+    const response = await api.get("/nothing", { Accept: "application/xml" });
+    expect(response.status).toBe(404);
+    expect(await response.text()).toContain("<_status>ERR</_status>");
+  });
+
+  it("prefers the better quality and falls back to 406 when nothing is acceptable", async () => {
+    expect((await api.get("/", { Accept: "application/xml;q=0.5, application/json" })).headers.get("content-type")).toBe("application/json");
+    expect((await api.get("/", { Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" })).headers.get("content-type")).toContain("xml");
+    const refused = await api.get("/", { Accept: "text/csv" });
+    expect(refused.status).toBe(406);
+  });
+
+  it("honours RENDERERS", async () => {
+    const jsonOnly = testApi(peopleSettings({ RENDERERS: ["eve.render.JSONRenderer"] }));
+    expect((await jsonOnly.get("/", { Accept: "application/xml" })).status).toBe(406);
+    expect((await jsonOnly.get("/", { Accept: "*/*" })).headers.get("content-type")).toBe("application/json");
+    await jsonOnly.close();
+  });
+
+  it("wraps JSONP and refuses a callback that is not an identifier", async () => {
+    const response = await api.get("/?callback=handle");
+    expect(await response.text()).toMatch(/^handle\(\{.*\}\)$/s);
+    const bad = await api.get(`/?callback=${encodeURIComponent("alert(1)//")}`);
+    expect(bad.status).toBe(400);
+  });
+
+  it("pretty-prints with four spaces", async () => {
+    const text = await (await api.get("/?pretty")).text();
+    expect(text).toBe('{\n    "_links": {\n        "child": [\n            {\n                "href": "people",\n                "title": "people"\n            },\n            {\n                "href": "works",\n                "title": "works"\n            }\n        ]\n    }\n}');
+  });
+
+  it("writes JSON as Python's json.dumps does", async () => {
+    expect(await (await api.get("/")).text()).toBe('{"_links": {"child": [{"href": "people", "title": "people"}, {"href": "works", "title": "works"}]}}');
+  });
+});
+
+describe("CORS", () => {
+  const api = testApi(peopleSettings({ X_DOMAINS: ["https://good.example"], X_DOMAINS_RE: ["^https://.*\\.trusted\\.example$"], X_HEADERS: ["Content-Type", "If-Match"], X_EXPOSE_HEADERS: ["ETag"], X_ALLOW_CREDENTIALS: true }));
+  afterAll(() => api.close());
+
+  it("echoes an allowed origin with the CORS headers", async () => {
+    const response = await api.get("/people", { Origin: "https://good.example" });
+    expect(response.headers.get("access-control-allow-origin")).toBe("https://good.example");
+    expect(response.headers.get("access-control-allow-headers")).toBe("Content-Type, If-Match");
+    expect(response.headers.get("access-control-expose-headers")).toBe("ETag");
+    expect(response.headers.get("access-control-allow-credentials")).toBe("true");
+    expect(response.headers.get("access-control-max-age")).toBe("21600");
+    expect((await api.get("/people", { Origin: "https://a.trusted.example" })).headers.get("access-control-allow-origin")).toBe("https://a.trusted.example");
+  });
+
+  it("never echoes a disallowed origin", async () => {
+    const response = await api.get("/people", { Origin: "https://evil.example" });
+    expect(response.headers.get("access-control-allow-origin")).toBeNull();
+    expect((await api.get("/people", { Origin: "https://trusted.example.evil" })).headers.get("access-control-allow-origin")).toBeNull();
+  });
+
+  it("answers a preflight with the allowed methods", async () => {
+    const response = await api.fetch("/people", { method: "OPTIONS", headers: { Origin: "https://good.example", "Access-Control-Request-Method": "POST" } });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("access-control-allow-methods")).toBe("DELETE, GET, HEAD, OPTIONS, POST");
+    expect(response.headers.get("access-control-allow-origin")).toBe("https://good.example");
+  });
+
+  it("allows any origin with '*'", async () => {
+    const open = testApi(peopleSettings({ X_DOMAINS: "*" }));
+    expect((await open.get("/", { Origin: "https://x.example" })).headers.get("access-control-allow-origin")).toBe("https://x.example");
+    await open.close();
+  });
+});
+
+describe("bad input", () => {
+  const api = testApi(peopleSettings({ MAX_BODY_SIZE: 1024 }));
+  afterAll(() => api.close());
+
+  it("answers malformed JSON with 400", async () => {
+    const response = await api.post("/people", '{"lastname":');
+    expect(response.status).toBe(400);
+    expect((await json(response))._error.code).toBe(400);
+  });
+
+  it("answers an unknown content type with 400", async () => {
+    const response = await api.fetch("/people", { method: "POST", headers: { "Content-Type": "text/plain" }, body: "lastname=x" });
+    expect(response.status).toBe(400);
+  });
+
+  it("refuses a body over MAX_BODY_SIZE with 413, streamed or declared", async () => {
+    const big = JSON.stringify({ lastname: "x".repeat(5000) });
+    expect((await api.post("/people", big)).status).toBe(413);
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 10; i++) controller.enqueue(new TextEncoder().encode(" ".repeat(500)));
+        controller.close();
+      },
+    });
+    const response = await api.fetch("/people", { method: "POST", headers: { "Content-Type": "application/json" }, body: stream, duplex: "half" } as RequestInit);
+    expect(response.status).toBe(413);
+  });
+
+  it("refuses prototype keys and leaves Object.prototype alone", async () => {
+    const response = await api.post("/people", '{"lastname": "Proto", "__proto__": {"polluted": true}}');
+    expect([400, 422]).toContain(response.status);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect((await api.get("/people")).headers.get("x-total-count")).toBe("0");
+  });
+
+  it("refuses operator keys in documents", async () => {
+    const response = await api.post("/people", { lastname: "Op", $set: { x: 1 } });
+    expect([400, 422]).toContain(response.status);
+    expect((await api.get("/people")).headers.get("x-total-count")).toBe("0");
+  });
+
+  it("refuses absurd nesting", async () => {
+    const deep = "[".repeat(200) + "]".repeat(200);
+    expect((await api.post("/people", `{"lastname": "Deep", "role": ${deep}}`)).status).toBe(400);
+  });
+
+  it("refuses an empty list and a list of non-objects", async () => {
+    expect((await api.post("/people", [])).status).toBe(400);
+    expect((await api.post("/people", [1, 2])).status).toBe(400);
+    expect((await api.post("/people", "null")).status).toBe(400);
+  });
+});

@@ -1,0 +1,122 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { json, testApi } from "../support/api.ts";
+import { peopleSettings } from "../support/settings.ts";
+
+describe("routing", () => {
+  const api = testApi(peopleSettings({ DOMAIN: { ...peopleSettings().DOMAIN, readonly: {} } }));
+  afterAll(() => api.close());
+
+  it("serves the home page with one child link per resource", async () => {
+    const response = await api.get("/");
+    expect(response.status).toBe(200);
+    expect((await json(response))._links.child).toEqual([
+      { href: "people", title: "people" },
+      { href: "works", title: "works" },
+      { href: "readonly", title: "readonly" },
+    ]);
+  });
+
+  it("answers an unknown path with the 404 envelope", async () => {
+    const response = await api.get("/nothing");
+    expect(response.status).toBe(404);
+    expect(await json(response)).toEqual({
+      _status: "ERR",
+      _error: { code: 404, message: "The requested URL was not found on the server. If you entered the URL manually please check your spelling and try again." },
+    });
+  });
+
+  it("treats an id that is not 24 hex as an unknown path, not a server error", async () => {
+    expect((await api.get("/works/not-an-id")).status).toBe(404);
+    expect((await api.get("/works/%ZZ")).status).toBe(404);
+  });
+
+  it("refuses a disallowed method with 405 and Allow", async () => {
+    const response = await api.post("/people/5f0000000000000000000000", {});
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("DELETE, GET, HEAD, OPTIONS, PATCH, PUT");
+    expect((await json(response))._error).toEqual({ code: 405, message: "The method is not allowed for the requested URL." });
+  });
+
+  it("makes an empty resource definition read-only", async () => {
+    expect((await api.get("/readonly")).status).toBe(200);
+    const response = await api.post("/readonly", { a: 1 });
+    expect(response.status).toBe(405);
+    expect(response.headers.get("allow")).toBe("GET, HEAD, OPTIONS");
+  });
+
+  it("keeps additional_lookup read-only", async () => {
+    const created = await json(await api.post("/people", { lastname: "Lookup" }));
+    expect((await api.get("/people/Lookup")).status).toBe(200);
+    const response = await api.patch("/people/Lookup", { firstname: "x" }, { "If-Match": created._etag });
+    expect(response.status).toBe(405);
+  });
+
+  it("answers HEAD like GET without a body", async () => {
+    const response = await api.fetch("/people", { method: "HEAD" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("application/json");
+    expect(response.headers.get("x-total-count")).not.toBeNull();
+    expect(await response.text()).toBe("");
+  });
+
+  it("answers OPTIONS with the allowed methods", async () => {
+    const response = await api.fetch("/people", { method: "OPTIONS" });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("allow")).toBe("DELETE, GET, HEAD, OPTIONS, POST");
+  });
+
+  it("accepts a trailing slash", async () => {
+    expect((await api.get("/people/")).status).toBe(200);
+  });
+});
+
+describe("URL_PREFIX and API_VERSION", () => {
+  const api = testApi(peopleSettings({ URL_PREFIX: "api", API_VERSION: "v1" }));
+  afterAll(() => api.close());
+
+  it("serves everything under /<prefix>/<version> with links relative to it", async () => {
+    expect((await api.get("/people")).status).toBe(404);
+    const created = await api.post("/api/v1/people", { lastname: "Prefixed" });
+    expect(created.status).toBe(201);
+    const body = await json(created);
+    expect(body._links.self.href).toBe(`people/${body._id}`);
+    expect(created.headers.get("location")).toBe(`http://everest.test/api/v1/people/${body._id}`);
+    const list = await json(await api.get("/api/v1/people"));
+    expect(list._links.self).toEqual({ title: "people", href: "people" });
+    expect((await api.get("/api/v1/")).status).toBe(200);
+  });
+});
+
+describe("resource url", () => {
+  const api = testApi({
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: { accounts: { url: "admin/accounts", schema: { name: { type: "string" } } } },
+  });
+  afterAll(() => api.close());
+
+  it("may contain slashes", async () => {
+    const created = await json(await api.post("/admin/accounts", { name: "a" }));
+    expect(created._links.self.href).toBe(`admin/accounts/${created._id}`);
+    expect((await api.get(`/admin/accounts/${created._id}`)).status).toBe(200);
+    expect((await json(await api.get("/")))._links.child).toEqual([{ href: "admin/accounts", title: "admin/accounts" }]);
+  });
+});
+
+describe("X-HTTP-Method-Override", () => {
+  const api = testApi(peopleSettings());
+  afterAll(() => api.close());
+
+  it("turns a POST into a PATCH", async () => {
+    const created = await json(await api.post("/people", { lastname: "Override" }));
+    const response = await api.post(`/people/${created._id}`, { firstname: "Over" }, { "X-HTTP-Method-Override": "PATCH", "If-Match": created._etag });
+    expect(response.status).toBe(200);
+    expect((await json(await api.get(`/people/${created._id}`))).firstname).toBe("Over");
+  });
+
+  it("is ignored on a GET, so a safe request never changes data", async () => {
+    const created = await json(await api.post("/people", { lastname: "Safe" }));
+    const response = await api.fetch(`/people/${created._id}`, { headers: { "X-HTTP-Method-Override": "DELETE", "If-Match": created._etag } });
+    expect(response.status).toBe(200);
+    expect((await api.get(`/people/${created._id}`)).status).toBe(200);
+  });
+});
