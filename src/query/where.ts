@@ -1,0 +1,304 @@
+// `?where=`: Mongo JSON or the Python-style syntax, checked and converted the way Eve's Mongo
+// layer does (eve/io/mongo/mongo.py `_convert_where_request_to_dict`, `_sanitize`,
+// `_mongotize`; eve/utils.py `validate_filters`), with these differences:
+// - both syntaxes are sanitized (Eve skips the Python one, letting `"$where" == "…"` through);
+// - `$where`, `$function` and `$accumulator` (server-side JavaScript) are refused even when
+//   DB_QUERY_BLACKLIST is emptied, and prototype keys are refused anywhere;
+// - strings become ObjectId / Date by the field's schema type, not by their look alone, so a
+//   24-hex or date-like value of a string field still matches what was stored (Eve casts every
+//   such string, the pitfall `query_objectid_as_string` exists for). Fields the schema does not
+//   type keep Eve's cast, which `query_objectid_as_string` turns off for ObjectIds;
+// - VALIDATE_FILTERS checks converted values and operator operands (Eve validates raw JSON, so a
+//   date string or `{"$gt": 1}` is never valid there).
+import { ObjectId } from "bson";
+import type { Filter } from "../drivers/types.ts";
+import { badRequest, HttpError } from "../errors.ts";
+import { parseDate } from "../render/dates.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import type { FieldSchema, Schema } from "../settings/types.ts";
+import { isPlainObject, isPrototypeKey, parseJsonOrUndefined } from "./common.ts";
+import { parsePythonWhere } from "./python-where.ts";
+
+/** Eve's `Mongo.operators`: anything else needs the query whitelist. */
+const KNOWN_OPERATORS = new Set([
+  "$gt", "$gte", "$in", "$lt", "$lte", "$ne", "$nin", "$eq",
+  "$or", "$and", "$not", "$nor",
+  "$mod", "$regex", "$text", "$where",
+  "$options", "$search", "$language", "$caseSensitive",
+  "$diacriticSensitive", "$exists", "$type",
+  "$geoWithin", "$geoIntersects", "$near", "$nearSphere", "$centerSphere",
+  "$geometry", "$maxDistance", "$minDistance", "$box",
+  "$all", "$elemMatch", "$size",
+  "$bitsAllClear", "$bitsAllSet", "$bitsAnyClear", "$bitsAnySet",
+  "$center", "$expr",
+]);
+
+/** Server-side JavaScript: never accepted, whatever the blacklist says. */
+const JAVASCRIPT_OPERATORS = new Set(["$where", "$function", "$accumulator"]);
+
+const LOGICAL = new Set(["$and", "$or", "$nor"]);
+
+/** Operators whose operands are values of the field, hence converted like it. */
+const VALUE_OPERATORS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$all", "$not", "$elemMatch"]);
+
+type Types = Set<string> | undefined;
+
+function typesOf(rule: FieldSchema | undefined): Types {
+  const type = rule?.type;
+  if (type === undefined) return undefined;
+  return new Set(Array.isArray(type) ? type : [type]);
+}
+
+/** A `schema` that is one rule (a list's items) rather than a mapping of fields. */
+function isRule(schema: unknown): schema is FieldSchema {
+  if (!isPlainObject(schema)) return false;
+  return typeof schema.type === "string" || (Array.isArray(schema.type) && schema.type.every((t) => typeof t === "string"));
+}
+
+function isList(rule: FieldSchema): boolean {
+  return typesOf(rule)?.has("list") === true;
+}
+
+/** The fields of a dict rule (or of a rule whose `schema` is a mapping). */
+function dictFields(rule: FieldSchema | undefined): Schema | undefined {
+  if (!rule || !isPlainObject(rule.schema) || isList(rule) || isRule(rule.schema)) return undefined;
+  return rule.schema as Schema;
+}
+
+/** Every rule an element of a list rule may follow. */
+function elementRules(rule: FieldSchema): FieldSchema[] {
+  if (isRule(rule.schema)) return [rule.schema];
+  return Array.isArray(rule.items) ? rule.items.filter(isPlainObject) : [];
+}
+
+export class FieldTypes {
+  constructor(
+    private readonly resource: Resource,
+    private readonly config: Config,
+  ) {}
+
+  /** Meta fields are typed even where the schema does not declare them. */
+  private metaRule(name: string): FieldSchema | undefined {
+    const c = this.config;
+    if (name === c.ID_FIELD || name === c.ID_FIELD + c.VERSION_ID_SUFFIX) return { type: "objectid" };
+    if (name === c.DATE_CREATED || name === c.LAST_UPDATED) return { type: "datetime" };
+    if (name === c.ETAG) return { type: "string" };
+    if (name === c.DELETED) return { type: "boolean" };
+    if (name === c.VERSION || name === c.LATEST_VERSION) return { type: "integer" };
+    return undefined;
+  }
+
+  /** The rule a (dotted) path follows, through dicts and lists; undefined when the schema has none. */
+  ruleAt(path: string): FieldSchema | undefined {
+    const [first, ...rest] = path.split(".");
+    let rule: FieldSchema | undefined = this.resource.schema[first!] ?? this.metaRule(first!);
+    for (const segment of rest) {
+      if (!rule) return undefined;
+      if (isList(rule)) {
+        const elements = elementRules(rule);
+        if (/^\d+$/.test(segment)) {
+          rule = isRule(rule.schema) ? rule.schema : elements[Number(segment)];
+          continue;
+        }
+        rule = elements.map((element) => dictFields(element)?.[segment]).find(Boolean);
+      } else {
+        rule = dictFields(rule)?.[segment];
+      }
+    }
+    return rule;
+  }
+
+  /** The types a scalar at `path` may have: a list's element types for list fields. */
+  scalarTypes(path: string): Types {
+    const rule = this.ruleAt(path);
+    if (!rule || !isList(rule)) return typesOf(rule);
+    const elements = elementRules(rule).map(typesOf);
+    if (elements.length === 0 || elements.some((types) => types === undefined)) return undefined;
+    return new Set(elements.flatMap((types) => [...types!]));
+  }
+}
+
+const HEX24 = /^[0-9a-fA-F]{24}$/;
+
+class WhereWalker {
+  private readonly types: FieldTypes;
+  private readonly blacklist: Set<string>;
+  private readonly whitelist: Set<string>;
+  private readonly allowed: string[];
+
+  constructor(
+    private readonly resource: Resource,
+    private readonly config: Config,
+  ) {
+    this.types = new FieldTypes(resource, config);
+    this.blacklist = new Set(config.DB_QUERY_BLACKLIST);
+    const raw = resource.raw;
+    this.whitelist = new Set((raw.db_query_whitelist ?? raw.mongo_query_whitelist ?? config.DB_QUERY_WHITELIST) as string[]);
+    this.allowed = resource.allowed_filters;
+  }
+
+  private checkKey(key: string, depth: number): void {
+    if (depth > this.config.MAX_JSON_DEPTH) throw badRequest("where clause nested too deeply");
+    if (isPrototypeKey(key)) throw badRequest(`refused key '${key}'`);
+    if (!key.startsWith("$")) return;
+    if (JAVASCRIPT_OPERATORS.has(key) || this.blacklist.has(key)) throw badRequest(`operator ${key} is banned`);
+    if (!KNOWN_OPERATORS.has(key) && !this.whitelist.has(key)) throw badRequest(`unknown operator ${key}`);
+  }
+
+  /** A query document: field conditions and logical operators. */
+  query(query: Record<string, unknown>, depth: number): Filter {
+    const out: Filter = {};
+    for (const [key, value] of Object.entries(query)) {
+      this.checkKey(key, depth);
+      if (LOGICAL.has(key)) {
+        if (!Array.isArray(value) || value.length === 0 || !value.every(isPlainObject)) {
+          throw badRequest(`operator '${key}' expects a list of sub-queries`);
+        }
+        out[key] = value.map((member) => this.query(member, depth + 2));
+      } else if (key.startsWith("$")) {
+        out[key] = this.opaque(value, depth + 1);
+      } else {
+        this.checkAllowed(key);
+        const converted = this.value(value, key, depth + 1);
+        if (this.resource.validate_filters && !this.fits(key, converted)) {
+          throw new HttpError(400, `filter on '${key}' is invalid`);
+        }
+        out[key] = converted;
+      }
+    }
+    return out;
+  }
+
+  /** ALLOWED_FILTERS entries cover their sub-fields: `location` allows `location.city`. */
+  private checkAllowed(key: string): void {
+    if (this.allowed.includes("*")) return;
+    for (let path = key; path; path = path.slice(0, Math.max(0, path.lastIndexOf(".")))) {
+      if (this.allowed.includes(path)) return;
+    }
+    throw new HttpError(400, `filter on '${key}' not allowed`);
+  }
+
+  /** A field's condition: converted by the field's type, through its operators and sub-fields. */
+  private value(value: unknown, path: string, depth: number): unknown {
+    if (typeof value === "string") return this.cast(value, path);
+    if (Array.isArray(value)) {
+      if (depth > this.config.MAX_JSON_DEPTH) throw badRequest("where clause nested too deeply");
+      return value.map((item) => this.value(item, path, depth + 1));
+    }
+    if (!isPlainObject(value)) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(value)) {
+      this.checkKey(key, depth);
+      if (!key.startsWith("$")) out[key] = this.value(member, `${path}.${key}`, depth + 1);
+      else if (VALUE_OPERATORS.has(key)) out[key] = this.value(member, path, depth + 1);
+      else out[key] = this.opaque(member, depth + 1);
+    }
+    return out;
+  }
+
+  /** Operands that are not field values ($regex, $size, $expr …): checked, not converted. */
+  private opaque(value: unknown, depth: number): unknown {
+    if (Array.isArray(value)) {
+      if (depth > this.config.MAX_JSON_DEPTH) throw badRequest("where clause nested too deeply");
+      return value.map((item) => this.opaque(item, depth + 1));
+    }
+    if (!isPlainObject(value)) return value;
+    const out: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(value)) {
+      this.checkKey(key, depth);
+      out[key] = this.opaque(member, depth + 1);
+    }
+    return out;
+  }
+
+  private cast(text: string, path: string): unknown {
+    const types = this.types.scalarTypes(path);
+    if (types === undefined) {
+      const date = parseDate(text, this.config.DATE_FORMAT);
+      if (date) return date;
+      return !this.resource.query_objectid_as_string && HEX24.test(text) ? new ObjectId(text) : text;
+    }
+    if (types.has("objectid") && HEX24.test(text)) return new ObjectId(text);
+    if (types.has("datetime") || types.has("date")) return parseDate(text, this.config.DATE_FORMAT) ?? text;
+    return text;
+  }
+
+  /** VALIDATE_FILTERS: the field exists and the condition's values suit its rule. */
+  private fits(path: string, condition: unknown): boolean {
+    const rule = this.types.ruleAt(path);
+    return rule !== undefined && conditionFits(rule, condition);
+  }
+}
+
+function conditionFits(rule: FieldSchema, condition: unknown): boolean {
+  if (!isPlainObject(condition)) return valueFits(rule, condition);
+  const keys = Object.keys(condition);
+  if (!keys.some((key) => key.startsWith("$"))) return valueFits(rule, condition);
+  return keys.every((operator) => {
+    const operand = condition[operator];
+    switch (operator) {
+      case "$eq": case "$ne": case "$gt": case "$gte": case "$lt": case "$lte":
+        return valueFits(rule, operand);
+      case "$in": case "$nin":
+        return Array.isArray(operand) && operand.every((item) => valueFits(rule, item));
+      case "$all":
+        return Array.isArray(operand) && operand.every((item) => elementFits(rule, item));
+      case "$not":
+        return conditionFits(rule, operand);
+      case "$exists":
+        return typeof operand === "boolean";
+      default:
+        return true;
+    }
+  });
+}
+
+/** Cerberus' view of a value for a field: type, nullable, allowed, a dict's fields. */
+function valueFits(rule: FieldSchema, value: unknown): boolean {
+  if (value === null) return rule.nullable === true;
+  const types = typesOf(rule);
+  if (types?.has("list") && !Array.isArray(value)) return elementFits(rule, value);
+  if (types && ![...types].some((type) => typeFits(type, value))) return false;
+  if (Array.isArray(rule.allowed)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (!values.every((v) => rule.allowed!.includes(v))) return false;
+  }
+  const fields = dictFields(rule);
+  if (fields && isPlainObject(value)) {
+    return Object.entries(value).every(([key, member]) => fields[key] !== undefined && valueFits(fields[key]!, member));
+  }
+  return true;
+}
+
+/** A scalar compared with a list field matches its elements. */
+function elementFits(rule: FieldSchema, value: unknown): boolean {
+  const elements = elementRules(rule);
+  if (elements.length === 0) return !Array.isArray(rule.allowed) || rule.allowed.includes(value);
+  return elements.some((element) => valueFits({ ...element, allowed: element.allowed ?? rule.allowed }, value));
+}
+
+function typeFits(type: string, value: unknown): boolean {
+  switch (type) {
+    case "string": return typeof value === "string";
+    case "integer": return Number.isInteger(value);
+    case "number": case "float": return typeof value === "number";
+    case "boolean": return typeof value === "boolean";
+    case "datetime": case "date": return value instanceof Date;
+    case "objectid": return value instanceof ObjectId;
+    case "list": case "set": return Array.isArray(value);
+    case "dict": return isPlainObject(value);
+    default: return true;
+  }
+}
+
+/**
+ * Parses `?where=` into a driver filter. An empty value, or a resource whose allowed_filters is
+ * empty (Eve then ignores the parameter), gives `{}`. Malformed or refused input is a 400.
+ */
+export function parseWhere(raw: string, resource: Resource, config: Config): Filter {
+  if (!raw || resource.allowed_filters.length === 0) return {};
+  const json = parseJsonOrUndefined(raw);
+  const query = json === undefined ? parsePythonWhere(raw, config.MAX_JSON_DEPTH) : json;
+  if (!isPlainObject(query)) throw badRequest("where must be an object");
+  return new WhereWalker(resource, config).query(query, 1);
+}
