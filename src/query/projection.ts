@@ -1,0 +1,88 @@
+// `?projection=` combined with the resource's own projection as Eve's `_datasource_ex` does
+// (eve/io/base.py), over the datasource projection Eve builds at start-up
+// (eve/flaskapp.py `_set_resource_projection`):
+// - a schema resource (allow_unknown off) serves its schema fields plus the meta fields;
+//   `datasource.projection` exclusions hide fields by default, and a client may still ask for
+//   such a field with `{"field": 1}`; fields outside that projection can never be asked for;
+// - meta fields (id, dates, etag, version fields, deleted flag, auth_field) always come back;
+//   a client's entries for them are ignored;
+// - exclusions are resolved here, so the driver gets an inclusive projection (or none).
+// Differences: mixing 1 and 0 is a 400 (SPEC), and on a resource without a default projection
+// (allow_unknown) a client exclusion is honoured (Eve drops it).
+import type { Projection } from "../drivers/types.ts";
+import { badRequest } from "../errors.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { isPlainObject, isPrototypeKey, parseJsonOrUndefined } from "./common.ts";
+
+type Flags = Record<string, 0 | 1>;
+
+/** Eve's `auto_fields` (the stored ones) plus the auth_field. */
+export function keptFields(resource: Resource, config: Config): string[] {
+  const fields = [config.ID_FIELD, config.LAST_UPDATED, config.DATE_CREATED, config.ETAG];
+  if (resource.versioning) fields.push(config.VERSION, config.LATEST_VERSION, config.ID_FIELD + config.VERSION_ID_SUFFIX);
+  if (resource.soft_delete) fields.push(config.DELETED);
+  if (resource.auth_field) fields.push(resource.auth_field);
+  return fields;
+}
+
+/** The datasource projection as Eve holds it: may mix 1s with the 0s of hidden fields. */
+function defaultProjection(resource: Resource, keep: string[]): Flags | null {
+  const declared: Flags = { ...(resource.raw.datasource?.projection ?? {}) };
+  const values = Object.values(declared);
+  if (resource.allow_unknown) {
+    if (values.length === 0) return null;
+    if (values.includes(1)) for (const field of keep) declared[field] = 1;
+    return declared;
+  }
+  if (!values.includes(1)) {
+    for (const field of Object.keys(resource.schema)) if (!(field in declared)) declared[field] = 1;
+  }
+  for (const field of keep) declared[field] = 1;
+  return declared;
+}
+
+function parseClient(raw: string): Flags {
+  const parsed = parseJsonOrUndefined(raw);
+  if (!isPlainObject(parsed)) throw badRequest("projection must be a JSON object");
+  const flags: Flags = {};
+  for (const [field, value] of Object.entries(parsed)) {
+    if (isPrototypeKey(field)) throw badRequest(`refused key '${field}'`);
+    if (value !== 0 && value !== 1 && typeof value !== "boolean") throw badRequest("projection values are 0 or 1");
+    flags[field] = value ? 1 : 0;
+  }
+  return flags;
+}
+
+function included(flags: Flags): Projection | null {
+  const out: Projection = {};
+  for (const [field, value] of Object.entries(flags)) if (value) out[field] = 1;
+  return Object.keys(out).length ? out : null;
+}
+
+/**
+ * The projection to send to the driver for a read: null serves documents as stored. `raw` is the
+ * client's `projection` parameter, null when absent or when the resource disables projections.
+ */
+export function resolveProjection(raw: string | null, resource: Resource, config: Config): Projection | null {
+  const keep = keptFields(resource, config);
+  const base = defaultProjection(resource, keep);
+  const isKept = (field: string) => keep.includes(field.split(".")[0]!);
+  // Excluding a kept field is legal and ignored (Mongo's `{"a": 1, "_id": 0}`); including one
+  // makes the projection inclusive, as in Eve.
+  const entries = Object.entries(raw ? parseClient(raw) : {}).filter(([field, value]) => value === 1 || !isKept(field));
+  const inclusive = entries.some(([, value]) => value === 1);
+  if (inclusive && entries.some(([, value]) => value === 0)) throw badRequest("projection cannot mix inclusion and exclusion");
+  const asked = entries.filter(([field]) => !isKept(field));
+  if (entries.length === 0) return base && included(base);
+
+  if (!base) {
+    const keptFlags = inclusive ? keep.map((field) => [field, 1]) : [];
+    return { ...(Object.fromEntries(asked) as Projection), ...Object.fromEntries(keptFlags) };
+  }
+  const fields: Flags = inclusive ? Object.fromEntries(Object.keys(base).map((f) => [f, keep.includes(f) ? 1 : 0])) : { ...base };
+  for (const [field, value] of asked) {
+    // Only fields the resource serves can be asked for (no sniffing of private fields).
+    if (field.split(".")[0]! in base) fields[field] = value;
+  }
+  return included(fields);
+}

@@ -1,0 +1,60 @@
+// `?sort=`: a comma-separated list (`-lastname,firstname`) or a literal list of pairs
+// (`[("lastname", -1)]`, `[["lastname", -1]]`), as Eve's `_convert_sort_request_to_dict` reads
+// it with `ast.literal_eval`. Eve lets pymongo reject a bad literal (TypeError → 400; other
+// shapes → 500); everest answers 400 for all of them, and for single quotes (SPEC).
+import type { Sort } from "../drivers/types.ts";
+import { badRequest } from "../errors.ts";
+import type { Resource } from "../settings/normalize.ts";
+import { isPrototypeKey } from "./common.ts";
+import { parseLiteral } from "./python-syntax.ts";
+
+/** Brackets never nest deeper than a list of pairs. */
+const LITERAL_DEPTH = 2;
+
+function checkField(field: unknown): string {
+  if (typeof field !== "string" || field === "" || field.startsWith("$") || isPrototypeKey(field)) {
+    throw badRequest(`bad sort field ${JSON.stringify(field)}`);
+  }
+  return field;
+}
+
+function fromLiteral(value: unknown): Sort {
+  if (!Array.isArray(value)) throw badRequest("sort must be a list of (field, direction) pairs");
+  return value.map((pair) => {
+    if (!Array.isArray(pair) || pair.length !== 2 || (pair[1] !== 1 && pair[1] !== -1)) {
+      throw badRequest("sort pairs are (field, 1) or (field, -1)");
+    }
+    return [checkField(pair[0]), pair[1]];
+  });
+}
+
+function fromCommaList(raw: string): Sort {
+  return raw.split(",").map((part) => {
+    const field = part.trim();
+    return field.startsWith("-") ? [checkField(field.slice(1)), -1] : [checkField(field), 1];
+  });
+}
+
+/** Like `ast.literal_eval`: the literal, or `undefined` for text that is not one (a bare name). */
+function literalOrUndefined(text: string): unknown {
+  try {
+    return parseLiteral(text, { singleQuotes: false }, LITERAL_DEPTH);
+  } catch (error) {
+    // Text that opens like a literal but is not one is malformed, not a list of names.
+    if (/^[[("']/.test(text)) throw error;
+    return undefined;
+  }
+}
+
+/**
+ * The client's sort, or null when there is none (sorting disabled for the resource, an empty
+ * value, `None` or an empty list), in which case the datasource default_sort applies.
+ */
+export function parseSort(raw: string, resource: Resource): Sort | null {
+  const text = raw.trim();
+  if (!resource.sorting || !text) return null;
+  const literal = literalOrUndefined(text);
+  if (literal === null) return null;
+  const sort = literal === undefined ? fromCommaList(text) : fromLiteral(literal);
+  return sort.length ? sort : null;
+}
