@@ -1,0 +1,144 @@
+// Python's strftime/strptime for the directives DATE_FORMAT users write, so that a settings.py
+// format string ports unchanged. Dates are always UTC: Eve's Mongo client is tz-aware UTC.
+
+/** Eve's default DATE_FORMAT (RFC 1123). */
+export const RFC1123_FORMAT = "%a, %d %b %Y %H:%M:%S GMT";
+
+const DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const MONTHS = [
+  "January", "February", "March", "April", "May", "June",
+  "July", "August", "September", "October", "November", "December",
+];
+
+const pad = (n: number, width = 2) => String(n).padStart(width, "0");
+
+function dayOfYear(date: Date): number {
+  return Math.floor((date.getTime() - Date.UTC(date.getUTCFullYear(), 0, 1)) / 86_400_000) + 1;
+}
+
+/** `datetime.strftime` in UTC. Unknown directives are copied as written. */
+export function formatDate(date: Date, format: string): string {
+  return format.replace(/%(.)/gs, (whole, directive: string) => {
+    switch (directive) {
+      case "a": return DAYS[date.getUTCDay()]!.slice(0, 3);
+      case "A": return DAYS[date.getUTCDay()]!;
+      case "b": return MONTHS[date.getUTCMonth()]!.slice(0, 3);
+      case "B": return MONTHS[date.getUTCMonth()]!;
+      case "d": return pad(date.getUTCDate());
+      case "m": return pad(date.getUTCMonth() + 1);
+      case "Y": return String(date.getUTCFullYear());
+      case "y": return pad(date.getUTCFullYear() % 100);
+      case "H": return pad(date.getUTCHours());
+      case "I": return pad(date.getUTCHours() % 12 || 12);
+      case "p": return date.getUTCHours() < 12 ? "AM" : "PM";
+      case "M": return pad(date.getUTCMinutes());
+      case "S": return pad(date.getUTCSeconds());
+      case "f": return pad(date.getUTCMilliseconds() * 1000, 6);
+      case "j": return pad(dayOfYear(date), 3);
+      case "z": return "+0000";
+      case "Z": return "UTC";
+      case "%": return "%";
+      default: return whole;
+    }
+  });
+}
+
+const names = (list: string[], length?: number) =>
+  list.map((name) => (length ? name.slice(0, length) : name)).join("|");
+
+// The patterns of CPython's _strptime, so that the same strings are accepted.
+const DIRECTIVES: Record<string, string> = {
+  a: `(?<a>${names(DAYS, 3)})`,
+  A: `(?<A>${names(DAYS)})`,
+  b: `(?<b>${names(MONTHS, 3)})`,
+  B: `(?<B>${names(MONTHS)})`,
+  d: "(?<d>3[01]|[12]\\d|0[1-9]|[1-9]| [1-9])",
+  f: "(?<f>[0-9]{1,6})",
+  H: "(?<H>2[0-3]|[0-1]\\d|\\d)",
+  I: "(?<I>1[0-2]|0[1-9]|[1-9])",
+  j: "(?<j>36[0-6]|3[0-5]\\d|[12]\\d\\d|0[1-9]\\d|00[1-9]|[1-9]\\d|0[1-9]|[1-9])",
+  m: "(?<m>1[0-2]|0[1-9]|[1-9])",
+  M: "(?<M>[0-5]\\d|\\d)",
+  S: "(?<S>6[0-1]|[0-5]\\d|\\d)",
+  p: "(?<p>am|pm)",
+  y: "(?<y>\\d\\d)",
+  Y: "(?<Y>\\d\\d\\d\\d)",
+  z: "(?<z>[+-]\\d\\d:?[0-5]\\d(?::?[0-5]\\d(?:\\.\\d{1,6})?)?|z)",
+  Z: "(?<Z>utc|gmt)",
+};
+
+const compiled = new Map<string, RegExp>();
+
+/**
+ * The matcher for a format. Throws on a format Python would refuse too (a bad or repeated
+ * directive), which start-up validation reports.
+ */
+export function compileDateFormat(format: string): RegExp {
+  let regex = compiled.get(format);
+  if (regex) return regex;
+  let source = "";
+  for (let i = 0; i < format.length; i++) {
+    const char = format[i]!;
+    if (char === "%") {
+      const directive = format[++i];
+      if (directive === "%") source += "%";
+      else if (directive !== undefined && DIRECTIVES[directive]) source += DIRECTIVES[directive];
+      else throw new Error(`'${directive ?? ""}' is a bad directive in format '${format}'`);
+    } else if (/\s/.test(char)) {
+      while (i + 1 < format.length && /\s/.test(format[i + 1]!)) i++;
+      source += "\\s+";
+    } else {
+      source += char.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+    }
+  }
+  regex = new RegExp(`^${source}$`, "i");
+  compiled.set(format, regex);
+  return regex;
+}
+
+const indexOfName = (list: string[], name: string, length?: number) =>
+  list.findIndex((n) => (length ? n.slice(0, length) : n).toLowerCase() === name.toLowerCase());
+
+/** `datetime.strptime` in UTC; null where Python raises ValueError. */
+export function parseDate(text: string, format: string): Date | null {
+  const match = compileDateFormat(format).exec(text);
+  if (!match) return null;
+  const g = match.groups ?? {};
+  const num = (key: string) => (g[key] !== undefined ? Number(g[key]) : undefined);
+
+  let year = num("Y") ?? (g.y !== undefined ? (Number(g.y) <= 68 ? 2000 : 1900) + Number(g.y) : 1900);
+  let month = num("m") ?? (g.b ? indexOfName(MONTHS, g.b, 3) + 1 : g.B ? indexOfName(MONTHS, g.B) + 1 : undefined);
+  let day = num("d");
+  let hour = num("H") ?? 0;
+  if (g.I !== undefined) {
+    hour = Number(g.I) % 12;
+    if (g.p?.toLowerCase() === "pm") hour += 12;
+  }
+  const minute = num("M") ?? 0;
+  const second = num("S") ?? 0;
+  const millis = g.f !== undefined ? Math.floor(Number(g.f.padEnd(6, "0")) / 1000) : 0;
+  if (second > 59 || year < 1) return null;
+
+  if (g.j !== undefined && month === undefined && day === undefined) {
+    // Python counts the day of year from January 1st, spilling into the next year past its end.
+    const start = new Date(Date.UTC(2000, 0, 1));
+    start.setUTCFullYear(year);
+    const date = new Date(start.getTime() + (Number(g.j) - 1) * 86_400_000);
+    year = date.getUTCFullYear();
+    month = date.getUTCMonth() + 1;
+    day = date.getUTCDate();
+  }
+  month ??= 1;
+  day ??= 1;
+
+  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, millis));
+  date.setUTCFullYear(year);
+  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+
+  if (g.z !== undefined && g.z.toLowerCase() !== "z") {
+    const digits = g.z.replace(/[:.]/g, "");
+    const offset = (Number(digits.slice(1, 3)) * 60 + Number(digits.slice(3, 5))) * 60_000 + Number(digits.slice(5, 7) || 0) * 1000;
+    date.setTime(date.getTime() - (g.z[0] === "-" ? -offset : offset));
+  }
+  return Number.isNaN(date.getTime()) ? null : date;
+}

@@ -1,0 +1,34 @@
+import { Decimal128, ObjectId } from "bson";
+import { describe, expect, it } from "vitest";
+import { toJson } from "../../src/render/json.ts";
+import { loadExchanges } from "../support/exchanges.ts";
+
+describe("toJson", () => {
+  it("writes Python's separators and Eve's canonical values (exchange 2)", () => {
+    const payload = {
+      _updated: new Date(Date.UTC(2026, 10, 21, 11, 23, 48)),
+      _created: new Date(Date.UTC(2026, 10, 21, 11, 23, 48)),
+      _etag: "3b6791d87f8d734509dfdaba03c3fc03c3a57dc3",
+      _id: new ObjectId("6b017f44150443131587b088"),
+      _links: { self: { title: "person", href: "people/6b017f44150443131587b088" } },
+      _status: "OK",
+    };
+    expect(toJson(payload)).toBe(loadExchanges().find((e) => e.number === 2)!.response.body);
+  });
+
+  it("escapes non-ASCII as \\uXXXX (ensure_ascii)", () => {
+    expect(toJson({ name: "Zoë 😀\u007f" })).toBe('{"name": "Zo\\u00eb \\ud83d\\ude00\\u007f"}');
+  });
+
+  it("pretty-prints as json.dumps(indent=4)", () => {
+    expect(toJson({ a: [1, { b: null }], c: {}, d: [] }, true)).toBe(
+      '{\n    "a": [\n        1,\n        {\n            "b": null\n        }\n    ],\n    "c": {},\n    "d": []\n}',
+    );
+  });
+
+  it("honours DATE_FORMAT and writes decimals as strings", () => {
+    expect(toJson({ at: new Date(Date.UTC(2020, 0, 2)), price: Decimal128.fromString("9.90") }, false, "%Y-%m-%d")).toBe(
+      '{"at": "2020-01-02", "price": "9.90"}',
+    );
+  });
+});
