@@ -1,0 +1,169 @@
+// One collection: documents by `_id` in insertion order, their indexes, and the synchronous
+// primitives the driver builds its operations from. Stored documents are never mutated in
+// place (a write stores a new object), so an index can always recompute what an old version
+// contributed. Writes are split into a checking `prepare…` step that throws and an `apply` step
+// that cannot fail, so the driver can journal between the two.
+import { DuplicateKeyError, type Doc, type Filter, type IndexSpec } from "../types.ts";
+import { FieldIndex, normalizeSpec, UniqueIndex, type Stored } from "./indexes.ts";
+import { planFilter } from "./planner.ts";
+import { copyValue, valueKey } from "./values.ts";
+
+/** How reads found their documents; cumulative, for tests and diagnostics. */
+export interface ScanStats {
+  /** Documents a filter was tested against. */
+  documentsExamined: number;
+  /** Filtered reads answered from an index. */
+  indexScans: number;
+  /** Filtered reads that had to look at every document. */
+  fullScans: number;
+}
+
+/** Index key directions that order or hash values; geo and text keys are declared but not used for lookups. */
+const LOOKUP_DIRECTIONS = new Set<unknown>([1, -1, "hashed"]);
+
+export class Collection {
+  private readonly docs = new Map<string, Stored>();
+  private nextSeq = 0;
+  private specs = new Map<string, Required<IndexSpec>>();
+  private fields = new Map<string, FieldIndex>();
+  private uniques: UniqueIndex[] = [];
+
+  constructor(private readonly stats: ScanStats) {
+    this.fields.set("_id", new FieldIndex("_id", this.docs, true));
+  }
+
+  get size(): number {
+    return this.docs.size;
+  }
+
+  /** Documents in natural order. */
+  documents(): IterableIterator<Stored> {
+    return this.docs.values();
+  }
+
+  indexSpecs(): Array<Required<IndexSpec>> {
+    return [...this.specs.values()];
+  }
+
+  /**
+   * Documents passing `test`, which must be the compiled `filter`; the filter only chooses
+   * candidates from the indexes. `ordered` yields them in natural order.
+   */
+  *matching(filter: Filter, test: (doc: Doc) => boolean, ordered: boolean): Generator<Stored> {
+    for (const stored of this.candidates(filter, ordered)) {
+      this.stats.documentsExamined++;
+      if (test(stored.doc)) yield stored;
+    }
+  }
+
+  private candidates(filter: Filter, ordered: boolean): Iterable<Stored> {
+    if (Object.keys(filter).length === 0) return this.docs.values();
+    const plan = planFilter(filter, (path) => this.fields.get(path));
+    if (!plan) {
+      this.stats.fullScans++;
+      return this.docs.values();
+    }
+    this.stats.indexScans++;
+    const seen = new Set<string>();
+    const found: Stored[] = [];
+    for (const id of plan.ids()) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      const stored = this.docs.get(id);
+      if (stored) found.push(stored);
+    }
+    if (ordered) found.sort((a, b) => a.seq - b.seq);
+    return found;
+  }
+
+  /** Checks a batch (`_id` present, `_id` first) against the store and itself. */
+  prepareInsert(docs: Doc[]): () => void {
+    const ids = new Set<string>();
+    const pending = this.uniques.map(() => new Map<string, string>());
+    const keyed: Array<[string, Doc]> = [];
+    for (const doc of docs) {
+      const id = valueKey(doc._id);
+      if (this.docs.has(id) || ids.has(id)) throw new DuplicateKeyError({ _id: copyValue(doc._id) });
+      ids.add(id);
+      this.uniques.forEach((unique, i) => unique.claim(doc, id, pending[i]!));
+      keyed.push([id, doc]);
+    }
+    return () => {
+      for (const [id, doc] of keyed) {
+        this.docs.set(id, { doc, seq: this.nextSeq++ });
+        for (const index of this.fields.values()) index.add(id, doc);
+        for (const unique of this.uniques) unique.add(id, doc);
+      }
+    };
+  }
+
+  /** Checks that `next` (same `_id`) may take the place of `stored`. */
+  prepareReplace(stored: Stored, next: Doc): () => void {
+    const id = valueKey(stored.doc._id);
+    for (const unique of this.uniques) unique.check(next, id);
+    return () => {
+      const previous = stored.doc;
+      for (const index of this.fields.values()) {
+        index.remove(id, previous);
+        index.add(id, next);
+      }
+      for (const unique of this.uniques) {
+        unique.remove(id, previous);
+        unique.add(id, next);
+      }
+      stored.doc = next;
+    };
+  }
+
+  /** The stored document with this `_id` value. */
+  get(id: unknown): Stored | undefined {
+    return this.docs.get(valueKey(id));
+  }
+
+  remove(stored: Stored): void {
+    const id = valueKey(stored.doc._id);
+    if (!this.docs.delete(id)) return;
+    for (const index of this.fields.values()) index.remove(id, stored.doc);
+    for (const unique of this.uniques) unique.remove(id, stored.doc);
+  }
+
+  clear(): void {
+    this.docs.clear();
+    this.fields = new Map();
+    this.install(this.specs, this.uniques.map((unique) => new UniqueIndex(unique.spec, this.docs)));
+  }
+
+  /**
+   * Specs new or changed (by name) and a step that installs them. A changed spec replaces the
+   * old one, as Eve does when an index definition changes. Building a unique index over
+   * documents that break it throws, leaving every index as it was.
+   */
+  prepareIndexes(specs: IndexSpec[]): { changed: Array<Required<IndexSpec>>; apply: () => void } {
+    const next = new Map(this.specs);
+    const changed: Array<Required<IndexSpec>> = [];
+    for (const spec of specs.map(normalizeSpec)) {
+      const existing = next.get(spec.name);
+      if (existing && JSON.stringify(existing) === JSON.stringify(spec)) continue;
+      next.set(spec.name, spec);
+      changed.push(spec);
+    }
+    if (changed.length === 0) return { changed, apply: () => {} };
+    const uniques = [...next.values()]
+      .filter((spec) => spec.unique)
+      .map((spec) => this.uniques.find((unique) => unique.spec === spec) ?? new UniqueIndex(spec, this.docs));
+    return { changed, apply: () => this.install(next, uniques) };
+  }
+
+  private install(specs: Map<string, Required<IndexSpec>>, uniques: UniqueIndex[]): void {
+    const paths = new Set(["_id"]);
+    for (const spec of specs.values()) {
+      const [path, direction] = spec.keys[0] ?? [];
+      if (path !== undefined && LOOKUP_DIRECTIONS.has(direction)) paths.add(path);
+    }
+    const fields = new Map<string, FieldIndex>();
+    for (const path of paths) fields.set(path, this.fields.get(path) ?? new FieldIndex(path, this.docs, path === "_id"));
+    this.specs = specs;
+    this.fields = fields;
+    this.uniques = uniques;
+  }
+}

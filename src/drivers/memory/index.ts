@@ -1,0 +1,23 @@
+// The memory driver as the registry builds it: `memory` (or `memory:`) keeps everything in
+// memory only, `file:PATH` adds the durable journal at PATH.
+import type { DriverFactory } from "../types.ts";
+import { MemoryDriver } from "./driver.ts";
+
+export { MemoryDriver, type MemoryDriverOptions } from "./driver.ts";
+export type { ScanStats } from "./collection.ts";
+
+/** The journal path of a `file:` URI: `file:data/db.jsonl`, `file:/abs/db.jsonl` or `file:///abs/db.jsonl`. */
+export function journalPath(uri: string): string {
+  const path = uri.startsWith("file://") ? decodeURIComponent(new URL(uri).pathname) : uri.slice("file:".length);
+  if (!path) throw new Error(`the URI '${uri}' names no journal file`);
+  return path;
+}
+
+export const createMemoryDriver: DriverFactory = (options) => {
+  if (!options.uri.startsWith("file:")) return MemoryDriver.open({ databaseName: options.databaseName });
+  const files = options.services?.files;
+  if (!files) {
+    throw new Error(`the URI '${options.uri}' needs file access, which this runtime's adapter does not provide (services.files)`);
+  }
+  return MemoryDriver.open({ databaseName: options.databaseName, journal: { files, path: journalPath(options.uri) } });
+};

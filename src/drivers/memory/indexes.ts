@@ -1,0 +1,251 @@
+// The two index structures of a collection: a FieldIndex answers equality, $in and range
+// conditions on one path (hash part always kept, sorted part built on first range query), and
+// a UniqueIndex enforces one declared unique index.
+import { typeOf } from "mingo/util";
+import { DuplicateKeyError, type Doc, type IndexSpec } from "../types.ts";
+import { SortedList } from "./sorted-list.ts";
+import { compareRangeValues, copyValue, indexEntries, valueKey, valuesAtPath } from "./values.ts";
+
+/** A stored document and its place in the collection's natural (insertion) order. */
+export interface Stored {
+  doc: Doc;
+  seq: number;
+}
+
+/** Documents an index offers for a condition; `size` is known before they are read. */
+export interface Candidates {
+  size: number;
+  ids(): Iterable<string>;
+}
+
+export interface RangeBound {
+  value: unknown;
+  inclusive: boolean;
+}
+
+interface Entry {
+  value: unknown;
+  id: string;
+}
+
+const compareEntries = (a: Entry, b: Entry): number =>
+  compareRangeValues(a.value, b.value) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
+export function splitPath(path: string): string[] {
+  return path.split(".");
+}
+
+export class FieldIndex {
+  private readonly segments: string[];
+  /** valueKey → the id, or the ids, of documents with that value. Null for `_id`, whose keys are the store's own. */
+  private readonly hash: Map<string, string | Set<string>> | null;
+  private sorted: SortedList<Entry> | null = null;
+  /** Ids of documents holding NaN-like values, which mingo's range operators may match. */
+  private readonly unordered = new Set<string>();
+  private isMultikey = false;
+
+  /**
+   * @param docs the collection's documents by id key, read to build the index.
+   * @param primary whether this is the `_id` index, answered by `docs` itself.
+   */
+  constructor(
+    readonly path: string,
+    private readonly docs: Map<string, Stored>,
+    primary = false,
+  ) {
+    this.segments = splitPath(path);
+    this.hash = primary ? null : new Map();
+    if (this.hash) for (const [id, stored] of docs) this.add(id, stored.doc);
+  }
+
+  /** Whether some document had an array on the path, so one value may satisfy one bound and another value the other. */
+  get multikey(): boolean {
+    return this.isMultikey;
+  }
+
+  add(id: string, doc: Doc): void {
+    if (!this.hash && !this.sorted) return;
+    const entries = indexEntries(doc, this.segments);
+    if (entries.multikey) this.isMultikey = true;
+    if (entries.unordered) this.unordered.add(id);
+    if (this.hash) {
+      for (const key of entries.keys) {
+        const held = this.hash.get(key);
+        if (held === undefined) this.hash.set(key, id);
+        else if (typeof held === "string") this.hash.set(key, new Set([held, id]));
+        else held.add(id);
+      }
+    }
+    if (this.sorted) for (const value of entries.ordered) this.sorted.insert({ value, id });
+  }
+
+  remove(id: string, doc: Doc): void {
+    if (!this.hash && !this.sorted) return;
+    const entries = indexEntries(doc, this.segments);
+    this.unordered.delete(id);
+    if (this.hash) {
+      for (const key of entries.keys) {
+        const held = this.hash.get(key);
+        if (held === id) this.hash.delete(key);
+        else if (typeof held === "object") {
+          held.delete(id);
+          if (held.size === 1) this.hash.set(key, held.values().next().value!);
+        }
+      }
+    }
+    if (this.sorted) for (const value of entries.ordered) this.sorted.remove({ value, id });
+  }
+
+  equal(keys: string[]): Candidates {
+    const unique = [...new Set(keys)];
+    if (!this.hash) {
+      const ids = unique.filter((key) => this.docs.has(key));
+      return { size: ids.length, ids: () => ids };
+    }
+    const hash = this.hash;
+    let size = 0;
+    for (const key of unique) {
+      const held = hash.get(key);
+      size += held === undefined ? 0 : typeof held === "string" ? 1 : held.size;
+    }
+    return {
+      size,
+      *ids() {
+        for (const key of unique) {
+          const held = hash.get(key);
+          if (typeof held === "string") yield held;
+          else if (held) yield* held;
+        }
+      },
+    };
+  }
+
+  /** Documents with a value of the bounds' type within them; at least one bound is given. */
+  range(lower: RangeBound | undefined, upper: RangeBound | undefined): Candidates {
+    const sorted = this.ensureSorted();
+    const type = typeOf((lower ?? upper)!.value);
+    const from = lower
+      ? (e: Entry) => {
+          const order = compareRangeValues(e.value, lower.value);
+          return order > 0 || (order === 0 && lower.inclusive);
+        }
+      : (e: Entry) => typeOf(e.value) >= type;
+    const to = upper
+      ? (e: Entry) => {
+          const order = compareRangeValues(e.value, upper.value);
+          return order > 0 || (order === 0 && !upper.inclusive);
+        }
+      : (e: Entry) => typeOf(e.value) > type;
+    const unordered = this.unordered;
+    return {
+      size: sorted.countBetween(from, to) + unordered.size,
+      *ids() {
+        yield* unordered;
+        for (const entry of sorted.between(from, to)) yield entry.id;
+      },
+    };
+  }
+
+  private ensureSorted(): SortedList<Entry> {
+    if (!this.sorted) {
+      const entries: Entry[] = [];
+      for (const [id, stored] of this.docs) {
+        for (const value of indexEntries(stored.doc, this.segments).ordered) entries.push({ value, id });
+      }
+      entries.sort(compareEntries);
+      const sorted = new SortedList<Entry>(compareEntries);
+      // Built in order, so every insert lands at the end of the last chunk.
+      for (const entry of entries) sorted.insert(entry);
+      this.sorted = sorted;
+    }
+    return this.sorted;
+  }
+}
+
+/** An index spec with its defaults filled in, comparable by JSON. */
+export function normalizeSpec(spec: IndexSpec): Required<IndexSpec> {
+  return {
+    keys: spec.keys.map(([field, direction]) => [field, direction]),
+    name: spec.name ?? spec.keys.map(([field, direction]) => `${field}_${direction}`).join("_"),
+    unique: spec.unique === true,
+    sparse: spec.sparse === true,
+  };
+}
+
+/** An index key and the value of each field that produced it. */
+type UniqueEntry = [key: string, values: unknown[]];
+
+export class UniqueIndex {
+  private readonly fields: Array<{ path: string; segments: string[] }>;
+  private readonly owners = new Map<string, string>();
+
+  /** Throws DuplicateKeyError when the documents already break the constraint. */
+  constructor(
+    readonly spec: Required<IndexSpec>,
+    docs: Map<string, Stored>,
+  ) {
+    this.fields = spec.keys.map(([path]) => ({ path, segments: splitPath(path) }));
+    for (const [id, stored] of docs) {
+      this.check(stored.doc, id);
+      this.add(id, stored.doc);
+    }
+  }
+
+  /**
+   * One entry per combination of the document's values on the fields (arrays give one per
+   * element). A sparse index skips documents missing every field; otherwise a missing field
+   * counts as null, as in MongoDB.
+   */
+  private entries(doc: Doc): UniqueEntry[] {
+    if (this.fields.length === 1) {
+      const values = valuesAtPath(doc, this.fields[0]!.segments);
+      const only = values[0];
+      if (values.length === 1 && !Array.isArray(only)) return only === undefined && this.spec.sparse ? [] : [[valueKey(only), [only]]];
+    }
+    const perField = this.fields.map(({ segments }) => {
+      const distinct = new Map<string, unknown>();
+      for (const value of valuesAtPath(doc, segments)) {
+        if (Array.isArray(value) && value.length > 0) for (const element of value) distinct.set(valueKey(element), element);
+        else distinct.set(valueKey(value), value);
+      }
+      return distinct;
+    });
+    if (this.spec.sparse && perField.every((values) => [...values.values()].every((value) => value === undefined))) return [];
+    let combos: UniqueEntry[] = [["", []]];
+    for (const values of perField) {
+      const next: UniqueEntry[] = [];
+      for (const [key, prefix] of combos) {
+        for (const [part, value] of values) next.push([perField.length === 1 ? part : key + JSON.stringify(part), [...prefix, value]]);
+      }
+      combos = next;
+    }
+    return combos;
+  }
+
+  /**
+   * Throws DuplicateKeyError when a document other than `selfId` holds one of the document's
+   * keys, in the index or in `pending` (keys claimed by earlier documents of a batch).
+   */
+  check(doc: Doc, selfId: string, pending?: Map<string, string>): void {
+    for (const [key, values] of this.entries(doc)) {
+      const owner = this.owners.get(key) ?? pending?.get(key);
+      if (owner !== undefined && owner !== selfId) {
+        throw new DuplicateKeyError(Object.fromEntries(this.fields.map(({ path }, i) => [path, copyValue(values[i])])));
+      }
+    }
+  }
+
+  /** Records the document's keys in `pending` after checking them against it. */
+  claim(doc: Doc, id: string, pending: Map<string, string>): void {
+    this.check(doc, id, pending);
+    for (const [key] of this.entries(doc)) pending.set(key, id);
+  }
+
+  add(id: string, doc: Doc): void {
+    for (const [key] of this.entries(doc)) this.owners.set(key, id);
+  }
+
+  remove(id: string, doc: Doc): void {
+    for (const [key] of this.entries(doc)) if (this.owners.get(key) === id) this.owners.delete(key);
+  }
+}

@@ -1,0 +1,86 @@
+// mingo, set up to behave like MongoDB for the memory driver: script operators refused, one
+// deviation corrected, and mingo's own errors reported as the caller's InvalidQueryError.
+import { Aggregator } from "mingo/aggregator";
+import { Context } from "mingo/core";
+import type { Cursor } from "mingo/cursor";
+import * as accumulator from "mingo/operators/accumulator";
+import * as expression from "mingo/operators/expression";
+import * as pipeline from "mingo/operators/pipeline";
+import * as projection from "mingo/operators/projection";
+import * as query from "mingo/operators/query";
+import * as window from "mingo/operators/window";
+import { Query } from "mingo/query";
+import type { Options } from "mingo/types";
+import { update, type Modifier } from "mingo/updater";
+import { MingoError } from "mingo/util";
+import { InvalidQueryError, type Doc, type Filter, type Projection } from "../types.ts";
+
+/** MongoDB's $count emits no document at all for empty input, where mingo's emits a count of 0. */
+const $count: typeof pipeline.$count = (collection, expr, options) =>
+  pipeline.$count(collection, expr, options).filter((doc: Record<string, number>) => doc[expr as string]! > 0);
+
+const context = Context.init({
+  accumulator,
+  expression,
+  pipeline: { ...pipeline, $count },
+  projection,
+  query,
+  window,
+});
+
+const OPTIONS: Partial<Options> = { context, scriptEnabled: false };
+
+/** Script operators run arbitrary code; they are refused outright rather than left to mingo. */
+const SCRIPT_OPERATORS = new Set(["$where", "$function", "$accumulator"]);
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+export function refuseScripts(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const element of value) refuseScripts(element);
+  } else if (isPlainObject(value)) {
+    for (const [key, inner] of Object.entries(value)) {
+      if (SCRIPT_OPERATORS.has(key)) throw new InvalidQueryError(`the ${key} operator is not allowed`);
+      refuseScripts(inner);
+    }
+  }
+}
+
+/** Runs mingo, reporting what it rejects (unknown operators, malformed arguments) as the caller's error. */
+export function withMingo<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    if (error instanceof MingoError || error instanceof SyntaxError) {
+      throw new InvalidQueryError(error.message, { cause: error });
+    }
+    throw error;
+  }
+}
+
+/** A filter as a predicate; throws InvalidQueryError for a filter MongoDB would refuse. */
+export function compileFilter(filter: Filter): (doc: Doc) => boolean {
+  refuseScripts(filter);
+  if (Object.keys(filter).length === 0) return () => true;
+  const compiled = withMingo(() => new Query(filter, OPTIONS));
+  return (doc) => compiled.test(doc);
+}
+
+/** A cursor over documents already filtered, for sorting, paging and projecting them. */
+export function cursor(docs: Doc[], fields?: Projection): Cursor<Doc> {
+  return new Query<Doc>({}, OPTIONS).find<Doc>(docs, fields);
+}
+
+/** Applies an update to `doc` in place; the changed paths. */
+export function applyUpdate(doc: Doc, modifier: Record<string, unknown>): string[] {
+  return update(doc, modifier as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS });
+}
+
+export function runPipeline(stages: Doc[], input: Doc[], collectionResolver: (name: string) => Doc[]): Doc[] {
+  refuseScripts(stages);
+  return new Aggregator(stages, { ...OPTIONS, collectionResolver }).run<Doc>(input);
+}

@@ -1,0 +1,180 @@
+// Value helpers of the memory store: deep copies at the store's boundary, hash keys that agree
+// with mingo's equality, and the per-path values an index holds for a document.
+import { ObjectId } from "bson";
+import { compare as mingoCompare, typeOf } from "mingo/util";
+import type { Doc } from "../types.ts";
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
+
+function assign(target: Record<string, unknown>, key: string, value: unknown): void {
+  // A plain assignment of "__proto__" would replace the copy's prototype instead of storing data.
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
+
+/**
+ * A deep copy that callers cannot use to reach the stored original. bson value types
+ * (ObjectId, Decimal128, …) are immutable values and are shared; `undefined` becomes null, as
+ * the mongodb driver serialises it, so a journal replay yields the same document.
+ */
+export function copyValue(value: unknown): unknown {
+  if (value === undefined) return null;
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(copyValue);
+  if (value instanceof Date) return new Date(value.getTime());
+  if (value instanceof RegExp) return new RegExp(value.source, value.flags);
+  // new Uint8Array copies even a Node Buffer, whose slice() would share memory.
+  if (value instanceof Uint8Array) return new Uint8Array(value);
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) assign(out, key, copyValue(value[key]));
+  return out;
+}
+
+/** A copy of a document with `_id` as its first field. */
+export function copyDocument(doc: Doc): Doc {
+  const out: Doc = {};
+  if ("_id" in doc) out._id = copyValue(doc._id);
+  for (const key of Object.keys(doc)) if (key !== "_id") assign(out, key, copyValue(doc[key]));
+  return out;
+}
+
+function hasOwnToString(value: object): boolean {
+  return value.toString !== Object.prototype.toString;
+}
+
+/**
+ * A string equal for two values exactly when mingo's equality holds for them, used as the key
+ * of hash indexes and of unique constraints. Objects compare regardless of key order, as mingo's
+ * do; class instances (ObjectId, Decimal128, …) by class and string form.
+ */
+export function valueKey(value: unknown): string {
+  if (value === null || value === undefined) return "null";
+  switch (typeof value) {
+    case "number":
+      return `n:${value === 0 ? 0 : value}`;
+    case "string":
+      return `s:${value}`;
+    case "boolean":
+      return value ? "true" : "false";
+    case "bigint":
+      return `i:${value}`;
+    case "object":
+      break;
+    default:
+      return `${typeof value}:${String(value)}`;
+  }
+  if (Array.isArray(value)) return `a:${JSON.stringify(value.map(valueKey))}`;
+  // The common case of _id values, kept off the generic path below (and in the same format).
+  if (value instanceof ObjectId) return `ObjectId:${value.toHexString()}`;
+  if (value instanceof Date) return `d:${value.getTime()}`;
+  if (value instanceof RegExp) return `r:${value.source}/${value.flags}`;
+  const object = value as Record<string, unknown>;
+  if (isPlainObject(object)) return `o:${objectKey(object)}`;
+  const kind = (value as object).constructor?.name ?? "object";
+  return `${kind}:${hasOwnToString(value as object) ? String(value) : objectKey(object)}`;
+}
+
+function objectKey(object: Record<string, unknown>): string {
+  const entries = Object.keys(object)
+    .sort()
+    .map((key) => [key, valueKey(object[key])]);
+  return JSON.stringify(entries);
+}
+
+/**
+ * The values a document has at a dotted path, following mingo's path resolution (a name
+ * segment fans out over array elements, a digit segment indexes an array). Missing values are
+ * reported as undefined so that an index can answer `{field: null}`.
+ */
+export function valuesAtPath(doc: unknown, segments: readonly string[]): unknown[] {
+  if (segments.length === 1 && doc !== null && typeof doc === "object" && !Array.isArray(doc)) {
+    const field = segments[0]!;
+    return [Object.prototype.hasOwnProperty.call(doc, field) ? (doc as Record<string, unknown>)[field] : undefined];
+  }
+  const out: unknown[] = [];
+  collectAtPath(doc, segments, 0, out);
+  return out;
+}
+
+function collectAtPath(value: unknown, segments: readonly string[], depth: number, out: unknown[]): void {
+  if (depth === segments.length) {
+    out.push(value);
+    return;
+  }
+  const segment = segments[depth]!;
+  if (Array.isArray(value)) {
+    if (/^\d+$/.test(segment)) collectAtPath(value[Number(segment)], segments, depth + 1, out);
+    else if (value.length === 0) out.push(undefined);
+    else for (const element of value) collectAtPath(element, segments, depth, out);
+  } else if (value === null || typeof value !== "object" || !Object.prototype.hasOwnProperty.call(value, segment)) {
+    out.push(undefined);
+  } else {
+    collectAtPath((value as Record<string, unknown>)[segment], segments, depth + 1, out);
+  }
+}
+
+/** Types whose values a range condition ($gt, $lte, …) can match in mingo, and which we keep sorted. */
+const RANGE_TYPES = new Set(["number", "string", "boolean", "date", "objectid", "decimal128"]);
+
+export function isRangeValue(value: unknown): boolean {
+  return RANGE_TYPES.has(typeOf(value));
+}
+
+/** NaN and invalid dates, which mingo's comparison treats as equal to everything. */
+export function isUnordered(value: unknown): boolean {
+  return (typeof value === "number" && Number.isNaN(value)) || (value instanceof Date && Number.isNaN(value.getTime()));
+}
+
+/**
+ * A total order over range values: by mingo type first (mingo only compares values of one
+ * type, so each type is a contiguous run), then by mingo's own comparison.
+ */
+export function compareRangeValues(a: unknown, b: unknown): number {
+  const ta = typeOf(a);
+  const tb = typeOf(b);
+  if (ta !== tb) return ta < tb ? -1 : 1;
+  return mingoCompare(a, b);
+}
+
+/** What one document contributes to an index on a path. */
+export interface IndexEntries {
+  /** Distinct valueKeys. */
+  keys: string[];
+  /** Orderable values, for the sorted part of the index. */
+  ordered: unknown[];
+  /** NaN-like values, which every range condition must consider. */
+  unordered: boolean;
+  /** Whether an array was met, which makes combined lower and upper bounds unsafe. */
+  multikey: boolean;
+}
+
+function addEntry(entries: IndexEntries, seen: Set<string>, value: unknown): void {
+  const key = valueKey(value);
+  if (seen.has(key)) return;
+  seen.add(key);
+  entries.keys.push(key);
+  if (Array.isArray(value)) {
+    entries.multikey = true;
+    for (const element of value) addEntry(entries, seen, element);
+  } else if (isUnordered(value)) {
+    entries.unordered = true;
+  } else if (isRangeValue(value)) {
+    entries.ordered.push(value);
+  }
+}
+
+/**
+ * Entries are a superset of what mingo can match: an array contributes itself and, recursively,
+ * its elements, so equality, $in and range conditions on the path always find the document.
+ */
+export function indexEntries(doc: Doc, segments: readonly string[]): IndexEntries {
+  const entries: IndexEntries = { keys: [], ordered: [], unordered: false, multikey: false };
+  const values = valuesAtPath(doc, segments);
+  const seen = new Set<string>();
+  for (const value of values) addEntry(entries, seen, value);
+  return entries;
+}
