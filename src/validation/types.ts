@@ -20,8 +20,12 @@ export interface ValidationEnv {
   /**
    * Looks a document up in a resource (honouring its datasource source/filter, soft delete
    * excluded unless asked). Used by unique and data_relation.
+   * `ignoreFilter`: skip the datasource filter (Eve's `unique` and `unique_to_user` check the
+   * whole collection; `unique_within_resource` and data_relation honour the filter).
+   * A versioned data_relation looks in `<resource><VERSIONS>` (e.g. `people_versions`), the
+   * shadow collection of that resource, by `<ID_FIELD><VERSION_ID_SUFFIX>` and `<VERSION>`.
    */
-  findOne(resource: string, filter: Filter, options?: { includeDeleted?: boolean }): Promise<Doc | null>;
+  findOne(resource: string, filter: Filter, options?: { includeDeleted?: boolean; ignoreFilter?: boolean }): Promise<Doc | null>;
   /** The authenticated user's value for auth_field (unique_to_user). */
   requestAuthValue?: unknown;
 }

@@ -1,0 +1,328 @@
+// A resource schema compiled once, at start-up, into a tree of field nodes: each with its type
+// test and conversion, its normalization (coerce, defaults, renames) and its Cerberus rule queue
+// as closures. Both engines (validator.ts) walk this tree; the JSON Schema one also derives its
+// schema from it (jsonschema.ts).
+import type { Doc } from "../drivers/types.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { builtinTypes, type DataType, type JsonType } from "./datatypes.ts";
+import { customRule, type FieldValidator, type ValidatorExtensions } from "./extensions.ts";
+import * as run from "./rules.ts";
+import type { Segment } from "./errors.ts";
+import { expandDefinition, PASSIVE_RULES, PRIORITY_RULES, schemaIsForItems, type LogicRule } from "./vocabulary.ts";
+
+/** How the JSON Schema engine treats a rule of a node it covers. */
+export type JsonHandling =
+  /** Expressed in the JSON Schema; the closure only runs in the closure engine. */
+  | "full"
+  /** A container rule: the JSON Schema checks it, the closure still descends for residual work. */
+  | "recurse"
+  /** Closure only (database lookups, functions, cross-field rules). */
+  | "none";
+
+export interface Rule {
+  name: string;
+  /** Position in the field's Cerberus rule queue: orders errors as Cerberus emits them. */
+  q: number;
+  json: JsonHandling;
+  /** The rule's value in the definition. */
+  value: unknown;
+  run: run.RuleRun;
+}
+
+export interface DictNode {
+  fields: Map<string, FieldNode>;
+  /** Schema order, for readonly and default processing and required errors. */
+  order: string[];
+  required: string[];
+  allowUnknown: boolean;
+  purgeUnknown: boolean;
+  /** Fields stored as sent without validation (the root's meta fields). */
+  meta: ReadonlySet<string>;
+  /** False when `excludes` makes requiredness depend on the document (closures decide). */
+  requiredInJson: boolean;
+  /** Work for the closure walk of the JSON Schema engine in this sub-document. */
+  residualWork: boolean;
+}
+
+export interface FieldNode {
+  name: Segment;
+  def: Record<string, unknown>;
+  /** The `type` value as written, for "must be of … type". */
+  typeLabel: unknown;
+  typeTest: ((value: unknown) => boolean) | null;
+  /** Set when every type of the field has a JSON Schema equivalent. */
+  jsonTypes: JsonType[] | null;
+  nullable: boolean;
+  readonly: boolean;
+  required: boolean;
+  hasEmpty: boolean;
+  empty: boolean;
+  /** The JSON Schema engine's schema checks this node (it and its ancestors are JSON types). */
+  covered: boolean;
+  queue: Rule[];
+  convert: ((value: unknown) => unknown) | null;
+  autoList: boolean;
+  coerce: Array<(value: unknown) => unknown> | null;
+  renameTo: string | null;
+  renameHandler: Array<(value: unknown) => unknown> | null;
+  hasDefault: boolean;
+  defaultValue: unknown;
+  defaultSetter: ((document: Doc) => unknown) | null;
+  dict: DictNode | null;
+  list: FieldNode | null;
+  items: FieldNode[] | null;
+  keysrules: FieldNode | null;
+  valuesrules: FieldNode | null;
+  /** Every `*of` definition, in order (type conversion tries each, as Eve does). */
+  definitions: FieldNode[];
+  /** Eve's dotted query path for `unique` (list levels skipped). */
+  queryPath: string;
+  /** Work for the closure walk of the JSON Schema engine at or below this node. */
+  residualWork: boolean;
+  converts: boolean;
+  normalizes: boolean;
+}
+
+export interface CompileContext {
+  resource: Resource;
+  config: Config;
+  ext: ValidatorExtensions;
+  types: Record<string, DataType>;
+  /** allow_unknown of the enclosing validator (inherited by sub-documents). */
+  allowUnknown: boolean;
+  requireAll: boolean;
+  covered: boolean;
+  queryPath: readonly string[];
+}
+
+export function typesFor(config: Config, ext: ValidatorExtensions): Record<string, DataType> {
+  const types = builtinTypes({ dateFormat: config.DATE_FORMAT, allowCustomGeoFields: config.ALLOW_CUSTOM_FIELDS_IN_GEOJSON === true });
+  for (const [name, test] of Object.entries(ext.types ?? {})) types[name] = { test };
+  return types;
+}
+
+const PRIORITY = new Set<string>(PRIORITY_RULES);
+const PASSIVE = new Set<string>(PASSIVE_RULES);
+
+function asList<T>(value: T | T[] | undefined): T[] {
+  return value === undefined ? [] : Array.isArray(value) ? value : [value];
+}
+
+function namedFunctions<F>(value: unknown, registry: Record<string, F> | undefined): F[] {
+  return asList(value as unknown).map((entry) => (typeof entry === "string" ? registry?.[entry] : entry) as F).filter((f): f is F => typeof f === "function");
+}
+
+function converterFor(types: DataType[]): ((value: unknown) => unknown) | null {
+  const convertible = types.filter((t) => t.convert);
+  if (!convertible.length) return null;
+  if (types.length === 1) return types[0]!.convert!;
+  // A value already of one of the listed types stays as sent; otherwise the first conversion
+  // that yields a value of its type wins.
+  return (value) => {
+    if (types.some((t) => t.test(value))) return value;
+    for (const type of convertible) {
+      const converted = type.convert!(value);
+      if (converted !== value && type.test(converted)) return converted;
+    }
+    return value;
+  };
+}
+
+function uniqueJsonTypes(types: DataType[]): JsonType[] | null {
+  if (!types.length || types.some((t) => !t.json)) return null;
+  return [...new Set(types.map((t) => t.json!))];
+}
+
+/** Compiles one field definition (its sub-schemas included). */
+export function compileField(raw: unknown, name: Segment, cc: CompileContext): FieldNode {
+  const def = expandDefinition((raw ?? {}) as Record<string, unknown>);
+  const typeNames = def.type === undefined || def.type === null ? null : (asList(def.type) as string[]);
+  const dataTypes = typeNames ? typeNames.map((t) => cc.types[t] ?? { test: () => false }) : [];
+  const jsonTypes = typeNames ? uniqueJsonTypes(dataTypes) : null;
+  const convert = typeNames ? converterFor(dataTypes) : null;
+  const node: FieldNode = {
+    name,
+    def,
+    typeLabel: def.type,
+    typeTest: typeNames ? (value) => dataTypes.some((t) => t.test(value)) : null,
+    jsonTypes,
+    nullable: def.nullable === true,
+    readonly: def.readonly === true,
+    required: (def.required ?? cc.requireAll) === true,
+    hasEmpty: "empty" in def,
+    empty: def.empty !== false,
+    covered: cc.covered && (typeNames === null || jsonTypes !== null),
+    queue: [],
+    convert,
+    autoList: cc.config.AUTO_CREATE_LISTS === true && !!typeNames?.includes("list"),
+    coerce: "coerce" in def ? namedFunctions(def.coerce, cc.ext.coercers) : null,
+    renameTo: typeof def.rename === "string" ? def.rename : null,
+    renameHandler: "rename_handler" in def ? namedFunctions(def.rename_handler, cc.ext.coercers) : null,
+    hasDefault: "default" in def,
+    defaultValue: convert && def.default !== null && def.default !== undefined ? convert(def.default) : def.default,
+    defaultSetter: namedFunctions<(d: Doc) => unknown>(def.default_setter, cc.ext.defaultSetters)[0] ?? null,
+    dict: null,
+    list: null,
+    items: null,
+    keysrules: null,
+    valuesrules: null,
+    definitions: [],
+    queryPath: cc.queryPath.join("."),
+    residualWork: false,
+    converts: false,
+    normalizes: false,
+  };
+
+  let q = PRIORITY_RULES.length;
+  for (const [ruleName, value] of Object.entries(def)) {
+    if (PRIORITY.has(ruleName) || PASSIVE.has(ruleName)) continue;
+    const rule = compileRule(ruleName, value, node, cc);
+    if (rule) node.queue.push({ name: ruleName, q: q++, value, ...rule });
+  }
+
+  const children = [node.list, node.keysrules, node.valuesrules, ...(node.items ?? []), ...(node.dict ? node.dict.fields.values() : [])].filter(
+    (child): child is FieldNode => child !== null,
+  );
+  node.residualWork =
+    !node.covered ||
+    node.readonly ||
+    node.queue.some((r) => r.json === "none") ||
+    children.some((c) => c.residualWork) ||
+    (node.dict?.residualWork ?? false);
+  node.converts = !!convert || node.autoList || node.definitions.length > 0 || children.some((c) => c.converts);
+  node.normalizes =
+    !!node.coerce ||
+    !!node.renameTo ||
+    !!node.renameHandler ||
+    node.hasDefault ||
+    !!node.defaultSetter ||
+    node.readonly ||
+    (node.dict?.purgeUnknown ?? false) ||
+    children.some((c) => c.normalizes);
+  return node;
+}
+
+type CompiledRule = Pick<Rule, "json" | "run">;
+
+function compileRule(name: string, value: unknown, node: FieldNode, cc: CompileContext): CompiledRule | null {
+  const scalarTypes = node.jsonTypes?.every((t) => t !== "array" && t !== "object") ?? false;
+  const listOnly = node.jsonTypes?.length === 1 && node.jsonTypes[0] === "array";
+  switch (name) {
+    case "allowed":
+      return { json: scalarTypes || listOnly ? "full" : "none", run: run.allowed(value as unknown[]) };
+    case "forbidden":
+      return { json: scalarTypes || listOnly ? "full" : "none", run: run.forbidden(value as unknown[]) };
+    case "contains":
+      return { json: listOnly ? "full" : "none", run: run.contains(value) };
+    case "min":
+    case "max": {
+      const bound = node.convert && typeof value === "string" ? node.convert(value) : value;
+      return { json: typeof bound === "number" ? "full" : "none", run: run.bound(name, bound) };
+    }
+    case "minlength":
+    case "maxlength":
+      return { json: "full", run: run.length(name, value as number) };
+    case "regex": {
+      const regex = run.compilePattern(value as string);
+      return { json: regex.unicode ? "full" : "none", run: run.regex(value as string, regex.regex) };
+    }
+    case "dependencies":
+      return { json: "none", run: run.dependencies(value) };
+    case "excludes":
+      return { json: "none", run: run.excludes(asList(value as string | string[])) };
+    case "schema":
+      return compileSchemaRule(value, node, cc);
+    case "items": {
+      const json = node.covered && listOnly ? "recurse" : "none";
+      const childCc = { ...cc, covered: json === "recurse" };
+      node.items = (value as unknown[]).map((def, i) => compileField(def, i, childCc));
+      return { json, run: run.items(node.items) };
+    }
+    case "keysrules":
+      node.keysrules = compileField(value, "", { ...cc, covered: node.covered });
+      return { json: "recurse", run: run.keysrules(node.keysrules) };
+    case "valuesrules":
+      node.valuesrules = compileField(value, "", { ...cc, covered: node.covered });
+      return { json: "recurse", run: run.valuesrules(node.valuesrules) };
+    case "allof":
+    case "anyof":
+    case "noneof":
+    case "oneof": {
+      const definitions = (value as Record<string, unknown>[]).map((d, i) => {
+        const merged: Record<string, unknown> = { ...d };
+        if (!("type" in merged) && "type" in node.def) merged.type = node.def.type;
+        if (!("allow_unknown" in merged)) merged.allow_unknown = cc.allowUnknown;
+        return compileField(merged, node.name, { ...cc, covered: false });
+      });
+      node.definitions.push(...definitions);
+      return { json: "none", run: run.logic(name as LogicRule, definitions) };
+    }
+    case "check_with":
+      return { json: "none", run: run.checkWith(namedFunctions<FieldValidator>(value, cc.ext.validators)) };
+    case "unique":
+    case "unique_to_user":
+    case "unique_within_resource":
+      return value === true ? { json: "none", run: run.unique(name) } : null;
+    case "data_relation":
+      return { json: "none", run: run.dataRelation(value as run.RelationSpec, cc.config) };
+  }
+  const custom = cc.ext.rules?.[name];
+  return custom ? { json: "none", run: run.custom(customRule(custom).validate, value) } : null;
+}
+
+function compileSchemaRule(value: unknown, node: FieldNode, cc: CompileContext): CompiledRule | null {
+  if (value === null || typeof value !== "object") return null;
+  const forList = schemaIsForItems(node.def.type, value as Record<string, unknown>, (key) => !!cc.ext.rules?.[key]);
+  const childCc: CompileContext = { ...cc, covered: node.covered };
+  if (forList) {
+    node.list = compileField(value, 0, childCc);
+  } else {
+    const allowUnknown = (node.def.allow_unknown ?? cc.allowUnknown) === true;
+    const requireAll = (node.def.require_all ?? cc.requireAll) === true;
+    node.dict = compileDict(value as Record<string, unknown>, { ...childCc, allowUnknown, requireAll }, new Set(), node.def.purge_unknown === true);
+  }
+  return { json: "recurse", run: run.schema(node) };
+}
+
+export function compileDict(schema: Record<string, unknown>, cc: CompileContext, meta: ReadonlySet<string>, purgeUnknown: boolean): DictNode {
+  const fields = new Map<string, FieldNode>();
+  for (const [name, def] of Object.entries(schema)) {
+    fields.set(name, compileField(def, name, { ...cc, queryPath: [...cc.queryPath, name] }));
+  }
+  const nodes = [...fields.values()];
+  const requiredInJson = !nodes.some((n) => n.required && "excludes" in n.def);
+  return {
+    fields,
+    order: [...fields.keys()],
+    required: nodes.filter((n) => n.required).map((n) => String(n.name)),
+    allowUnknown: cc.allowUnknown,
+    purgeUnknown,
+    meta,
+    requiredInJson,
+    residualWork: !requiredInJson || nodes.some((n) => n.residualWork),
+  };
+}
+
+/**
+ * The resource's root: its schema plus the fields Eve manages itself. `_id` is validated as an
+ * objectid unless the schema says otherwise (Eve adds that definition); `_deleted` is only
+ * accepted unchanged, so that a client cannot soft-delete or restore through a write.
+ */
+export function compileResource(resource: Resource, config: Config, ext: ValidatorExtensions, usable: Record<string, unknown>): DictNode {
+  const schema: Record<string, unknown> = { ...usable };
+  const meta = new Set([config.DATE_CREATED, config.LAST_UPDATED, config.ETAG]);
+  if (resource.versioning) meta.add(config.VERSION);
+  if (!(config.ID_FIELD in schema)) schema[config.ID_FIELD] = { type: "objectid" };
+  if (resource.soft_delete) schema[config.DELETED] = { readonly: true };
+  const cc: CompileContext = {
+    resource,
+    config,
+    ext,
+    types: typesFor(config, ext),
+    allowUnknown: resource.allow_unknown,
+    requireAll: false,
+    covered: true,
+    queryPath: [],
+  };
+  return compileDict(schema, cc, meta, false);
+}

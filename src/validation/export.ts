@@ -1,0 +1,164 @@
+// An Eve schema as a JSON Schema (draft 2020-12) describing documents as clients send them
+// (ids as hex strings, datetimes as strings), for the schema endpoint and OpenAPI. Rules that
+// need the database or code (unique, data_relation, coerce, custom rules) are not expressed.
+import type { Schema } from "../settings/types.ts";
+import { GEO_TYPES, type GeoTypeName } from "./geo.ts";
+import { isPlainObject } from "./datatypes.ts";
+import { compilePattern } from "./rules.ts";
+import { expandDefinition, schemaIsForItems } from "./vocabulary.ts";
+
+export type JsonSchema = Record<string, unknown>;
+
+export interface JsonSchemaOptions {
+  /** The resource's allow_unknown (sub-documents inherit it, as in validation). */
+  allowUnknown?: boolean;
+  /** DATE_FORMAT, mentioned in the description of datetime fields. */
+  dateFormat?: string;
+}
+
+const position = { type: "array", items: { type: "number" }, minItems: 2, maxItems: 2 };
+const line = { type: "array", items: position, minItems: 2 };
+const ring = { type: "array", items: position, minItems: 4 };
+const COORDINATES: Partial<Record<GeoTypeName, JsonSchema>> = {
+  point: position,
+  multipoint: { type: "array", items: position },
+  linestring: line,
+  multilinestring: { type: "array", items: line },
+  polygon: { type: "array", items: ring, minItems: 1 },
+  multipolygon: { type: "array", items: { type: "array", items: ring, minItems: 1 } },
+};
+
+function geoSchema(type: GeoTypeName): JsonSchema {
+  const name = GEO_TYPES[type];
+  const member =
+    type === "geometrycollection" ? { geometries: { type: "array", items: { type: "object" } } }
+    : type === "feature" ? { geometry: { type: "object" } }
+    : type === "featurecollection" ? { features: { type: "array", items: { type: "object" } } }
+    : { coordinates: COORDINATES[type] };
+  return { type: "object", properties: { type: { const: name }, ...member }, required: ["type", ...Object.keys(member)] };
+}
+
+function typeSchema(type: string, options: JsonSchemaOptions): JsonSchema {
+  switch (type) {
+    case "string":
+    case "integer":
+    case "number":
+    case "boolean":
+      return { type };
+    case "float":
+      return { type: "number" };
+    case "list":
+      return { type: "array" };
+    case "dict":
+      return { type: "object" };
+    case "datetime":
+    case "date":
+      return { type: "string", description: `a date in the format ${options.dateFormat ?? "%a, %d %b %Y %H:%M:%S GMT"}` };
+    case "objectid":
+      return { type: "string", pattern: "^[0-9a-fA-F]{24}$" };
+    case "decimal":
+    case "decimal128":
+      return { type: ["string", "number"] };
+    case "media":
+      return { type: "string", format: "binary" };
+  }
+  return type in GEO_TYPES ? geoSchema(type as GeoTypeName) : {};
+}
+
+function objectSchema(schema: Schema, allowUnknown: boolean, options: JsonSchemaOptions): JsonSchema {
+  const properties: Record<string, JsonSchema> = {};
+  const required: string[] = [];
+  for (const [name, definition] of Object.entries(schema)) {
+    properties[name] = fieldSchema(definition as Record<string, unknown>, allowUnknown, options);
+    if ((definition as { required?: unknown }).required === true) required.push(name);
+  }
+  const out: JsonSchema = { type: "object", properties };
+  if (required.length) out.required = required;
+  if (!allowUnknown) out.additionalProperties = false;
+  return out;
+}
+
+function fieldSchema(raw: Record<string, unknown>, allowUnknown: boolean, options: JsonSchemaOptions): JsonSchema {
+  const def = expandDefinition(raw);
+  const types = def.type === undefined ? [] : Array.isArray(def.type) ? (def.type as string[]) : [def.type as string];
+  const list = types.length === 1 && types[0] === "list";
+  const out: JsonSchema = types.length === 1 ? typeSchema(types[0]!, options) : types.length ? { anyOf: types.map((t) => typeSchema(t, options)) } : {};
+  const allOf: JsonSchema[] = [];
+  const items = (extra: JsonSchema) => (out.items = { ...(out.items as JsonSchema | undefined), ...extra });
+
+  if (def.nullable === true) {
+    if (typeof out.type === "string") out.type = [out.type, "null"];
+    else if (out.anyOf) (out.anyOf as JsonSchema[]).push({ type: "null" });
+    else if (types.length) out.anyOf = [{ ...out }, { type: "null" }];
+  }
+  for (const [rule, value] of Object.entries(def)) {
+    switch (rule) {
+      case "minlength":
+      case "maxlength": {
+        const bound = rule === "minlength" ? ["minLength", "minItems", "minProperties"] : ["maxLength", "maxItems", "maxProperties"];
+        const relevant = types.length ? types : ["string", "list", "dict"];
+        if (relevant.includes("string")) out[bound[0]!] = value;
+        if (relevant.includes("list")) out[bound[1]!] = value;
+        if (relevant.includes("dict")) out[bound[2]!] = value;
+        break;
+      }
+      case "min":
+      case "max":
+        if (typeof value === "number") out[rule === "min" ? "minimum" : "maximum"] = value;
+        break;
+      case "allowed":
+        if (list) items({ enum: value });
+        else out.enum = value;
+        break;
+      case "forbidden":
+        if (list) items({ not: { enum: value } });
+        else out.not = { enum: value };
+        break;
+      case "regex":
+        out.pattern = compilePattern(value as string).source;
+        break;
+      case "contains":
+        for (const member of Array.isArray(value) ? value : [value]) allOf.push({ contains: { const: member } });
+        break;
+      case "items":
+        out.prefixItems = (value as Record<string, unknown>[]).map((d) => fieldSchema(d, allowUnknown, options));
+        out.minItems = out.maxItems = (value as unknown[]).length;
+        break;
+      case "schema": {
+        const nested = value as Record<string, unknown>;
+        if (schemaIsForItems(def.type, nested, () => false)) items(fieldSchema(nested, allowUnknown, options));
+        else Object.assign(out, objectSchema(nested as Schema, (def.allow_unknown ?? allowUnknown) === true, options));
+        break;
+      }
+      case "keysrules":
+        out.propertyNames = fieldSchema(value as Record<string, unknown>, allowUnknown, options);
+        break;
+      case "valuesrules":
+        allOf.push({ additionalProperties: fieldSchema(value as Record<string, unknown>, allowUnknown, options) });
+        break;
+      case "anyof":
+      case "allof":
+      case "oneof":
+      case "noneof": {
+        const definitions = (value as Record<string, unknown>[]).map((d) => fieldSchema(d, allowUnknown, options));
+        if (rule === "noneof") allOf.push({ not: { anyOf: definitions } });
+        else allOf.push({ [rule === "anyof" ? "anyOf" : rule === "allof" ? "allOf" : "oneOf"]: definitions });
+        break;
+      }
+      case "default":
+        if (value === null || typeof value !== "object" || Array.isArray(value) || isPlainObject(value)) out.default = value;
+        break;
+      case "readonly":
+        if (value === true) out.readOnly = true;
+        break;
+    }
+  }
+  if (def.nullable === true && Array.isArray(out.enum)) out.enum = [...out.enum, null];
+  if (allOf.length) out.allOf = allOf;
+  return out;
+}
+
+/** The JSON Schema of documents valid against an Eve schema (meta fields not included). */
+export function toJsonSchema(schema: Schema, options: JsonSchemaOptions = {}): JsonSchema {
+  return { $schema: "https://json-schema.org/draft/2020-12/schema", ...objectSchema(schema, options.allowUnknown === true, options) };
+}

@@ -1,0 +1,97 @@
+// A resource's validator: compiled once at start-up, then per document: keys checked and
+// dotted keys expanded, values converted, Cerberus' normalization, the rules (JSON Schema plus
+// closures, or closures alone), and `_issues` as Eve renders them.
+import type { Doc } from "../drivers/types.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { compileResource, type DictNode } from "./compile.ts";
+import { Level, MESSAGES, renderIssues } from "./errors.ts";
+import type { ValidatorExtensions } from "./extensions.ts";
+import { compileJsonEngine, type JsonEngine } from "./jsonschema.ts";
+import { convertDict, normalizeDict, prepare, type KeyIssue } from "./normalize.ts";
+import { pyRepr } from "./pyrepr.ts";
+import { settle, validateDict, type DocRun } from "./rules.ts";
+import { usableSchema } from "./schema-check.ts";
+import type { ResourceValidator, ValidationEnv, ValidationMode, ValidationResult } from "./types.ts";
+
+/**
+ * `jsonschema`: structural rules checked by @cfworker/json-schema against a schema generated at
+ * start-up, the others by closures. `closures`: every rule by closures (faster, same results).
+ */
+export type ValidationEngine = "jsonschema" | "closures";
+
+export interface CompileOptions {
+  engine?: ValidationEngine;
+}
+
+interface Checked {
+  document: Doc;
+  level: Level;
+  run: DocRun;
+}
+
+function isPlainDocument(value: unknown): value is Doc {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function compileValidator(resource: Resource, config: Config, extensions: ValidatorExtensions = {}, options: CompileOptions = {}): ResourceValidator {
+  const root: DictNode = compileResource(resource, config, extensions, usableSchema(resource, config, extensions));
+  const json: JsonEngine | null = (options.engine ?? "jsonschema") === "jsonschema" ? compileJsonEngine(root) : null;
+  const expandDots = (resource.raw.normalize_dotted_fields ?? config.NORMALIZE_DOTTED_FIELDS) !== false;
+  const asList = config.VALIDATION_ERROR_AS_LIST === true;
+
+  async function check(input: Doc, mode: ValidationMode, env: ValidationEnv): Promise<Checked> {
+    if (!isPlainDocument(input)) throw new TypeError(`a document must be an object, got ${pyRepr(input)}`);
+    const keyIssues: KeyIssue[] = [];
+    const document = prepare(input, [], expandDots, keyIssues) as Doc;
+    const level = new Level();
+    keyIssues.forEach((issue, i) => level.add([-1, i], { path: issue.path, rule: null, message: issue.message }));
+    convertDict(root, document);
+
+    const normalized = mode !== "PATCH" || resource.normalize_on_patch;
+    const run: DocRun = {
+      mode,
+      env,
+      config,
+      resource,
+      root: document,
+      original: mode === "POST" ? undefined : env.original,
+      normalized,
+      pending: [],
+      badType: null,
+      blocked: new Set(),
+      unique: [],
+    };
+    if (normalized) normalizeDict(root, document, [], level, run);
+
+    const update = mode === "PATCH";
+    const residual = json !== null && json.check(document, run, level, update);
+    validateDict({ doc: run, level, path: [], residual, update }, root, document);
+    await settle(run.pending);
+    return { document, level, run };
+  }
+
+  function result({ document, level }: Checked): ValidationResult {
+    const issues = renderIssues(level, asList);
+    return { valid: Object.keys(issues).length === 0, document, issues };
+  }
+
+  return {
+    validate: async (document, mode, env) => result(await check(document, mode, env)),
+
+    async validateMany(documents, env) {
+      const checked = await Promise.all(documents.map((document) => check(document, "POST", env)));
+      // A value some earlier document of the batch holds is not unique either (DECISIONS.md §5).
+      const seen = new Set<string>();
+      for (const { run } of checked) {
+        const keys = run.unique.map((c) => `${c.field}\u0000${pyRepr(c.value)}`);
+        run.unique.forEach((candidate, i) => {
+          if (!candidate.reported && seen.has(keys[i]!)) {
+            candidate.level.add(candidate.key, { path: candidate.path, rule: null, message: MESSAGES.notUnique(candidate.value) });
+          }
+        });
+        for (const key of keys) seen.add(key);
+      }
+      return checked.map(result);
+    },
+  };
+}
