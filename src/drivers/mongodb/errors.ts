@@ -1,0 +1,66 @@
+// What the mongodb package throws, in the contract's terms. The rule: the server answered and
+// refused the command → the request was at fault (InvalidQueryError), except for the answers
+// that say the server cannot serve right now (shutting down, stepping down, not primary,
+// credentials refused), which like every network and server-selection failure mean the
+// database is unavailable.
+import { BSONError, deserialize, serialize } from "bson";
+import {
+  MongoError,
+  MongoInvalidArgumentError,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerClosedError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+} from "mongodb";
+import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError } from "../types.ts";
+
+/** E11000 and its legacy spellings. */
+export const DUPLICATE_KEY_CODES = new Set([11000, 11001, 12582]);
+
+/**
+ * Server codes that describe the server's state, not the command: HostUnreachable,
+ * HostNotFound, Unauthorized, AuthenticationFailed, MaxTimeMSExpired, WriteConcernFailed,
+ * NetworkTimeout, ShutdownInProgress, UnsatisfiableWriteConcern, PrimarySteppedDown,
+ * ExceededTimeLimit, SocketException, NotWritablePrimary, InterruptedAtShutdown,
+ * InterruptedDueToReplStateChange, NotPrimaryNoSecondaryOk, NotPrimaryOrSecondary.
+ */
+const UNAVAILABLE_CODES = new Set([6, 7, 13, 18, 50, 64, 89, 91, 100, 189, 262, 9001, 10107, 11600, 11602, 13435, 13436]);
+
+function isUnavailable(error: MongoError): boolean {
+  if (
+    error instanceof MongoNetworkError ||
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoTopologyClosedError ||
+    error instanceof MongoNotConnectedError ||
+    error instanceof MongoServerClosedError ||
+    error instanceof MongoOperationTimeoutError
+  ) {
+    return true;
+  }
+  if (error.hasErrorLabel("RetryableWriteError") || error.hasErrorLabel("ResetPool")) return true;
+  return typeof error.code === "number" && UNAVAILABLE_CODES.has(error.code);
+}
+
+/** The contract's error for `error`, or `error` itself when it is none of them (a bug: 500). */
+export function translateError(error: unknown): unknown {
+  if (error instanceof DuplicateKeyError || error instanceof InvalidQueryError || error instanceof DatabaseUnavailableError) return error;
+  if (error instanceof MongoError) {
+    if (isUnavailable(error)) return new DatabaseUnavailableError(`MongoDB is unavailable: ${error.message}`, { cause: error });
+    if (error instanceof MongoServerError) {
+      if (typeof error.code === "number" && DUPLICATE_KEY_CODES.has(error.code)) {
+        const keyValue = error.keyValue;
+        // Re-encoded so its values are everest's bson classes, not the mongodb package's copies.
+        return new DuplicateKeyError(keyValue && typeof keyValue === "object" ? deserialize(serialize(keyValue)) : {}, error.message);
+      }
+      return new InvalidQueryError(error.message, { cause: error });
+    }
+    if (error instanceof MongoInvalidArgumentError) return new InvalidQueryError(error.message, { cause: error });
+    return error;
+  }
+  // Raised while serializing a value BSON cannot hold (an invalid key, a cyclic document).
+  if (error instanceof BSONError) return new InvalidQueryError(error.message, { cause: error });
+  return error;
+}

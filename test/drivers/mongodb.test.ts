@@ -1,0 +1,204 @@
+// The mongodb driver against MONGODB_URI (CI starts the emulator from ../shared); without it
+// these tests are reported as skipped.
+import { createServer, connect, type Server, type Socket } from "node:net";
+import { Decimal128, ObjectId } from "bson";
+import { MongoClient } from "mongodb";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { clientOptions, MongoDriver } from "../../src/drivers/mongodb/index.ts";
+import { createDriver } from "../../src/drivers/registry.ts";
+import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Target } from "../../src/drivers/types.ts";
+import { runDriverConformance } from "./conformance.ts";
+
+const uri = process.env.MONGODB_URI;
+
+async function rejection(promise: Promise<unknown>): Promise<unknown> {
+  try {
+    await promise;
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected the promise to reject");
+}
+
+const fresh = (collection = "c"): Target => ({ database: `mongo_${new ObjectId().toHexString()}`, collection });
+
+/** A TCP relay to the database that can be cut and restored, to play an outage. */
+class Relay {
+  private server: Server | null = null;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(private readonly upstream: { host: string; port: number }) {}
+
+  async start(): Promise<void> {
+    const server = createServer((client) => {
+      const upstream = connect(this.upstream.port, this.upstream.host);
+      for (const socket of [client, upstream]) {
+        this.sockets.add(socket);
+        socket.on("close", () => this.sockets.delete(socket));
+        socket.on("error", () => {
+          client.destroy();
+          upstream.destroy();
+        });
+      }
+      client.pipe(upstream).pipe(client);
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.port, "127.0.0.1", () => resolve());
+    });
+    this.port = (server.address() as { port: number }).port;
+    this.server = server;
+  }
+
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+  }
+}
+
+describe("mongodb driver: settings", () => {
+  it("is what the registry builds for mongodb:// and mongodb+srv:// URIs, without connecting", async () => {
+    const driver = await createDriver("mongodb://127.0.0.1:1/app", { databaseName: "app", settings: {} });
+    expect(driver).toBeInstanceOf(MongoDriver);
+    await driver.close();
+    await expect(createDriver("mongodb+srv://cluster.invalid/app", { databaseName: "app", settings: {} })).resolves.toBeInstanceOf(MongoDriver);
+  });
+
+  it("bounds server selection, passes DB_OPTIONS and DB_WRITE_CONCERN, and drops pymongo-only options", () => {
+    expect(clientOptions({})).toMatchObject({ serverSelectionTimeoutMS: 3000, connectTimeoutMS: 3000 });
+    const options = clientOptions({
+      DB_OPTIONS: { connect: true, tz_aware: true, uuidRepresentation: "standard", appName: "everest", serverSelectionTimeoutMS: 500 },
+      DB_WRITE_CONCERN: { w: "majority" },
+    });
+    expect(options).toMatchObject({ appName: "everest", serverSelectionTimeoutMS: 500, writeConcern: { w: "majority" } });
+    for (const key of ["connect", "tz_aware", "uuidRepresentation"]) expect(options).not.toHaveProperty(key);
+    // MongoClient refuses options it does not know, so what is left must all be known to it.
+    expect(() => new MongoClient("mongodb://127.0.0.1:1", options)).not.toThrow();
+  });
+});
+
+describe.skipIf(!uri)("mongodb driver", () => {
+  runDriverConformance("mongodb", async () => new MongoDriver({ uri: uri!, databaseName: "everest", client: { serverSelectionTimeoutMS: 2000 } }));
+
+  describe("specifics", () => {
+    let driver: MongoDriver;
+    let client: MongoClient;
+    beforeAll(async () => {
+      driver = new MongoDriver({ uri: uri!, databaseName: "everest" });
+      client = await new MongoClient(uri!).connect();
+    });
+    afterAll(async () => {
+      await driver.close();
+      await client.close();
+    });
+
+    it("returns everest's bson classes, in documents, aggregations and duplicate-key values", async () => {
+      const t = fresh();
+      const id = new ObjectId();
+      await driver.createIndexes(t, [{ keys: [["ref", 1]], unique: true }]);
+      await driver.insertMany(t, [{ _id: id, ref: new ObjectId(), price: Decimal128.fromString("1.5") }, { ref: 2 }]);
+      const [found] = await driver.find(t, { filter: { _id: id } });
+      expect(found!._id).toBeInstanceOf(ObjectId);
+      expect(found!.ref).toBeInstanceOf(ObjectId);
+      expect(found!.price).toBeInstanceOf(Decimal128);
+      const [aggregated] = await driver.aggregate(t, [{ $match: { _id: id } }]);
+      expect(aggregated!._id).toBeInstanceOf(ObjectId);
+      const error = await rejection(driver.updateOne(t, { ref: 2 }, { $set: { ref: found!.ref } }));
+      expect(error).toBeInstanceOf(DuplicateKeyError);
+      expect((error as DuplicateKeyError).keyValue.ref).toBeInstanceOf(ObjectId);
+    });
+
+    it("reports every field of a compound unique index a bulk insert broke", async () => {
+      const t = fresh();
+      await driver.createIndexes(t, [{ keys: [["a", 1], ["b", 1]], unique: true, name: "a_b" }]);
+      await driver.insertMany(t, [{ a: 1, b: 1 }]);
+      const error = await rejection(driver.insertMany(t, [{ a: 1, b: 2 }, { a: 1, b: 1 }]));
+      expect((error as DuplicateKeyError).keyValue).toEqual({ a: 1, b: 1 });
+      expect(await driver.count(t, {})).toBe(1);
+    });
+
+    it("redefining an index (same name, or same keys under another name) replaces it", async () => {
+      const t = fresh();
+      await driver.createIndexes(t, [{ keys: [["email", 1]], unique: true, name: "email" }]);
+      await driver.insertMany(t, [{ email: "a" }]);
+      expect(await rejection(driver.insertMany(t, [{ email: "a" }]))).toBeInstanceOf(DuplicateKeyError);
+      await driver.createIndexes(t, [{ keys: [["email", 1]], name: "email" }]);
+      await driver.insertMany(t, [{ email: "a" }]);
+      await driver.createIndexes(t, [{ keys: [["email", 1]], sparse: true, name: "email_sparse" }]);
+      const names = (await client.db(t.database).collection(t.collection).indexes()).map((index) => index.name);
+      expect(names.sort()).toEqual(["_id_", "email_sparse"]);
+    });
+
+    it("creates 2dsphere indexes for geo queries", async () => {
+      const t = fresh();
+      await driver.createIndexes(t, [{ keys: [["location", "2dsphere"]] }]);
+      await driver.insertMany(t, [{ name: "near", location: { type: "Point", coordinates: [0, 0] } }, { name: "far", location: { type: "Point", coordinates: [90, 45] } }]);
+      const near = await driver.find(t, { filter: { location: { $near: { $geometry: { type: "Point", coordinates: [0.1, 0.1] }, $maxDistance: 50_000 } } } });
+      expect(near.map((doc) => doc.name)).toEqual(["near"]);
+    });
+
+    it("reads GridFS files written by Eve, whose content type is a top-level field", async () => {
+      const database = fresh().database!;
+      const _id = new ObjectId();
+      const db = client.db(database);
+      await db.collection("fs.files").insertOne({ _id, length: 3, chunkSize: 261120, uploadDate: new Date(), filename: "eve.txt", contentType: "text/plain" });
+      await db.collection("fs.chunks").insertOne({ files_id: _id, n: 0, data: Buffer.from("abc") });
+      const file = await driver.media(database).get(_id.toHexString());
+      expect(file).toMatchObject({ filename: "eve.txt", contentType: "text/plain", length: 3 });
+      expect(await new Response(file!.read() as ReadableStream).text()).toBe("abc");
+      await driver.media(database).delete(_id.toHexString());
+      expect(await db.collection("fs.chunks").countDocuments({ files_id: _id })).toBe(0);
+    });
+
+    it("refuses what the server refuses as an invalid query", async () => {
+      const t = fresh();
+      await driver.insertMany(t, [{ n: 1 }]);
+      expect(await rejection(driver.aggregate(t, [{ $bogus: {} }]))).toBeInstanceOf(InvalidQueryError);
+      expect(await rejection(driver.updateOne(t, { n: 1 }, { $set: { _id: new ObjectId() } }))).toBeInstanceOf(InvalidQueryError);
+    });
+  });
+
+  describe("outages", () => {
+    const upstream = new URL(uri ?? "mongodb://127.0.0.1:27017");
+    const relay = new Relay({ host: upstream.hostname, port: Number(upstream.port || 27017) });
+    let driver: MongoDriver;
+    const t = fresh();
+    beforeAll(async () => {
+      await relay.start();
+      driver = new MongoDriver({
+        uri: `mongodb://127.0.0.1:${relay.port}/?directConnection=true`,
+        databaseName: "everest",
+        // Above the 500 ms the mongodb package waits between checks of a server it lost.
+        client: { serverSelectionTimeoutMS: 2000, connectTimeoutMS: 2000 },
+      });
+    });
+    afterAll(async () => {
+      await driver.close();
+      await relay.stop();
+    });
+
+    it("reports an unreachable database as unavailable, and serves again once it is back", async () => {
+      await driver.insertMany(t, [{ n: 1 }]);
+      await relay.stop();
+      expect(await rejection(driver.count(t, {}))).toBeInstanceOf(DatabaseUnavailableError);
+      expect(await rejection(driver.insertMany(t, [{ n: 2 }]))).toBeInstanceOf(DatabaseUnavailableError);
+      await relay.start();
+      expect(await driver.count(t, {})).toBe(1);
+    });
+
+    it("recovers when the database was already down at the first operation", async () => {
+      await relay.stop();
+      const late = new MongoDriver({ uri: `mongodb://127.0.0.1:${relay.port}/?directConnection=true`, databaseName: "everest", client: { serverSelectionTimeoutMS: 2000 } });
+      try {
+        expect(await rejection(late.find(t, { filter: {} }))).toBeInstanceOf(DatabaseUnavailableError);
+        await relay.start();
+        expect(await late.count(t, {})).toBe(1);
+      } finally {
+        await late.close();
+      }
+    });
+  });
+});
