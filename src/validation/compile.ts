@@ -116,10 +116,8 @@ function converterFor(types: DataType[]): ((value: unknown) => unknown) | null {
   const convertible = types.filter((t) => t.convert);
   if (!convertible.length) return null;
   if (types.length === 1) return types[0]!.convert!;
-  // A value already of one of the listed types stays as sent; otherwise the first conversion
-  // that yields a value of its type wins.
+  // Eve applies the conversions in the listed order; the first one that converts wins.
   return (value) => {
-    if (types.some((t) => t.test(value))) return value;
     for (const type of convertible) {
       const converted = type.convert!(value);
       if (converted !== value && type.test(converted)) return converted;
