@@ -17,7 +17,7 @@ const factories: Record<string, () => Promise<DriverFactory>> = {
 };
 
 /** The scheme of a database URI, lower-cased; a bare `memory` counts as the `memory:` scheme. */
-export function uriScheme(uri: string): string | null {
+function uriScheme(uri: string): string | null {
   if (uri === "memory") return "memory";
   return /^([a-z][a-z0-9+.-]*):/i.exec(uri)?.[1]?.toLowerCase() ?? null;
 }

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { ObjectId } from "bson";
 import { afterAll, describe, expect, it } from "vitest";
 import { NodeFileAccess } from "../../adapters/node-files.ts";
-import { MemoryDriver } from "../../src/drivers/memory/index.ts";
+import { journalPath, MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { SortedList } from "../../src/drivers/memory/sorted-list.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
 import {
@@ -633,6 +633,14 @@ describe("createDriver", () => {
       expect(await reopened.count({ collection: "c" }, {})).toBe(1);
     }
     expect((await readdir(dir)).sort()).toEqual(["a.jsonl", "b.jsonl"]);
+  });
+
+  it("reads the journal path from relative, absolute and URL forms of file: URIs", () => {
+    expect(journalPath("file:data/db.jsonl")).toBe("data/db.jsonl");
+    expect(journalPath("file:/srv/db.jsonl")).toBe("/srv/db.jsonl");
+    expect(journalPath("file:///srv/my%20db.jsonl")).toBe("/srv/my db.jsonl");
+    expect(journalPath("file:///C:/data/db.jsonl")).toBe("C:/data/db.jsonl");
+    expect(() => journalPath("file:")).toThrow(/names no journal file/);
   });
 
   it("refuses a file: URI when the runtime gives no file access", async () => {

@@ -189,7 +189,7 @@ export class MemoryDriver implements Driver {
     // A leading $match is answered here, with the indexes, instead of by mingo over everything.
     const [first, ...rest] = pipeline;
     const leading = first?.$match;
-    const match = first && Object.keys(first).length === 1 && leading && typeof leading === "object" ? (leading as Filter) : null;
+    const match = first && Object.keys(first).length === 1 && leading && typeof leading === "object" && !Array.isArray(leading) ? (leading as Filter) : null;
     const test = match ? compileFilter(match) : null;
     const database = this.databases.get(this.databaseName(target));
     return withMingo(() => {

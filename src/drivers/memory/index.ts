@@ -8,7 +8,12 @@ export type { ScanStats } from "./collection.ts";
 
 /** The journal path of a `file:` URI: `file:data/db.jsonl`, `file:/abs/db.jsonl` or `file:///abs/db.jsonl`. */
 export function journalPath(uri: string): string {
-  const path = uri.startsWith("file://") ? decodeURIComponent(new URL(uri).pathname) : uri.slice("file:".length);
+  let path = uri.slice("file:".length);
+  if (uri.startsWith("file://")) {
+    path = decodeURIComponent(new URL(uri).pathname);
+    // file:///C:/data/db.jsonl names C:/data/db.jsonl, not /C:/data/db.jsonl.
+    if (/^\/[A-Za-z]:\//.test(path)) path = path.slice(1);
+  }
   if (!path) throw new Error(`the URI '${uri}' names no journal file`);
   return path;
 }
