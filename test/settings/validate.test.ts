@@ -1,0 +1,189 @@
+import { describe, expect, it } from "vitest";
+import { closest, editDistance, SettingsError, validateSettings } from "../../src/settings/validate.ts";
+import type { Settings } from "../../src/settings/types.ts";
+import { referenceSettings } from "../query/fixture.ts";
+
+/** The problems validateSettings reports for the reference settings after `adjust`. */
+function problems(adjust: (settings: Settings) => void): string[] {
+  const settings = referenceSettings();
+  adjust(settings);
+  try {
+    validateSettings(settings);
+  } catch (error) {
+    expect(error).toBeInstanceOf(SettingsError);
+    return (error as SettingsError).problems;
+  }
+  return [];
+}
+
+const people = (s: Settings) => s.DOMAIN!.people as Record<string, unknown>;
+
+describe("validateSettings accepts", () => {
+  it("the reference settings and an empty object", () => {
+    expect(problems(() => {})).toEqual([]);
+    expect(() => validateSettings({})).not.toThrow();
+  });
+
+  it("Eve's MONGO_* aliases, prefixed database settings and Eve settings everest ignores", () => {
+    expect(
+      problems((s) => {
+        Object.assign(s, { MONGO_HOST: "db", MONGO_PORT: 27018, MONGO_DBNAME: "x", MONGO_QUERY_BLACKLIST: ["$where"], MONGO_QUERY_WHITELIST: ["$comment"] });
+        Object.assign(s, { USERS_DB_URI: "memory", LOGS_MONGO_NAME: "logs", JSON_SORT_KEYS: true, INFO: "_info", HEADER_TOTAL_COUNT: "X-Count" });
+        people(s).db_prefix = "USERS";
+      }),
+    ).toEqual([]);
+  });
+
+  it("Eve's renderer class paths and everest's names", () => {
+    expect(problems((s) => (s.RENDERERS = ["eve.render.JSONRenderer", "xml"]))).toEqual([]);
+  });
+
+  it("every cascading global as a lower-case resource key", () => {
+    expect(
+      problems((s) => Object.assign(people(s), { pagination_limit: 10, cache_control: "no-cache", soft_delete: true, allowed_filters: ["lastname"] })),
+    ).toEqual([]);
+  });
+});
+
+describe("validateSettings refuses, naming setting, resource and closest name", () => {
+  it("an unknown global", () => {
+    expect(problems((s) => ((s as Record<string, unknown>).PAGINATION_LIMT = 10))).toEqual([
+      "Unknown setting 'PAGINATION_LIMT' (did you mean 'PAGINATION_LIMIT'?)",
+    ]);
+    expect(problems((s) => ((s as Record<string, unknown>).pagination_limit = 10))).toEqual([
+      "Unknown setting 'pagination_limit' (did you mean 'PAGINATION_LIMIT'?)",
+    ]);
+    expect(problems((s) => ((s as Record<string, unknown>).WHATEVER_THIS_IS = 1))).toEqual(["Unknown setting 'WHATEVER_THIS_IS'"]);
+  });
+
+  it("Eve's prefixed spelling, pointing at everest's", () => {
+    expect(problems((s) => Object.assign(s, { MONGO2_DBNAME: "x", MONGO2_DB_HOST: "h" }, void (people(s).mongo_prefix = "MONGO2")))).toEqual([
+      "Unknown setting 'MONGO2_DBNAME' (did you mean 'MONGO2_DB_NAME'?)",
+    ]);
+  });
+
+  it("the pre-0.8 JSON/XML switches", () => {
+    expect(problems((s) => ((s as Record<string, unknown>).XML = false))[0]).toMatch(/^Setting 'XML' was replaced by RENDERERS/);
+  });
+
+  it("an unknown resource key", () => {
+    expect(problems((s) => (people(s).item_titel = "person"))).toEqual([
+      "Resource 'people': unknown setting 'item_titel' (did you mean 'item_title'?)",
+    ]);
+    expect(problems((s) => (people(s).datasource = { projections: { a: 1 } }))).toEqual([
+      "Resource 'people': unknown datasource setting 'projections' (did you mean 'projection'?)",
+    ]);
+  });
+
+  it("methods Eve does not support where they are listed", () => {
+    expect(problems((s) => ((s as Record<string, unknown>).RESOURCE_METHODS = ["GET", "FETCH"]))).toEqual([
+      `Setting 'RESOURCE_METHODS' has unsupported method "FETCH" (supported: GET, POST, DELETE) (got ["GET","FETCH"])`,
+    ]);
+    expect(problems((s) => (people(s).item_methods = ["GET", "POST"]))).toEqual([
+      `Resource 'people': setting 'item_methods' has unsupported method "POST" (supported: GET, PATCH, PUT, DELETE) (got ["GET","POST"])`,
+    ]);
+    expect(problems((s) => ((s as Record<string, unknown>).PUBLIC_METHODS = ["GTE"]))[0]).toContain(`unsupported method "GTE" (did you mean 'GET'?)`);
+  });
+
+  it("values of the wrong type or range", () => {
+    const cases: Array<[string, unknown, RegExp]> = [
+      ["PAGINATION_LIMIT", "a", /^Setting 'PAGINATION_LIMIT' must be an integer of at least 1 \(got "a"\)$/],
+      ["PAGINATION_DEFAULT", 0, /must be an integer of at least 1/],
+      ["CACHE_EXPIRES", -1, /must be a non-negative integer/],
+      ["HATEOAS", "yes", /must be true or false/],
+      ["VALIDATION_ERROR_STATUS", 200, /must be an integer from 400 to 599/],
+      ["DB_PORT", 70000, /from 1 to 65535/],
+      ["MONGO_PORT", "27017", /^Setting 'MONGO_PORT' must be an integer from 1 to 65535/],
+      ["RENDERERS", [], /must list at least one renderer/],
+      ["RENDERERS", ["json", "yaml"], /unknown renderer "yaml"/],
+      ["DATE_FORMAT", "%Q", /not a usable date format/],
+      ["X_DOMAINS_RE", ["*"], /must be a regular expression or a list of regular expressions/],
+      ["ITEM_URL", 'regex("[a-f")', /not a valid regular expression/],
+      ["DB_QUERY_BLACKLIST", ["where"], /must be a list of operators/],
+      ["RATE_LIMIT_GET", [300], /must be null or \[requests, seconds\]/],
+      ["ID_FIELD", "", /must be a non-empty string/],
+      ["ALLOWED_ROLES", "admin", /must be a list of strings/],
+      ["DOMAIN", [], /^Setting 'DOMAIN' must be an object/],
+    ];
+    for (const [key, value, pattern] of cases) {
+      const found = problems((s) => ((s as Record<string, unknown>)[key] = value));
+      expect(found, key).toHaveLength(1);
+      expect(found[0], key).toMatch(pattern);
+    }
+  });
+
+  it("resource values of the wrong type", () => {
+    expect(problems((s) => (people(s).pagination_limit = -5))).toEqual([
+      "Resource 'people': setting 'pagination_limit' must be an integer of at least 1 (got -5)",
+    ]);
+    expect(problems((s) => (people(s).default_sort = [["lastname", 2]]))[0]).toMatch(/setting 'default_sort' must be/);
+    expect(problems((s) => (people(s).datasource = { projection: { a: 2 } }))[0]).toMatch(/datasource 'projection' must map fields to 0 or 1/);
+    expect(problems((s) => (people(s).additional_lookup = { field: "lastname" }))[0]).toMatch(/setting 'additional_lookup' has a 'url' that/);
+    expect(problems((s) => ((s.DOMAIN as Record<string, unknown>).ghost = "x"))).toEqual([
+      `Resource 'ghost': the definition must be an object (got "x")`,
+    ]);
+  });
+
+  it("a data_relation to an unknown resource, however deep", () => {
+    const relation = (resource: string) => ({ type: "objectid", data_relation: { resource } });
+    expect(problems((s) => (s.DOMAIN!.works!.schema!.owner!.data_relation = { resource: "peple" }))).toEqual([
+      "Resource 'works': field 'owner': data_relation names unknown resource 'peple' (did you mean 'people'?)",
+    ]);
+    const nested = problems((s) => {
+      const schema = s.DOMAIN!.works!.schema!;
+      schema.meta = { type: "dict", schema: { by: relation("peoples") } };
+      schema.refs = { type: "list", schema: relation("nobody") };
+      schema.pair = { type: "list", items: [{ type: "string" }, relation("wroks")] };
+    });
+    expect(nested).toEqual([
+      "Resource 'works': field 'meta.by': data_relation names unknown resource 'peoples' (did you mean 'people'?)",
+      "Resource 'works': field 'refs': data_relation names unknown resource 'nobody'",
+      "Resource 'works': field 'pair': data_relation names unknown resource 'wroks' (did you mean 'works'?)",
+    ]);
+    expect(problems((s) => (s.DOMAIN!.works!.schema!.owner!.data_relation = { resource: "people", embedable: true } as never))).toEqual([
+      "Resource 'works': field 'owner': data_relation has unknown key 'embedable' (did you mean 'embeddable'?)",
+    ]);
+  });
+
+  it("what Eve refuses at start-up: meta fields and `$`/`.` in the schema, auth_field as the id", () => {
+    expect(problems((s) => (s.DOMAIN!.notes!.schema!._version = { type: "integer" }))).toEqual([
+      "Resource 'notes': schema field(s) '_version' are handled automatically and cannot be defined",
+    ]);
+    expect(problems((s) => (s.DOMAIN!.people!.schema!.location!.schema = { "zip.code": { type: "string" } }))).toEqual([
+      "Resource 'people': field 'location.zip.code' cannot contain '$' or '.'",
+    ]);
+    expect(problems((s) => (people(s).auth_field = "_id"))).toEqual(["Resource 'people': auth_field cannot be the id field '_id'"]);
+  });
+
+  it("a db_prefix without database settings", () => {
+    expect(problems((s) => (people(s).db_prefix = "USERS"))).toEqual([
+      "Resource 'people': db_prefix 'USERS' needs a USERS_DB_URI, USERS_DB_NAME or USERS_DB_HOST setting",
+    ]);
+  });
+
+  it("reports every problem at once", () => {
+    const error = (() => {
+      try {
+        validateSettings({ PAGINATION_LIMT: 1, HATEOAS: 1, DOMAIN: { a: { urll: "x" } } } as unknown as Settings);
+      } catch (e) {
+        return e as SettingsError;
+      }
+      throw new Error("expected a SettingsError");
+    })();
+    expect(error.problems).toHaveLength(3);
+    expect(error.message).toMatch(/^3 problems in the settings:\n- /);
+  });
+});
+
+describe("closest names", () => {
+  it("counts a transposition as one edit, ignoring case", () => {
+    expect(editDistance("item_titel", "item_title")).toBe(1);
+    expect(editDistance("Pagination_Limit", "PAGINATION_LIMIT")).toBe(0);
+    expect(editDistance("abc", "")).toBe(3);
+  });
+
+  it("suggests only plausible typos", () => {
+    expect(closest("SORTNG", ["SORTING", "PAGINATION"])).toBe("SORTING");
+    expect(closest("XYZ", ["SORTING", "PAGINATION"])).toBeUndefined();
+  });
+});
