@@ -4,7 +4,7 @@ import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { combineFilters } from "../data/layer.ts";
 import { embedDocuments, resolveEmbeddedFields } from "../features/embedding.ts";
-import { paginationLinks, type PageRequest } from "../features/hateoas.ts";
+import { homeLink, paginationLinks, resourceLink, type PageRequest } from "../features/hateoas.ts";
 import { parseWhere } from "../query/where.ts";
 import { parseSort } from "../query/sort.ts";
 import { resolveProjection } from "../query/projection.ts";
@@ -99,6 +99,10 @@ export async function getItem(ctx: RequestContext, lookup: Filter): Promise<Repl
     }
   }
   const etag = config.IF_MATCH ? (document[config.ETAG] as string | undefined) : undefined;
+  // A soft-deleted item is answered (404) with its self link only, as Eve does.
+  if (resource.hateoas && !deleted && document[config.LINKS]) {
+    document[config.LINKS] = { ...(document[config.LINKS] as Doc), parent: homeLink(), collection: { title: resource.resource_title, href: resourceLink(ctx) } };
+  }
 
   // 304 only when every validator the client sent says the cached copy is current.
   const validators: boolean[] = [];
@@ -106,7 +110,7 @@ export async function getItem(ctx: RequestContext, lookup: Filter): Promise<Repl
   if (since) validators.push(Math.floor(lastModified.getTime() / 1000) <= Math.floor(since.getTime() / 1000));
   const noneMatch = ctx.request.headers.get("if-none-match");
   if (noneMatch && etag) validators.push(etagMatches(noneMatch, etag));
-  if (validators.length > 0 && validators.every(Boolean)) return { status: 304, body: null, etag, lastModified };
+  if (validators.length > 0 && validators.every(Boolean)) return { status: 304, body: null, etag };
 
   await ctx.app.hooks.emitForResource("on_fetched_item", resource.name, document);
   return { status: deleted ? 404 : 200, body: document, etag, lastModified };

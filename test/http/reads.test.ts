@@ -65,11 +65,16 @@ describe("collection GET", () => {
   });
 
   it("answers malformed queries with 400", async () => {
-    for (const query of ["where=bad", "where={'a':1}", 'sort="lastname"', "sort=[('a',1)]", "projection=nope", "page=abc", "max_results=-1", `where=${encodeURIComponent('{"lastname": {"$regex": "A"}}')}`]) {
+    for (const query of ["where=bad", "where={'a':1}", 'sort="lastname"', "sort=[('a',1)]", "projection=nope", `where=${encodeURIComponent('{"lastname": {"$regex": "A"}}')}`]) {
       const response = await api.get(`/people?${query}`);
       expect(response.status, query).toBe(400);
       expect((await json(response))._status).toBe("ERR");
     }
+  });
+
+  it("ignores a page or max_results that is not a positive number, as Eve does", async () => {
+    const body = await json(await api.get("/people?page=abc&max_results=-1"));
+    expect(body._meta).toEqual({ page: 1, max_results: 2, total: 5 });
   });
 
   it("reads a missing collection or database as empty", async () => {
