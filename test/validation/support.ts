@@ -16,22 +16,20 @@ function same(a: unknown, b: unknown): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-function get(document: Doc, path: string): unknown {
-  let current: unknown = document;
-  for (const part of path.split(".")) {
-    if (current === null || typeof current !== "object") return undefined;
-    current = (current as Doc)[part];
-  }
-  return current;
+/** The values a dotted path reaches, through lists as MongoDB goes through them. */
+function reach(value: unknown, parts: string[]): unknown[] {
+  if (!parts.length) return Array.isArray(value) ? [value, ...value] : [value ?? null];
+  if (Array.isArray(value)) return value.flatMap((item) => reach(item, parts));
+  if (value === null || typeof value !== "object") return [null];
+  return reach((value as Doc)[parts[0]!], parts.slice(1));
 }
 
 /** Enough of MongoDB's filter semantics for the validator's lookups: equality and $ne. */
 export function matches(document: Doc, filter: Filter): boolean {
   return Object.entries(filter).every(([path, condition]) => {
-    const value = get(document, path);
-    if (condition && typeof condition === "object" && "$ne" in condition) return !same(value, (condition as { $ne: unknown }).$ne);
-    if (Array.isArray(value) && !Array.isArray(condition)) return value.some((v) => same(v, condition));
-    return same(value ?? null, condition);
+    const values = reach(document, path.split("."));
+    if (condition && typeof condition === "object" && "$ne" in condition) return !values.some((v) => same(v, (condition as { $ne: unknown }).$ne));
+    return values.some((v) => same(v, condition));
   });
 }
 
