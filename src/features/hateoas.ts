@@ -1,9 +1,11 @@
 // HATEOAS links with Eve's titles and hrefs: hrefs are relative to the API entry point and
-// taken from the request path (so sub-resource segments come out filled in), query strings are
-// built as Eve's `querydef` builds them (values not percent-encoded).
+// taken from the request path (so sub-resource segments come out filled in); query strings
+// come from src/query/links.ts.
 import type { RequestContext } from "../context.ts";
 import type { Doc } from "../drivers/types.ts";
-import type { Config, Resource } from "../settings/normalize.ts";
+import type { Resource } from "../settings/normalize.ts";
+import { linkQuery, paginationQueries, querydef } from "../query/links.ts";
+import type { Paging } from "../query/paging.ts";
 
 export interface Link {
   title: string;
@@ -37,63 +39,31 @@ function idString(id: unknown): string {
   return typeof id === "object" && id !== null && "toHexString" in id ? (id as { toHexString(): string }).toHexString() : String(id);
 }
 
-export interface PageRequest {
-  page: number;
-  maxResults: number;
-  where: string | null;
-  sort: string | null;
-  version?: string | null;
-}
-
-/** Eve's `querydef`: the query string of a collection link. */
-export function querydef(config: Config, req: PageRequest, page: number, other: Array<[string, string]>): string {
-  let sortPart = req.sort ? `&sort=${req.sort}` : "";
-  if (req.version && req.sort !== null && req.sort === `[("${config.VERSION}", 1)]`) sortPart = "";
-  const parts = [
-    req.maxResults !== config.PAGINATION_DEFAULT ? `max_results=${req.maxResults}` : "",
-    req.where ? `&where=${req.where}` : "",
-    sortPart,
-    req.version ? `&version=${req.version}` : "",
-    page > 1 ? `&page=${page}` : "",
-    ...other.map(([k, v]) => `&${k}=${v}`),
-  ];
-  const query = parts.join("").replace(/^&+/, "");
-  return query ? `?${query}` : "";
-}
-
-/** Query parameters that links carry through unchanged (Eve's `_other_params`). */
-export function otherParams(ctx: RequestContext): Array<[string, string]> {
-  const config = ctx.app.config;
-  const own = new Set([config.QUERY_WHERE, config.QUERY_SORT, config.QUERY_PAGE, config.QUERY_MAX_RESULTS, config.QUERY_EMBEDDED, config.QUERY_PROJECTION]);
-  return [...ctx.args].filter(([key]) => !own.has(key));
-}
-
-/** Eve's `_pagination_links` for a collection (or a version listing when itemId is given). */
-export function paginationLinks(ctx: RequestContext, req: PageRequest, total: number | null, itemId?: unknown): Record<string, Link> {
+/**
+ * Eve's `_pagination_links` for a collection, or for the version listing of an item when
+ * `itemId` is given (then self points at the item and parent/collection change as in Eve).
+ */
+export function paginationLinks(ctx: RequestContext, paging: Paging, total: number | null, itemId?: unknown): Record<string, Link> {
   const resource = ctx.resource!;
   const config = ctx.app.config;
-  const other = otherParams(ctx).filter(([key]) => key !== config.VERSION_PARAM);
   const base = resourceLink(ctx);
-  const q = (page: number) => querydef(config, req, page, other);
+  const queries = paginationQueries(ctx.args, resource, config, paging, total);
   const links: Record<string, Link> = { parent: homeLink(), self: { title: resource.resource_title, href: base } };
   if (itemId !== undefined) {
     links.self = documentLink(ctx, resource, itemId);
-    links.collection = { title: resource.resource_title, href: base + q(req.page) };
-    if (req.version === "all" || req.version === "diffs") {
+    const version = ctx.args.get(config.VERSION_PARAM);
+    if (version === "all" || version === "diffs") {
       links.parent = { title: resource.resource_title, href: base };
       links.collection = documentLink(ctx, resource, itemId);
+    } else {
+      links.collection = { title: resource.resource_title, href: base + querydef(linkQuery(ctx.args, resource, config, paging.maxResults), paging.page, config) };
     }
   }
-  if (total) links.self = { ...links.self, href: links.self!.href + q(req.page) };
-  if (resource.pagination) {
-    const stem = links.self!.href.split("?")[0]!;
-    const optimize = resource.optimize_pagination_for_speed;
-    if (req.page * req.maxResults < (total ?? 0) || optimize) {
-      links.next = { title: "next page", href: stem + q(req.page + 1) };
-      if (total) links.last = { title: "last page", href: stem + q(Math.ceil(total / req.maxResults)) };
-    }
-    if (req.page > 1) links.prev = { title: "previous page", href: stem + q(req.page - 1) };
-  }
+  links.self = { ...links.self!, href: links.self!.href + queries.self };
+  const stem = links.self.href.split("?")[0]!;
+  if (queries.next !== undefined) links.next = { title: "next page", href: stem + queries.next };
+  if (queries.last !== undefined) links.last = { title: "last page", href: stem + queries.last };
+  if (queries.prev !== undefined) links.prev = { title: "previous page", href: stem + queries.prev };
   return links;
 }
 

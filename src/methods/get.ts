@@ -4,11 +4,11 @@ import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { combineFilters } from "../data/layer.ts";
 import { embedDocuments, resolveEmbeddedFields } from "../features/embedding.ts";
-import { homeLink, paginationLinks, resourceLink, type PageRequest } from "../features/hateoas.ts";
+import { homeLink, paginationLinks, resourceLink } from "../features/hateoas.ts";
 import { parseWhere } from "../query/where.ts";
 import { parseSort } from "../query/sort.ts";
 import { resolveProjection } from "../query/projection.ts";
-import { parsePaging } from "../query/paging.ts";
+import { parsePaging, type Paging } from "../query/paging.ts";
 import { etagMatches } from "../render/etag.ts";
 import { parseHttpDate } from "../render/http-date.ts";
 import { buildResponseDocument, lastUpdated } from "./document.ts";
@@ -17,7 +17,7 @@ import type { Reply } from "./common.ts";
 /** The parsed query of a collection read. */
 export interface ReadQuery {
   filter: Filter;
-  page: PageRequest;
+  paging: Paging;
   skip: number;
   limit: number;
 }
@@ -29,13 +29,13 @@ export function parseReadQuery(ctx: RequestContext): ReadQuery & { sort: ReturnT
   const filter = rawWhere ? parseWhere(rawWhere, resource, config) : {};
   const rawSort = resource.sorting ? ctx.args.get(config.QUERY_SORT) : null;
   const sort = rawSort ? parseSort(rawSort, resource) : resource.datasource.default_sort;
-  const { page, maxResults } = resource.pagination ? parsePaging(ctx.args, resource, config) : { page: 1, maxResults: 0 };
+  const paging = parsePaging(ctx.args, resource, config);
   return {
     filter,
     sort,
-    page: { page, maxResults, where: rawWhere, sort: rawSort },
-    skip: resource.pagination ? (page - 1) * maxResults : 0,
-    limit: resource.pagination ? maxResults : 0,
+    paging,
+    skip: resource.pagination ? (paging.page - 1) * paging.maxResults : 0,
+    limit: paging.maxResults,
   };
 }
 
@@ -67,9 +67,9 @@ export async function getCollection(ctx: RequestContext, lookup: Filter): Promis
   await embedDocuments(ctx, resource, items, embedded);
 
   const response: Doc = { [config.ITEMS]: items };
-  if (resource.hateoas) response[config.LINKS] = paginationLinks(ctx, query.page, total);
+  if (resource.hateoas) response[config.LINKS] = paginationLinks(ctx, query.paging, total);
   if (resource.pagination) {
-    const meta: Doc = { page: query.page.page, max_results: query.page.maxResults };
+    const meta: Doc = { page: query.paging.page, max_results: query.paging.maxResults };
     if (total !== null) meta.total = total;
     response[config.META] = meta;
   }
