@@ -24,7 +24,7 @@ const OPERATOR = /==|!=|<=|>=|[<>()[\],.+-]/y;
 const SPACE = /[ \t\r\n\f]+/y;
 
 const ESCAPES: Record<string, string> = {
-  "\\": "\\", "'": "'", '"': '"', n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", v: "\v", a: "\x07", "0": "\0",
+  "\\": "\\", "'": "'", '"': '"', n: "\n", t: "\t", r: "\r", b: "\b", f: "\f", v: "\v", a: "\x07",
 };
 
 function sticky(regex: RegExp, text: string, at: number): string | null {
@@ -47,8 +47,12 @@ function readString(text: string, at: number): [string, number] {
     }
     const next = text[i + 1];
     if (next === undefined) break;
+    const octal = /^[0-7]{1,3}/.exec(text.slice(i + 1, i + 4))?.[0];
     const hex = next === "x" ? 2 : next === "u" ? 4 : next === "U" ? 8 : 0;
-    if (hex) {
+    if (octal) {
+      value += String.fromCharCode(parseInt(octal, 8));
+      i += 1 + octal.length;
+    } else if (hex) {
       const digits = text.slice(i + 2, i + 2 + hex);
       if (!new RegExp(`^[0-9a-fA-F]{${hex}}$`).test(digits)) throw badRequest(`bad \\${next} escape`);
       const code = parseInt(digits, 16);

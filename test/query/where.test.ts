@@ -51,6 +51,7 @@ describe("parseWhere: syntaxes", () => {
   it("reads Python literals: quotes, escapes, True, False, None", () => {
     expect(where("lastname == 'Doe'")).toEqual({ lastname: "Doe" });
     expect(where('lastname == "D\\"oe\\u00e9"')).toEqual({ lastname: 'D"oeé' });
+    expect(where('lastname == "\\101\\x42\\q"')).toEqual({ lastname: "AB\\q" });
     expect(where("a == True and b == False and c == None", "things", thingsConfig((s) => (s.DOMAIN!.things!.allow_unknown = true)))).toEqual({
       $and: [{ a: true }, { b: false }, { c: null }],
     });
