@@ -9,6 +9,8 @@ import { HttpError } from "./errors.ts";
 import { Hooks, type HookCallback } from "./events/hooks.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
 import { consoleLogger, type Logger } from "./logging.ts";
+import { AccessControl } from "./auth/access.ts";
+import { MemoryRateLimitStore, type RateLimitStore } from "./ratelimit/index.ts";
 import type { Reply } from "./methods/common.ts";
 import { itemLookup, pathConditions } from "./methods/common.ts";
 import { deleteCollection, deleteItem } from "./methods/delete.ts";
@@ -39,6 +41,8 @@ export interface HandlerOptions {
   /** Additional document features, run after the built-in ones. */
   features?: DocumentFeature[];
   logger?: Logger;
+  /** Where rate-limit counts live; in-memory by default, shared across instances otherwise (docs/auth.md). */
+  rateLimitStore?: RateLimitStore;
 }
 
 type MethodHandler = (ctx: RequestContext, lookup: Filter) => Promise<Reply>;
@@ -68,6 +72,7 @@ export class App {
   readonly validators = new Map<string, ResourceValidator>();
   readonly offers: ReturnType<typeof compileOffers>;
   readonly logger: Logger;
+  readonly access: AccessControl;
   /** Parses multipart/form-data payloads; set by the media feature. */
   multipart?: (ctx: RequestContext) => Promise<unknown>;
   private readonly pool: DriverPool;
@@ -89,6 +94,7 @@ export class App {
     this.router = compileRouter(this.config);
     this.cors = compileCors(this.config);
     this.hooks.register(options.hooks);
+    this.access = new AccessControl(this.config, options.rateLimitStore ?? new MemoryRateLimitStore());
   }
 
   /** Subscribes a callback to an event (`on_insert`, `on_fetched_item_people`, …). */
@@ -98,8 +104,8 @@ export class App {
   }
 
   /** Whether the request may read the resource (home and schema listings). */
-  canRead(_ctx: RequestContext, _resource: Resource): boolean {
-    return true;
+  canRead(ctx: RequestContext, resource: Resource): Promise<boolean> {
+    return this.access.canRead(ctx, resource);
   }
 
   /** Closes database connections (graceful shutdown). */
@@ -152,6 +158,7 @@ export class App {
     if (!allowed.includes(ctx.method)) throw new HttpError(405, undefined, { headers: { Allow: allowed.join(", ") } });
     const jsonp = config.JSONP_ARGUMENT ? ctx.args.get(config.JSONP_ARGUMENT) : null;
     if (jsonp !== null && !isValidJsonpCallback(jsonp)) throw new HttpError(400, "Invalid JSONP callback name");
+    await this.access.admit(ctx);
 
     const reply = await this.dispatch(ctx);
     const response = renderReply(ctx, reply);

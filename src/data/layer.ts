@@ -6,6 +6,7 @@ import type { RequestContext } from "../context.ts";
 import type { Doc, Driver, Filter, FindQuery, IndexSpec, Projection, Sort, Target, Update } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DriverPool } from "../drivers/pool.ts";
+import { authFieldFilter } from "../auth/access.ts";
 
 export interface FindOptions {
   filter?: Filter;
@@ -62,10 +63,8 @@ export class DataLayer {
   scope(ctx: RequestContext | null, resource: Resource, options: { showDeleted?: boolean; userFilter?: Filter } = {}): Filter {
     const parts: Filter[] = [];
     if (resource.datasource.filter) parts.push(resource.datasource.filter);
-    const authField = resource.auth_field;
-    if (authField && ctx && ctx.requestAuthValue !== undefined && ctx.requestAuthValue !== null) {
-      parts.push({ [authField]: ctx.requestAuthValue });
-    }
+    const restricted = ctx ? authFieldFilter(ctx, resource, options.userFilter) : null;
+    if (restricted) parts.push(restricted);
     if (options.userFilter) parts.push(options.userFilter);
     const deleted = this.config.DELETED;
     if (resource.soft_delete && !options.showDeleted && !filterMentions(options.userFilter, deleted)) {
@@ -120,9 +119,18 @@ export class DataLayer {
     return driver.deleteMany(target, this.scope(ctx, resource, { showDeleted: true, userFilter: filter }));
   }
 
+  /** User-restricted access holds here too: the pipeline only ever sees the caller's documents. */
   async aggregate(ctx: RequestContext | null, resource: Resource, pipeline: Doc[]): Promise<Doc[]> {
     const { driver, target } = await this.bind(ctx, resource);
-    return driver.aggregate(target, pipeline);
+    const restricted = ctx ? authFieldFilter(ctx, resource) : null;
+    if (!restricted) return driver.aggregate(target, pipeline);
+    const [first, ...rest] = pipeline;
+    // $geoNear must stay the first stage; its own query takes the condition instead.
+    if (first && "$geoNear" in first) {
+      const geoNear = first.$geoNear as Doc;
+      return driver.aggregate(target, [{ $geoNear: { ...geoNear, query: combineFilters(geoNear.query as Filter | undefined, restricted) } }, ...rest]);
+    }
+    return driver.aggregate(target, [{ $match: restricted }, ...pipeline]);
   }
 
   /** Indexes a resource's collection needs, created once per database and collection. */

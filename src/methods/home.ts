@@ -2,12 +2,13 @@
 import type { RequestContext } from "../context.ts";
 import type { Reply } from "./common.ts";
 
-export function home(ctx: RequestContext): Reply {
+export async function home(ctx: RequestContext): Promise<Reply> {
   const config = ctx.app.config;
   if (!config.HATEOAS) return { status: 200, body: {} };
-  const child = Object.values(config.DOMAIN)
-    .filter((resource) => !resource.internal_resource && ctx.app.canRead(ctx, resource))
-    .map((resource) => ({ href: resource.url, title: resource.resource_title }));
+  const child: Array<{ href: string; title: string }> = [];
+  for (const resource of Object.values(config.DOMAIN)) {
+    if (!resource.internal_resource && (await ctx.app.canRead(ctx, resource))) child.push({ href: resource.url, title: resource.resource_title });
+  }
   if (config.SCHEMA_ENDPOINT) child.push({ href: String(config.SCHEMA_ENDPOINT), title: String(config.SCHEMA_ENDPOINT) });
   return { status: 200, body: { [config.LINKS]: { child } } };
 }

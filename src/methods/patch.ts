@@ -43,6 +43,9 @@ export async function patchItem(ctx: RequestContext, lookup: Filter): Promise<Re
   const payload = await readDocument(ctx);
   checkImmutableId(ctx, payload, original);
   const { [config.ID_FIELD]: _id, ...changes } = payload;
+  // The owner is the server's to set: a client cannot hand a document to another user.
+  const authField = resource.auth_field;
+  if (authField && authField in changes && ctx.requestAuthValue != null) changes[authField] = ctx.requestAuthValue;
 
   const result = await ctx.app.validators.get(resource.name)!.validate(changes, "PATCH", validationEnv(ctx, original));
   if (!result.valid) throw validationFailure(ctx, result.issues);

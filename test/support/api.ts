@@ -20,8 +20,21 @@ export interface TestApi {
 
 const ORIGIN = "http://everest.test";
 
+/**
+ * A deep copy of the plain data, so a test's settings object is never changed under it; auth
+ * classes and instances, hooks and other code are kept as they are (structuredClone refuses
+ * functions and strips prototypes).
+ */
+function cloneSettings<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(cloneSettings) as T;
+  if (value && typeof value === "object" && [Object.prototype, null].includes(Object.getPrototypeOf(value))) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, cloneSettings(v)])) as T;
+  }
+  return value;
+}
+
 export function testApi(settings: Settings, options?: HandlerOptions): TestApi {
-  const handler = createHandler(structuredClone(settings), options);
+  const handler = createHandler(cloneSettings(settings), options);
   const fetch = (path: string, init?: RequestInit) => handler(new Request(ORIGIN + path, init));
   const send = (method: string) => (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(path, {

@@ -1,0 +1,158 @@
+// Who may do what: Eve's `requires_auth` (which auth class, which methods are public, which roles
+// the check receives), the home and schema listings (`canRead`), user-restricted access
+// (`authFieldFilter`) and the rate limit, which counts a request once its client is known.
+import type { RequestContext } from "../context.ts";
+import type { Filter } from "../drivers/types.ts";
+import { HttpError } from "../errors.ts";
+import { enforceRateLimit, type RateLimitStore } from "../ratelimit/index.ts";
+import { SCHEMA_GROUP } from "../routing/router.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { Auth } from "./auth.ts";
+
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** An `AUTH` / `authentication` setting → the one instance every request shares. */
+function instantiate(value: unknown, setting: string): Auth | null {
+  if (value === null || value === undefined || value === false) return null;
+  if (value instanceof Auth) return value;
+  if (typeof value === "function") return instantiate(new (value as new () => unknown)(), setting);
+  // An Auth from another copy of everest (a bundled settings module) fails instanceof.
+  if (typeof value === "object" && typeof (value as Auth).authorized === "function" && typeof (value as Auth).authenticate === "function") {
+    return value as Auth;
+  }
+  throw new Error(`${setting}: expected an auth class or instance (BasicAuth, TokenAuth, HMACAuth or a subclass), got ${typeof value}`);
+}
+
+/** Whether `method` is open to everyone; HEAD is as public as GET. */
+function isPublic(publicMethods: readonly string[], method: string): boolean {
+  return publicMethods.includes(method) || (method === "HEAD" && publicMethods.includes("GET"));
+}
+
+interface Requirement {
+  auth: Auth | null;
+  publicMethods: readonly string[];
+  roles: string[];
+  resource: string | null;
+}
+
+export class AccessControl {
+  private readonly globalAuth: Auth | null;
+  private readonly resourceAuth = new Map<string, Auth | null>();
+
+  constructor(
+    private readonly config: Config,
+    private readonly rateLimits: RateLimitStore,
+  ) {
+    this.globalAuth = instantiate(config.AUTH, "AUTH");
+    // A class given in several places is instantiated once, as Eve keeps one per resource.
+    const instances = new Map<unknown, Auth | null>([[config.AUTH, this.globalAuth]]);
+    for (const resource of Object.values(config.DOMAIN)) {
+      const value = resource.authentication;
+      if (!instances.has(value)) instances.set(value, instantiate(value, `DOMAIN.${resource.name}.authentication`));
+      this.resourceAuth.set(resource.name, instances.get(value)!);
+    }
+  }
+
+  authFor(resource: Resource | null): Auth | null {
+    return resource ? (this.resourceAuth.get(resource.name) ?? null) : this.globalAuth;
+  }
+
+  /** Eve's `requires_auth(endpoint_class)` for the endpoint the request reached. */
+  private requirement(ctx: RequestContext): Requirement {
+    const read = READ_METHODS.has(ctx.method);
+    const { kind } = ctx.endpoint;
+    const schemaOf = kind === "schema" && ctx.params[SCHEMA_GROUP] !== undefined ? this.config.DOMAIN[ctx.params[SCHEMA_GROUP]] : undefined;
+    const resource = kind === "collection" || kind === "item" ? ctx.endpoint.resource : schemaOf;
+    if (!resource) {
+      const config = this.config;
+      return {
+        auth: this.globalAuth,
+        publicMethods: config.PUBLIC_METHODS,
+        roles: [...config.ALLOWED_ROLES, ...(read ? config.ALLOWED_READ_ROLES : config.ALLOWED_WRITE_ROLES)],
+        resource: null,
+      };
+    }
+    if (kind === "item") {
+      return {
+        auth: this.authFor(resource),
+        publicMethods: resource.public_item_methods,
+        roles: [...resource.allowed_item_roles, ...(read ? resource.allowed_item_read_roles : resource.allowed_item_write_roles)],
+        resource: resource.name,
+      };
+    }
+    return {
+      auth: this.authFor(resource),
+      publicMethods: resource.public_methods,
+      roles: [...resource.allowed_roles, ...(read ? resource.allowed_read_roles : resource.allowed_write_roles)],
+      resource: resource.name,
+    };
+  }
+
+  /**
+   * Lets the request through or throws: 401 from the auth class, 429 from the rate limit. The
+   * limit counts a verified user under their name and anyone else under their address, so a
+   * client cannot escape it by claiming names, and failed attempts count too.
+   */
+  async admit(ctx: RequestContext): Promise<void> {
+    const { auth, publicMethods, roles, resource } = this.requirement(ctx);
+    const client = (user: string | null) => (user !== null ? `user:${user}` : `ip:${ctx.clientIp ?? "unknown"}`);
+    if (!auth || isPublic(publicMethods, ctx.method)) {
+      await enforceRateLimit(ctx, this.rateLimits, client(null));
+      return;
+    }
+    if (!(await auth.authorized(ctx, roles, resource, ctx.method))) {
+      await enforceRateLimit(ctx, this.rateLimits, client(null));
+      auth.authenticate(ctx);
+    }
+    await enforceRateLimit(ctx, this.rateLimits, client(ctx.user));
+  }
+
+  /** Whether the caller may read a resource: the home page and the schema endpoint list only those. */
+  async canRead(ctx: RequestContext, resource: Resource): Promise<boolean> {
+    const auth = this.authFor(resource);
+    if (!auth || isPublic(resource.public_methods, "GET")) return true;
+    try {
+      return await auth.authorized(ctx, [...resource.allowed_roles, ...resource.allowed_read_roles], resource.name, "GET");
+    } catch (error) {
+      // A check that aborts (403, say) refuses this one resource, not the whole listing.
+      if (error instanceof HttpError) return false;
+      throw error;
+    }
+  }
+}
+
+/** The value comparison Eve makes between a query's auth_field and the caller's value. */
+function sameValue(a: unknown, b: unknown): boolean {
+  return a === b || (a !== null && b !== null && typeof a === "object" && typeof b === "object" && String(a) === String(b));
+}
+
+/** Equality conditions on `field` in a filter and in the `$and`s it nests. */
+function equalityConditions(filter: Filter, field: string): unknown[] {
+  const found: unknown[] = [];
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === field) {
+      const isOperator = value !== null && typeof value === "object" && Object.keys(value).some((k) => k.startsWith("$"));
+      if (!isOperator) found.push(value);
+    } else if (key === "$and" && Array.isArray(value)) {
+      for (const part of value) if (part && typeof part === "object") found.push(...equalityConditions(part as Filter, field));
+    }
+  }
+  return found;
+}
+
+/**
+ * User-restricted access: `{auth_field: value}` for a request whose auth check set a value,
+ * unless the method is public on this endpoint (Eve's `auth_field_and_value`). A query that
+ * asks for another user's value is refused with 401, as Eve does.
+ */
+export function authFieldFilter(ctx: RequestContext, resource: Resource, query?: Filter): Filter | null {
+  const field = resource.auth_field;
+  const value = ctx.requestAuthValue;
+  if (!field || value === undefined || value === null || value === "") return null;
+  const publicMethods = ctx.endpoint.kind === "collection" ? resource.public_methods : resource.public_item_methods;
+  if (isPublic(publicMethods, ctx.method)) return null;
+  if (query && equalityConditions(query, field).some((asked) => !sameValue(asked, value))) {
+    throw new HttpError(401, "Incompatible User-Restricted Resource request.");
+  }
+  return { [field]: value };
+}

@@ -1,0 +1,91 @@
+// RATE_LIMIT_<METHOD>: [requests, seconds] per client and method, X-RateLimit-* headers, 429,
+// counts in a pluggable store. The clock is injected, so windows pass without waiting.
+import { afterEach, describe, expect, it } from "vitest";
+import { BasicAuth } from "../../src/auth/auth.ts";
+import { MemoryRateLimitStore, type RateLimitStore } from "../../src/ratelimit/index.ts";
+import type { ResourceSettings, Settings } from "../../src/settings/types.ts";
+import { json, testApi, type TestApi } from "../support/api.ts";
+
+const notes = { resource_methods: ["GET", "POST"], schema: { title: { type: "string" } } } satisfies ResourceSettings;
+
+let now = 1_700_000_000_000;
+const clock = () => now;
+
+let api: TestApi;
+afterEach(() => api.close());
+
+function start(settings: Settings, store: RateLimitStore = new MemoryRateLimitStore({ now: clock })): TestApi {
+  api = testApi(settings, { rateLimitStore: store });
+  return api;
+}
+
+/** Requests from one address, as an adapter reports it. */
+const from = (ip: string, path = "/notes", init: RequestInit = {}) => api.handler(new Request("http://everest.test" + path, init), { clientIp: ip });
+
+describe("rate limits", () => {
+  it("count requests per client, send the X-RateLimit headers and refuse the excess with 429", async () => {
+    start({ RATE_LIMIT_GET: [2, 60], DOMAIN: { notes } });
+    const reset = String(Math.ceil((now + 60_000) / 1000));
+    const first = await from("10.0.0.1");
+    expect(first.status).toBe(200);
+    expect([first.headers.get("x-ratelimit-limit"), first.headers.get("x-ratelimit-remaining"), first.headers.get("x-ratelimit-reset")]).toEqual(["2", "1", reset]);
+    expect((await from("10.0.0.1")).headers.get("x-ratelimit-remaining")).toBe("0");
+    const refused = await from("10.0.0.1");
+    expect(refused.status).toBe(429);
+    expect(await json(refused)).toEqual({ _status: "ERR", _error: { code: 429, message: "Rate limit exceeded" } });
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0");
+    expect((await from("10.0.0.2")).status).toBe(200);
+  });
+
+  it("start a new window when the old one has passed", async () => {
+    start({ RATE_LIMIT_GET: [1, 10], DOMAIN: { notes } });
+    expect((await from("10.0.0.1")).status).toBe(200);
+    expect((await from("10.0.0.1")).status).toBe(429);
+    now += 9_999;
+    expect((await from("10.0.0.1")).status).toBe(429);
+    now += 1;
+    expect((await from("10.0.0.1")).status).toBe(200);
+  });
+
+  it("apply each method's own setting and leave unlimited methods alone", async () => {
+    start({ RATE_LIMIT_POST: [1, 60], DOMAIN: { notes } });
+    const post = () => api.handler(new Request("http://everest.test/notes", { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"title": "x"}' }), { clientIp: "10.0.0.1" });
+    expect((await post()).status).toBe(201);
+    expect((await post()).status).toBe(429);
+    const read = await from("10.0.0.1");
+    expect(read.status).toBe(200);
+    expect(read.headers.has("x-ratelimit-limit")).toBe(false);
+  });
+
+  it("count HEAD with GET", async () => {
+    start({ RATE_LIMIT_GET: [1, 60], DOMAIN: { notes } });
+    expect((await from("10.0.0.1", "/notes", { method: "HEAD" })).status).toBe(200);
+    expect((await from("10.0.0.1")).status).toBe(429);
+  });
+
+  it("count a verified user under their name wherever they come from, and failed logins by address", async () => {
+    const auth = new BasicAuth({ users: { alice: { password: "pw" } } });
+    start({ AUTH: auth, RATE_LIMIT_GET: [2, 60], DOMAIN: { notes } });
+    const alice = { Authorization: "Basic " + btoa("alice:pw") };
+    expect((await from("10.0.0.1", "/notes", { headers: alice })).status).toBe(200);
+    expect((await from("10.0.0.2", "/notes", { headers: alice })).status).toBe(200);
+    expect((await from("10.0.0.3", "/notes", { headers: alice })).status).toBe(429);
+
+    const wrong = { Authorization: "Basic " + btoa("alice:guess") };
+    expect((await from("10.0.0.9", "/notes", { headers: wrong })).status).toBe(401);
+    expect((await from("10.0.0.9", "/notes", { headers: wrong })).status).toBe(401);
+    expect((await from("10.0.0.9", "/notes", { headers: wrong })).status).toBe(429);
+  });
+
+  it("keep counts in the store given, so instances sharing it share the limit", async () => {
+    const shared = new MemoryRateLimitStore({ now: clock });
+    const settings: Settings = { RATE_LIMIT_GET: [2, 60], DOMAIN: { notes } };
+    const one = testApi(settings, { rateLimitStore: shared });
+    const two = start(settings, shared);
+    const ask = (instance: TestApi) => instance.handler(new Request("http://everest.test/notes"), { clientIp: "10.0.0.1" });
+    expect((await ask(one)).status).toBe(200);
+    expect((await ask(two)).status).toBe(200);
+    expect((await ask(one)).status).toBe(429);
+    await one.close();
+  });
+});
