@@ -64,6 +64,9 @@ const ITEM_METHODS: Record<string, MethodHandler> = {
 
 const OVERRIDABLE = new Set(["GET", "PATCH", "PUT", "DELETE"]);
 
+/** The operations Eve's log records (INFO), besides errors. */
+const LOGGED_WRITES = new Set(["POST", "PATCH", "PUT"]);
+
 export class App {
   readonly config: Config;
   readonly hooks = new Hooks();
@@ -161,6 +164,7 @@ export class App {
     await this.access.admit(ctx);
 
     const reply = await this.dispatch(ctx);
+    if (LOGGED_WRITES.has(ctx.method)) this.logger.info(`${ctx.method} ${ctx.resource?.name ?? ctx.url.pathname}: ${reply.status}`, ctx);
     const response = renderReply(ctx, reply);
     await this.emitPost(ctx, response);
     return response;
@@ -201,9 +205,11 @@ export class App {
   private fail(ctx: RequestContext, error: unknown): Response {
     let httpError: HttpError;
     if (error instanceof HttpError) httpError = error;
-    else if (error instanceof InvalidQueryError) httpError = new HttpError(400, undefined, { cause: error });
-    else if (error instanceof DuplicateKeyError) httpError = new HttpError(409, undefined, { cause: error });
-    else if (error instanceof DatabaseUnavailableError) {
+    else if (error instanceof InvalidQueryError || error instanceof DuplicateKeyError) {
+      // Refused by the database because of what the client sent: worth a record, not an alarm.
+      this.logger.info(`database refused the operation: ${error.message}`, ctx, error);
+      httpError = new HttpError(error instanceof InvalidQueryError ? 400 : 409, undefined, { cause: error });
+    } else if (error instanceof DatabaseUnavailableError) {
       this.logger.error("database unavailable", ctx, error);
       httpError = new HttpError(503);
     } else {
