@@ -1,0 +1,142 @@
+// HTTP throughput: everest beside the floor and the hand-written equivalent, on every installed
+// runtime. Each server is a child process pinned to its own core; autocannon runs here.
+//   npx tsx bench/http.ts [--quick] [--runtimes node,bun,deno]
+import { load, probe, type Measurement, type Step, type Traffic } from "./lib/load.ts";
+import { pinning, pinSelf, runtimes, startServer, type Runtime, type Server } from "./lib/proc.ts";
+import { fmt, table } from "./lib/table.ts";
+import { floorTraffic, sampleDocs, WORKLOADS, type SampleDoc } from "./lib/workloads.ts";
+
+const argv = process.argv.slice(2);
+const quick = argv.includes("--quick");
+const only = argv.includes("--runtimes") ? argv[argv.indexOf("--runtimes") + 1]!.split(",") : null;
+const WARMUP = quick ? 0.5 : 1;
+const DURATION = quick ? 1 : 3;
+const CONNECTIONS = 10;
+const DOCUMENTS = 10_000;
+const TARGET_HAND = 0.9;
+const TARGET_FLOOR_ITEM = 0.6;
+
+interface Row {
+  measurement?: Measurement;
+  rss?: number | null;
+  /** Why there is no measurement. */
+  error?: string;
+  /** The request a probe sent, and how big the answer was: the floor replays it with a body that size. */
+  step?: Step;
+  bytes?: number;
+}
+
+const firstLines = (error: unknown, n = 3) => (error instanceof Error ? error.message : String(error)).split("\n").slice(0, n).join(" / ");
+
+const cores = pinning();
+if (cores) pinSelf(cores.generator);
+
+const KINDS = ["everest", "hand", "floor"] as const;
+type Kind = (typeof KINDS)[number];
+
+interface Contender {
+  server?: Server;
+  sample: SampleDoc[];
+  /** Why this server could not be measured at all. */
+  error?: string;
+  rows: Map<string, Row>;
+}
+
+async function start(runtime: Runtime, kind: Kind): Promise<Contender> {
+  let server: Server | undefined;
+  try {
+    server = await startServer(runtime, [kind, "--documents", String(DOCUMENTS)], cores?.server ?? null);
+    return { server, sample: kind === "floor" ? [] : await sampleDocs(server.url), rows: new Map() };
+  } catch (error) {
+    await server?.stop();
+    return { sample: [], error: firstLines(error), rows: new Map() };
+  }
+}
+
+/** Probe (servers with data), warm-up, then the measurement with the peak RSS it caused. */
+async function measure(contender: Contender, traffic: Traffic, probing: boolean): Promise<Row> {
+  const server = contender.server!;
+  const row: Row = {};
+  try {
+    if (probing) {
+      const answer = await probe(server.url, traffic);
+      if (answer.status >= 300) return { error: `${answer.status}: ${answer.body.slice(0, 120)}` };
+      row.step = answer.step;
+      row.bytes = answer.bytes;
+    }
+    await load(server.url, traffic, { connections: CONNECTIONS, duration: WARMUP });
+    server.resetPeak();
+    row.measurement = await load(server.url, traffic, { connections: CONNECTIONS, duration: DURATION });
+    row.rss = server.peakRss();
+  } catch (error) {
+    row.error = firstLines(error);
+  }
+  return row;
+}
+
+/**
+ * All three servers run side by side and take turns workload by workload, so background load
+ * on the machine hits the three alike instead of whichever happened to run during it.
+ */
+async function compare(runtime: Runtime): Promise<Record<Kind, Contender>> {
+  const contenders = {} as Record<Kind, Contender>;
+  for (const kind of KINDS) contenders[kind] = await start(runtime, kind);
+  try {
+    for (const workload of WORKLOADS) {
+      for (const kind of ["everest", "hand"] as const) {
+        const contender = contenders[kind];
+        if (contender.server) contender.rows.set(workload.name, await measure(contender, workload.traffic(contender.sample), true));
+      }
+      // The floor answers the request everest got with a body the size of everest's answer (the equivalent's where everest had none).
+      const probed = [contenders.everest, contenders.hand].map((c) => c.rows.get(workload.name)).find((row) => row?.step);
+      if (contenders.floor.server) {
+        contenders.floor.rows.set(workload.name, probed ? await measure(contenders.floor, floorTraffic(probed.step!, probed.bytes!), false) : { error: "no answer to match" });
+      }
+    }
+  } finally {
+    await Promise.all(KINDS.map((kind) => contenders[kind].server?.stop()));
+  }
+  return contenders;
+}
+
+function cells(row: Row | undefined): string[] {
+  const m = row?.measurement;
+  if (!m) return ["n/a", "", "", ""];
+  return [fmt.rps(m.rps) + (m.failures > 0 ? "!" : ""), fmt.ms(m.p50), fmt.ms(m.p99), fmt.mb(row.rss ?? null)];
+}
+
+function ratio(row: Row | undefined, base: Row | undefined, target?: number): string {
+  const a = row?.measurement?.rps;
+  const b = base?.measurement?.rps;
+  if (!a || !b) return "n/a";
+  const value = a / b;
+  return target === undefined ? fmt.ratio(value) : `${fmt.ratio(value)} ${value >= target ? "✓" : "✗"}`;
+}
+
+function report(runtime: Runtime, outcomes: Record<Kind, Contender>): boolean {
+  const { everest, hand, floor } = outcomes;
+  const rows = WORKLOADS.map((workload) => {
+    const [e, h, f] = [everest, hand, floor].map((o) => o.rows.get(workload.name));
+    const item = workload.name === "GET item by _id";
+    return [workload.name, ...cells(e), ...cells(h), ...cells(f), ratio(e, h, TARGET_HAND), ratio(e, f, item ? TARGET_FLOOR_ITEM : undefined)];
+  });
+  const header = ["workload", "everest req/s", "p50 ms", "p99 ms", "RSS MB", "hand req/s", "p50 ms", "p99 ms", "RSS MB", "floor req/s", "p50 ms", "p99 ms", "RSS MB", "÷hand", "÷floor"];
+  console.log(`\n### ${runtime.name}\n`);
+  console.log(table(header, rows));
+  const notes: string[] = [];
+  for (const [kind, outcome] of Object.entries(outcomes)) {
+    if (outcome.error) notes.push(`${kind}: n/a — ${outcome.error}`);
+    for (const [name, row] of outcome.rows) {
+      if (row.error) notes.push(`${kind}, ${name}: n/a — ${row.error}`);
+      if (row.measurement && row.measurement.failures > 0) notes.push(`${kind}, ${name}: ! failed responses (${row.measurement.statuses})`);
+    }
+  }
+  if (notes.length) console.log(`\n${notes.map((note) => `- ${note}`).join("\n")}`);
+  return rows.every((row) => !row.slice(-2).some((cell) => cell.endsWith("✗") || cell === "n/a"));
+}
+
+console.log(`## HTTP: ${DOCUMENTS.toLocaleString("en-US")} documents, ${CONNECTIONS} connections, ${WARMUP}s warm-up + ${DURATION}s per measurement`);
+console.log(cores ? `server on core ${cores.server}, load generator on core ${cores.generator}` : "not pinned (fewer than two cores or no taskset)");
+let held = true;
+for (const runtime of runtimes().filter((r) => !only || only.includes(r.name))) held = report(runtime, await compare(runtime)) && held;
+console.log(`\ntargets (everest ≥ ${TARGET_HAND}× hand-written everywhere, GET item ≥ ${TARGET_FLOOR_ITEM}× floor): ${held ? "hold" : "NOT all held"}`);

@@ -1,0 +1,133 @@
+// The hand-written equivalent: what a developer would write instead of everest for the bench's
+// `people` API, with Hono, mingo and bson. Same routes, queries and response shapes (Eve's
+// envelope, links, meta fields, ETags, RFC 1123 dates), far less validation: a required unique
+// `lastname` and the If-Match check, nothing else. Maps by `_id` and `lastname` stand in for the
+// indexes such a developer would keep, so the comparison is not against a straw man that scans.
+import { createHash } from "node:crypto";
+import { ObjectId } from "bson";
+import { Hono, type Context } from "hono";
+import { Query } from "mingo";
+
+type Doc = Record<string, unknown>;
+
+const PAGE_DEFAULT = 25;
+const PAGE_LIMIT = 50;
+
+/** Dates as RFC 1123, ObjectIds through their own toJSON (hex). */
+function replacer(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const raw = this[key];
+  return raw instanceof Date ? raw.toUTCString() : value;
+}
+
+function json(c: Context, body: unknown, status: 200 | 201 | 400 | 404 | 412 | 422 | 428 = 200, headers: Record<string, string> = {}): Response {
+  return c.body(JSON.stringify(body, replacer), status, { "Content-Type": "application/json", ...headers });
+}
+
+function etag(doc: Doc): string {
+  return createHash("sha1").update(JSON.stringify(doc, replacer)).digest("hex");
+}
+
+function now(): Date {
+  return new Date(Math.floor(Date.now() / 1000) * 1000);
+}
+
+const selfLink = (id: unknown) => ({ self: { title: "person", href: `people/${String(id)}` } });
+const meta = (doc: Doc) => ({
+  _updated: doc._updated,
+  _created: doc._created,
+  _etag: doc._etag,
+  _id: doc._id,
+  _links: selfLink(doc._id),
+  _status: "OK",
+});
+
+export function handWritten(): Hono {
+  const docs: Doc[] = [];
+  const byId = new Map<string, Doc>();
+  const byLastname = new Map<string, Doc>();
+  const app = new Hono();
+
+  app.get("/people", (c) => {
+    let where: Doc = {};
+    try {
+      where = JSON.parse(c.req.query("where") ?? "{}");
+    } catch {
+      return json(c, { _status: "ERR", _error: { code: 400, message: "bad where" } }, 400);
+    }
+    const page = Math.max(1, Number(c.req.query("page") ?? 1) || 1);
+    const size = Math.min(PAGE_LIMIT, Math.max(1, Number(c.req.query("max_results") ?? PAGE_DEFAULT) || PAGE_DEFAULT));
+    const empty = Object.keys(where).length === 0;
+    const lastname = where.lastname;
+    const candidates = typeof lastname === "string" ? [byLastname.get(lastname)].filter((d): d is Doc => !!d) : docs;
+    const query = new Query(where);
+    const items = query.find(candidates).skip((page - 1) * size).limit(size).all() as Doc[];
+    const total = empty ? docs.length : candidates.filter((doc) => query.test(doc)).length;
+    const links: Record<string, unknown> = { parent: { title: "home", href: "/" }, self: { title: "people", href: "people" } };
+    const last = Math.ceil(total / size);
+    if (page < last) {
+      links.next = { title: "next page", href: `people?page=${page + 1}` };
+      links.last = { title: "last page", href: `people?page=${last}` };
+    }
+    if (page > 1) links.prev = { title: "previous page", href: `people?page=${page - 1}` };
+    const body = {
+      _items: items.map((doc) => ({ ...doc, _links: selfLink(doc._id) })),
+      _links: links,
+      _meta: { page, max_results: size, total },
+    };
+    return json(c, body, 200, { "X-Total-Count": String(total) });
+  });
+
+  app.get("/people/:id", (c) => {
+    const doc = byId.get(c.req.param("id"));
+    if (!doc) return json(c, { _status: "ERR", _error: { code: 404, message: "not found" } }, 404);
+    const tag = `"${doc._etag as string}"`;
+    if (c.req.header("if-none-match") === tag) return c.body(null, 304, { ETag: tag });
+    const links = { ...selfLink(doc._id), parent: { title: "home", href: "/" }, collection: { title: "people", href: "people" } };
+    return json(c, { ...doc, _links: links }, 200, { ETag: tag, "Last-Modified": (doc._updated as Date).toUTCString() });
+  });
+
+  app.post("/people", async (c) => {
+    const payload: unknown = await c.req.json();
+    const batch = (Array.isArray(payload) ? payload : [payload]) as Doc[];
+    const taken = new Set<string>();
+    for (const doc of batch) {
+      const lastname = doc.lastname;
+      if (typeof lastname !== "string" || byLastname.has(lastname) || taken.has(lastname)) {
+        return json(c, { _status: "ERR", _issues: { lastname: "required and unique" } }, 422);
+      }
+      taken.add(lastname);
+    }
+    const stamp = now();
+    const created = batch.map((input) => {
+      const doc: Doc = { ...input, _id: new ObjectId(), _created: stamp, _updated: stamp };
+      if (typeof doc.born === "string") doc.born = new Date(doc.born);
+      doc._etag = etag(doc);
+      docs.push(doc);
+      byId.set(String(doc._id), doc);
+      byLastname.set(doc.lastname as string, doc);
+      return meta(doc);
+    });
+    const location = { Location: `${new URL(c.req.url).origin}/people/${String(created[0]!._id)}` };
+    return Array.isArray(payload) ? json(c, { _status: "OK", _items: created }, 201, location) : json(c, created[0], 201, location);
+  });
+
+  app.patch("/people/:id", async (c) => {
+    const doc = byId.get(c.req.param("id"));
+    if (!doc) return json(c, { _status: "ERR", _error: { code: 404, message: "not found" } }, 404);
+    const match = c.req.header("if-match")?.replace(/"/g, "");
+    if (!match) return json(c, { _status: "ERR", _error: { code: 428, message: "If-Match required" } }, 428);
+    if (match !== doc._etag) return json(c, { _status: "ERR", _error: { code: 412, message: "etag mismatch" } }, 412);
+    const changes = (await c.req.json()) as Doc;
+    const lastname = changes.lastname;
+    if (lastname !== undefined && lastname !== doc.lastname) {
+      if (typeof lastname !== "string" || byLastname.has(lastname)) return json(c, { _status: "ERR", _issues: { lastname: "unique" } }, 422);
+      byLastname.delete(doc.lastname as string);
+      byLastname.set(lastname, doc);
+    }
+    const { _etag: _, ...rest } = Object.assign(doc, changes, { _updated: now() });
+    doc._etag = etag(rest);
+    return json(c, meta(doc));
+  });
+
+  return app;
+}

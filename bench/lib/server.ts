@@ -1,0 +1,88 @@
+// The server entry every HTTP bench runs as a child process, unchanged on Node, Bun and Deno:
+//   server.ts floor                      answers /<size> with a body of that size, made once per size
+//   server.ts hand   --documents 10000   the hand-written Hono + mingo + bson equivalent
+//   server.ts everest --documents 10000  createHandler(settings) on the memory driver
+// It prints `READY <port>` once it listens on 127.0.0.1 (on a port of the system's choosing).
+// Each kind imports only what it needs, so the baselines still run while everest cannot.
+import process from "node:process";
+
+type Fetch = (request: Request) => Promise<Response> | Response;
+
+interface BunRuntime {
+  serve(options: { port: number; hostname: string; fetch: Fetch }): { port: number };
+}
+interface DenoRuntime {
+  serve(options: { port: number; hostname: string; onListen?: () => void }, handler: Fetch): { addr: { port: number } };
+}
+
+const HOST = "127.0.0.1";
+const runtime = globalThis as { Bun?: BunRuntime; Deno?: DenoRuntime };
+
+function option(name: string, fallback: string): string {
+  const at = process.argv.indexOf(`--${name}`);
+  return at > 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
+}
+
+/** Serves a fetch handler with the runtime's own server (Node: everest's adapter, for everest and the equivalent alike). */
+async function listen(fetch: Fetch): Promise<number> {
+  if (runtime.Bun) return runtime.Bun.serve({ port: 0, hostname: HOST, fetch }).port;
+  if (runtime.Deno) return runtime.Deno.serve({ port: 0, hostname: HOST, onListen() {} }, fetch).addr.port;
+  const { serve } = await import("../../adapters/node.ts");
+  const server = await serve(async (request) => fetch(request), { port: 0, host: HOST, signals: false });
+  return Number(new URL(server.url).port);
+}
+
+/** The floor: no routing, parsing or rendering; request bodies are read, responses are bytes made once per size. */
+async function floor(): Promise<number> {
+  const bodies = new Map<string, Uint8Array<ArrayBuffer>>();
+  const body = (path: string) => {
+    let bytes = bodies.get(path);
+    if (!bytes) bodies.set(path, (bytes = new Uint8Array(Number(path.slice(1)) || 0).fill(0x20)));
+    return bytes;
+  };
+  if (runtime.Bun || runtime.Deno) {
+    return listen(async (request) => {
+      if (request.body) await request.arrayBuffer();
+      return new Response(body(new URL(request.url).pathname), { headers: { "Content-Type": "application/json" } });
+    });
+  }
+  const { createServer } = await import("node:http");
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      const bytes = body(req.url ?? "/");
+      res.writeHead(200, { "Content-Type": "application/json", "Content-Length": bytes.byteLength });
+      res.end(bytes);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
+  return (server.address() as { port: number }).port;
+}
+
+async function main(): Promise<void> {
+  const kind = process.argv[2];
+  const documents = Number(option("documents", "10000"));
+  const { seed, settings } = await import("./people.ts");
+  let port: number;
+  if (kind === "floor") {
+    port = await floor();
+  } else if (kind === "hand") {
+    const { handWritten } = await import("./hand.ts");
+    const app = handWritten();
+    await seed(app.fetch, "http://bench.local", documents);
+    port = await listen(app.fetch);
+  } else if (kind === "everest") {
+    const { createHandler } = await import("../../src/handler.ts");
+    const handler = createHandler(settings);
+    await seed(handler, "http://bench.local", documents);
+    port = await listen(handler);
+  } else {
+    throw new Error(`unknown server kind '${kind}' (floor, hand or everest)`);
+  }
+  process.stdout.write(`READY ${port}\n`);
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

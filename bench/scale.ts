@@ -1,0 +1,216 @@
+// Scale: does a lookup cost the same at 1M documents as at 1k? On the memory driver directly
+// and through the handler in-process, with the indexes the bench settings declare (`lastname`
+// unique in the schema, `team` in mongo_indexes). Each size runs in a child process of its own,
+// so its peak RSS is its own; `examined/op` (the driver's count of documents a filter was
+// tested against) shows whether a query, and its count, used an index or scanned.
+//   npx tsx bench/scale.ts [--quick]
+import { spawnSync } from "node:child_process";
+import { ObjectId } from "bson";
+import { createHandler } from "../src/handler.ts";
+import { MemoryDriver } from "../src/drivers/memory/index.ts";
+import type { Doc, Filter, Target } from "../src/drivers/types.ts";
+import { person, settings } from "./lib/people.ts";
+import { peakRss, pinning, resetPeak, ROOT } from "./lib/proc.ts";
+import { fmt, table } from "./lib/table.ts";
+
+const argv = process.argv.slice(2);
+const quick = argv.includes("--quick");
+const SIZES = quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000];
+/** Allowed growth of the time per request from the smallest to the largest size. */
+const TARGET = 1.5;
+const SAMPLE = 1000;
+
+interface Case {
+  name: string;
+  /** The driver calls a GET makes for it (find, and count for collection reads). */
+  driver: (driver: MemoryDriver, target: Target, key: Key) => Promise<unknown>;
+  /** The same read as an HTTP request path. */
+  path: (key: Key) => string;
+}
+
+interface Key {
+  id: string;
+  lastname: string;
+  team: number;
+}
+
+interface CaseResult {
+  name: string;
+  layer: "driver" | "handler";
+  microseconds: number;
+  examined: number;
+  fullScans: number;
+}
+
+interface SizeResult {
+  size: number;
+  seedSeconds: number;
+  /** RSS with the documents loaded, less RSS before; and the process's peak. */
+  dataRss: number;
+  peakRss: number | null;
+  cases: CaseResult[];
+}
+
+const where = (filter: unknown) => `/people?where=${encodeURIComponent(JSON.stringify(filter))}`;
+
+/** What GET on a collection asks of the driver: a page of 25 and the total. */
+const page = (driver: MemoryDriver, target: Target, filter: Filter) =>
+  Promise.all([driver.find(target, { filter, limit: 25 }), driver.count(target, filter)]);
+
+const CASES: Case[] = [
+  {
+    name: "GET item by _id",
+    driver: (driver, target, key) => driver.find(target, { filter: { _id: new ObjectId(key.id) }, limit: 1 }),
+    path: (key) => `/people/${key.id}`,
+  },
+  { name: "where unique field", driver: (d, t, key) => page(d, t, { lastname: key.lastname }), path: (key) => where({ lastname: key.lastname }) },
+  { name: "where indexed field", driver: (d, t, key) => page(d, t, { team: key.team }), path: (key) => where({ team: key.team }) },
+  {
+    name: "$in on indexed field",
+    driver: (d, t, key) => page(d, t, { team: { $in: [key.team, key.team + 1] } }),
+    path: (key) => where({ team: { $in: [key.team, key.team + 1] } }),
+  },
+  {
+    name: "range on indexed field",
+    driver: (d, t, key) => page(d, t, { team: { $gte: key.team, $lt: key.team + 2 } }),
+    path: (key) => where({ team: { $gte: key.team, $lt: key.team + 2 } }),
+  },
+];
+
+/** Times `run` over the keys in a bounded loop (after a shorter warm-up), in µs per call. */
+async function time(keys: Key[], iterations: number, run: (key: Key) => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < iterations / 4; i++) await run(keys[i % keys.length]!);
+  const start = performance.now();
+  for (let i = 0; i < iterations; i++) await run(keys[i % keys.length]!);
+  return ((performance.now() - start) * 1000) / iterations;
+}
+
+async function measureSize(size: number): Promise<SizeResult> {
+  const driver = await MemoryDriver.open({ databaseName: "everest" });
+  const handler = createHandler(settings, { driver });
+  const target: Target = { database: handler.app.config.DB_NAME, collection: "people" };
+  // The first request makes the handler create the indexes its settings declare.
+  const first = await handler(new Request("http://bench.local/people"));
+  if (first.status !== 200) throw new Error(`GET /people answered ${first.status}: ${await first.text()}`);
+
+  globalThis.gc?.();
+  const before = process.memoryUsage().rss;
+  const seedStart = performance.now();
+  const keys: Key[] = [];
+  const stride = Math.max(1, Math.floor(size / SAMPLE));
+  const stamp = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const batch = 10_000;
+  for (let start = 0; start < size; start += batch) {
+    const docs: Doc[] = [];
+    for (let i = start; i < Math.min(size, start + batch); i++) {
+      const doc: Doc = { ...person(i), _id: new ObjectId(), _created: stamp, _updated: stamp, _etag: i.toString(16).padStart(40, "0") };
+      doc.born = new Date(doc.born as string);
+      if (i % stride === 0) keys.push({ id: (doc._id as ObjectId).toHexString(), lastname: doc.lastname as string, team: doc.team as number });
+      docs.push(doc);
+    }
+    await driver.insertMany(target, docs);
+  }
+  const seedSeconds = (performance.now() - seedStart) / 1000;
+  globalThis.gc?.();
+  const dataRss = process.memoryUsage().rss - before;
+  // Spread the picks over the whole collection, in an order that is not insertion order.
+  for (let i = keys.length - 1; i > 0; i--) {
+    const j = (i * 7919) % (i + 1);
+    [keys[i], keys[j]] = [keys[j]!, keys[i]!];
+  }
+
+  const cases: CaseResult[] = [];
+  const layers = [
+    { layer: "driver" as const, iterations: quick ? 2_000 : 10_000, call: (c: Case) => (key: Key) => c.driver(driver, target, key) },
+    {
+      layer: "handler" as const,
+      iterations: quick ? 500 : 3_000,
+      call: (c: Case) => async (key: Key) => {
+        const response = await handler(new Request(`http://bench.local${c.path(key)}`));
+        if (response.status !== 200) throw new Error(`${c.name}: ${response.status} ${await response.text()}`);
+        await response.arrayBuffer();
+      },
+    },
+  ];
+  for (const { layer, iterations, call } of layers) {
+    for (const c of CASES) {
+      const before = { ...driver.stats };
+      const calls = iterations + iterations / 4;
+      const microseconds = await time(keys, iterations, call(c));
+      cases.push({
+        name: c.name,
+        layer,
+        microseconds,
+        examined: (driver.stats.documentsExamined - before.documentsExamined) / calls,
+        fullScans: driver.stats.fullScans - before.fullScans,
+      });
+    }
+  }
+  await handler.app.close();
+  return { size, seedSeconds, dataRss, peakRss: peakRss(process.pid), cases };
+}
+
+function report(results: SizeResult[]): boolean {
+  const smallest = results[0]!;
+  const largest = results[results.length - 1]!;
+  const label = (size: number) => (size >= 1e6 ? `${size / 1e6}M` : `${size / 1e3}k`);
+  let held = true;
+  const rows = smallest.cases.map((c, i) => {
+    const times = results.map((r) => r.cases[i]!);
+    const growth = times[times.length - 1]!.microseconds / times[0]!.microseconds;
+    const scanned = times.some((t) => t.fullScans > 0);
+    const ok = growth <= TARGET && !scanned;
+    held &&= ok;
+    return [
+      `${c.layer}: ${c.name}`,
+      ...times.map((t) => fmt.us(t.microseconds / 1000)),
+      ...times.map((t) => t.examined.toFixed(1)),
+      `${fmt.ratio(growth)} ${ok ? "✓" : "✗"}${scanned ? " (full scans)" : ""}`,
+    ];
+  });
+  console.log(
+    table(
+      ["request", ...results.map((r) => `${label(r.size)} time`), ...results.map((r) => `${label(r.size)} examined/op`), `${label(largest.size)} ÷ ${label(smallest.size)}`],
+      rows,
+    ),
+  );
+  console.log();
+  console.log(
+    table(
+      ["documents", "seed s", "data RSS MB", "peak RSS MB", "MB per 100k documents"],
+      results.map((r) => [
+        label(r.size),
+        r.seedSeconds.toFixed(1),
+        fmt.mb(r.dataRss),
+        fmt.mb(r.peakRss),
+        r.size >= 100_000 ? ((r.dataRss / 2 ** 20) * (100_000 / r.size)).toFixed(0) : "–",
+      ]),
+    ),
+  );
+  return held;
+}
+
+if (argv[0] === "--child") {
+  const size = Number(argv[1]);
+  resetPeak(process.pid);
+  process.stdout.write(`RESULT ${JSON.stringify(await measureSize(size))}\n`);
+} else {
+  console.log(`## Scale: memory driver and handler in-process, time per request (mean), at ${SIZES.join(", ")} documents`);
+  const cores = pinning();
+  const results: SizeResult[] = [];
+  for (const size of SIZES) {
+    const command = [...(cores ? ["taskset", "-c", String(cores.server)] : []), process.execPath, "--expose-gc", "--import", "tsx", "bench/scale.ts", "--child", String(size)];
+    const child = spawnSync(command[0]!, command.slice(1), { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 24 });
+    const line = child.stdout.split("\n").find((l) => l.startsWith("RESULT "));
+    if (!line) {
+      console.log(`n/a at ${size} documents: ${child.stderr.trim().split("\n").slice(0, 5).join(" / ")}`);
+      process.exitCode = 1;
+      break;
+    }
+    results.push(JSON.parse(line.slice("RESULT ".length)) as SizeResult);
+  }
+  if (results.length === SIZES.length) {
+    const held = report(results);
+    console.log(`\ntarget (time per request at ${SIZES.at(-1)!.toLocaleString("en-US")} within ${TARGET}× of ${SIZES[0]!.toLocaleString("en-US")}, no full scans): ${held ? "holds" : "NOT held"}`);
+  }
+}
