@@ -16,7 +16,7 @@ function numberRepr(n: number): string {
   if (Number.isNaN(n)) return "nan";
   if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
   // JSON does not tell 1 from 1.0; an integral value is shown as Python shows an int.
-  if (Number.isInteger(n)) return Object.is(n, -0) ? "-0.0" : String(n);
+  if (Number.isInteger(n)) return Object.is(n, -0) ? "-0.0" : BigInt(n).toString();
   if (Math.abs(n) >= 1e-4) return String(n);
   const [mantissa, exponent] = n.toExponential().split("e") as [string, string];
   const sign = exponent.startsWith("-") ? "-" : "+";
