@@ -3,7 +3,7 @@
 // (Eve issues one query per document, its known N+1).
 import type { RequestContext } from "../context.ts";
 import type { Doc } from "../drivers/types.ts";
-import { HttpError } from "../errors.ts";
+import { parseEmbedded } from "../query/embedded.ts";
 import type { DataRelation, FieldSchema } from "../settings/types.ts";
 import type { Resource } from "../settings/normalize.ts";
 
@@ -35,21 +35,10 @@ function relationOf(definition: FieldSchema | undefined): DataRelation | undefin
 /** Eve's `resolve_embedded_fields`: requested ∪ resource defaults − refused, embeddable only. */
 export function resolveEmbeddedFields(ctx: RequestContext, resource: Resource): string[] {
   if (!resource.embedding) return [];
-  const raw = ctx.args.get(ctx.app.config.QUERY_EMBEDDED);
   const wanted = new Set(resource.embedded_fields);
-  if (raw !== null) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(raw);
-    } catch {
-      throw new HttpError(400, "Unable to parse `embedded` clause");
-    }
-    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) throw new HttpError(400, "Unable to parse `embedded` clause");
-    for (const [field, flag] of Object.entries(parsed)) {
-      if (field === "__proto__" || field === "constructor" || field === "prototype") throw new HttpError(400, "Unable to parse `embedded` clause");
-      if (flag === 1 || flag === true) wanted.add(field);
-      else if (flag === 0 || flag === false) wanted.delete(field);
-    }
+  for (const [field, flag] of Object.entries(parseEmbedded(ctx.args.get(ctx.app.config.QUERY_EMBEDDED)))) {
+    if (flag === 1) wanted.add(field);
+    else wanted.delete(field);
   }
   return [...wanted]
     .sort((a, b) => a.split(".").length - b.split(".").length)

@@ -11,6 +11,9 @@ import { resolveProjection } from "../query/projection.ts";
 import { parsePaging, type Paging } from "../query/paging.ts";
 import { etagMatches } from "../render/etag.ts";
 import { parseHttpDate } from "../render/http-date.ts";
+import { isSoftDeleted, softDeletedBody } from "../features/soft-delete.ts";
+import { itemEtag, requestedVersion, storedVersion, versionLinks, versionListing } from "../features/versioning.ts";
+import { getAggregation } from "../features/aggregation.ts";
 import { buildResponseDocument, lastUpdated } from "./document.ts";
 import type { Reply } from "./common.ts";
 
@@ -27,8 +30,9 @@ export function parseReadQuery(ctx: RequestContext): ReadQuery & { sort: ReturnT
   const config = ctx.app.config;
   const rawWhere = ctx.args.get(config.QUERY_WHERE);
   const filter = rawWhere ? parseWhere(rawWhere, resource, config) : {};
-  const rawSort = resource.sorting ? ctx.args.get(config.QUERY_SORT) : null;
-  const sort = rawSort ? parseSort(rawSort, resource) : resource.datasource.default_sort;
+  const rawSort = ctx.args.get(config.QUERY_SORT);
+  // No client sort (absent, empty, `[]`, sorting off) falls back to the resource's default.
+  const sort = (rawSort !== null ? parseSort(rawSort, resource) : null) ?? (resource.sorting ? resource.datasource.default_sort : null);
   const paging = parsePaging(ctx.args, resource, config);
   return {
     filter,
@@ -41,6 +45,7 @@ export function parseReadQuery(ctx: RequestContext): ReadQuery & { sort: ReturnT
 
 export async function getCollection(ctx: RequestContext, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
+  if (resource.datasource.aggregation) return getAggregation(ctx);
   const config = ctx.app.config;
   const query = parseReadQuery(ctx);
   const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
@@ -87,10 +92,14 @@ export async function getItem(ctx: RequestContext, lookup: Filter): Promise<Repl
   const stored = await ctx.app.data.findOne(ctx, resource, lookup, { showDeleted: true, projection });
   if (!stored) throw new HttpError(404);
 
+  // The primary document's time, whichever version is sent.
   let lastModified = lastUpdated(ctx, stored);
-  const document = await buildResponseDocument(ctx, stored, resource);
-  const deleted = resource.soft_delete && document[config.DELETED] === true;
-  if (!deleted) await embedDocuments(ctx, resource, [document], embedded);
+  const version = requestedVersion(ctx, resource);
+  const source = typeof version === "number" ? await storedVersion(ctx, resource, stored, version, projection) : stored;
+  const document = await buildResponseDocument(ctx, source, resource, { latest: stored });
+  const deleted = isSoftDeleted(config, resource, document);
+  const listing = version === "all" || version === "diffs";
+  if (!deleted && !listing) await embedDocuments(ctx, resource, [document], embedded);
   for (const field of embedded) {
     const embeddedDoc = document[field];
     if (embeddedDoc && typeof embeddedDoc === "object" && !Array.isArray(embeddedDoc)) {
@@ -98,10 +107,14 @@ export async function getItem(ctx: RequestContext, lookup: Filter): Promise<Repl
       if (updated > lastModified) lastModified = updated;
     }
   }
-  const etag = config.IF_MATCH ? (document[config.ETAG] as string | undefined) : undefined;
+  const etag = itemEtag(config, resource, document);
   // A soft-deleted item is answered (404) with its self link only, as Eve does.
   if (resource.hateoas && !deleted && document[config.LINKS]) {
-    document[config.LINKS] = { ...(document[config.LINKS] as Doc), parent: homeLink(), collection: { title: resource.resource_title, href: resourceLink(ctx) } };
+    const links =
+      typeof version === "number"
+        ? versionLinks(ctx, resource, document[config.ID_FIELD])
+        : { parent: homeLink(), collection: { title: resource.resource_title, href: resourceLink(ctx) } };
+    document[config.LINKS] = { ...(document[config.LINKS] as Doc), ...links };
   }
 
   // 304 only when every validator the client sent says the cached copy is current.
@@ -112,6 +125,8 @@ export async function getItem(ctx: RequestContext, lookup: Filter): Promise<Repl
   if (noneMatch && etag) validators.push(etagMatches(noneMatch, etag));
   if (validators.length > 0 && validators.every(Boolean)) return { status: 304, body: null, etag };
 
+  if (listing) return versionListing(ctx, resource, stored, version, { built: document, embedded, projection, etag, lastModified });
+  if (deleted) return { status: 404, body: softDeletedBody(config, document), etag, lastModified };
   await ctx.app.hooks.emitForResource("on_fetched_item", resource.name, document);
-  return { status: deleted ? 404 : 200, body: document, etag, lastModified };
+  return { status: 200, body: document, etag, lastModified };
 }

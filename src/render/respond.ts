@@ -5,8 +5,8 @@ import { HttpError } from "../errors.ts";
 import type { Reply } from "../methods/common.ts";
 import type { Config } from "../settings/normalize.ts";
 import { formatHttpDate } from "./http-date.ts";
-import { isValidJsonpCallback } from "./jsonp.ts";
-import { dumps } from "./pyjson.ts";
+import { isValidJsonpCallback, wrapJsonp } from "./jsonp.ts";
+import { toJson } from "./json.ts";
 import { toPlain } from "./plain.ts";
 import { renderXml } from "./xml.ts";
 
@@ -119,16 +119,15 @@ export function renderReply(ctx: RequestContext, reply: Reply): Response {
   headers.set("Content-Type", offer.format === "xml" ? `${offer.mime}; charset=utf-8` : offer.mime);
   if (reply.body === null || reply.status === 204) return new Response(null, { status: reply.status, headers });
 
-  const plain = toPlain(reply.body, config.DATE_FORMAT) as Record<string, unknown>;
   let text: string;
   if (offer.format === "xml") {
-    text = renderXml(plain, config);
+    text = renderXml(toPlain(reply.body, config.DATE_FORMAT) as Record<string, unknown>, config);
   } else {
-    text = dumps(plain, { indent: ctx.args.has("pretty") ? 4 : undefined });
+    text = toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT);
     const argument = config.JSONP_ARGUMENT;
     const callback = argument ? ctx.args.get(argument) : null;
     // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".
-    if (callback && isValidJsonpCallback(callback)) text = `${callback}(${text})`;
+    if (callback && isValidJsonpCallback(callback)) text = wrapJsonp(callback, text);
   }
   return new Response(ctx.method === "HEAD" ? null : text, { status: reply.status, headers });
 }
