@@ -1,0 +1,262 @@
+// Event hooks (SPEC.md Events, DECISIONS.md §3): Eve's names and arguments, generic then
+// per-resource, in order, async awaited, several per event; a callback aborts with a status;
+// pre-hooks add to the lookup; fetch hooks change what is sent while ETag and Last-Modified keep
+// describing what is stored.
+import { ObjectId } from "bson";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { abort } from "../../src/errors.ts";
+import type { Doc } from "../../src/drivers/types.ts";
+import type { Settings } from "../../src/settings/types.ts";
+import { json, testApi, type TestApi } from "../support/api.ts";
+
+const settings: Settings = {
+  DOMAIN: {
+    people: {
+      resource_methods: ["GET", "POST", "DELETE"],
+      item_methods: ["GET", "PATCH", "PUT", "DELETE"],
+      schema: { title: { type: "string", maxlength: 10 }, touched: { type: "boolean" } },
+    },
+  },
+};
+
+let api: TestApi;
+beforeEach(() => {
+  api = testApi(settings);
+});
+afterEach(() => api.close());
+
+const on = (event: string, callback: (...args: any[]) => unknown) => api.handler.app.on(event, callback);
+
+async function create(body: Doc): Promise<{ _id: string; _etag: string; _updated: string }> {
+  const response = await api.post("/people", body);
+  expect(response.status).toBe(201);
+  return json(response);
+}
+
+const EVENTS = [
+  "on_pre_GET", "on_pre_POST", "on_pre_PATCH", "on_pre_PUT", "on_pre_DELETE",
+  "on_post_GET", "on_post_POST", "on_post_PATCH", "on_post_PUT", "on_post_DELETE",
+  "on_fetched_resource", "on_fetched_item", "on_insert", "on_inserted", "on_replace", "on_replaced",
+  "on_update", "on_updated", "on_delete_item", "on_deleted_item",
+  "on_delete_resource", "on_delete_resource_originals", "on_deleted_resource",
+];
+
+/** Records every event, generic and per-resource, with a readable summary of its arguments. */
+function record(): Array<[string, ...unknown[]]> {
+  const seen: Array<[string, ...unknown[]]> = [];
+  const describe = (arg: unknown): unknown => {
+    if (arg instanceof Request) return `request ${arg.method}`;
+    if (arg instanceof Response) return `response ${arg.status}`;
+    if (Array.isArray(arg)) return arg.map((d: Doc) => d.title);
+    if (arg && typeof arg === "object") {
+      const doc = arg as Doc;
+      if ("_items" in doc) return `items ${(doc._items as Doc[]).length}`;
+      if ("_id" in doc && Object.keys(doc).length === 1) return doc._id instanceof ObjectId ? "lookup _id" : doc;
+      return "title" in doc ? `doc ${doc.title}` : doc;
+    }
+    return arg;
+  };
+  for (const event of EVENTS) {
+    on(event, (...args: unknown[]) => void seen.push([event, ...args.map(describe)]));
+    on(`${event}_people`, (...args: unknown[]) => void seen.push([`${event}_people`, ...args.map(describe)]));
+  }
+  return seen;
+}
+
+describe("names, arguments and order", () => {
+  it("POST: pre, insert, inserted, post", async () => {
+    const seen = record();
+    await api.post("/people", [{ title: "a" }, { title: "b" }]);
+    expect(seen).toEqual([
+      ["on_pre_POST", "people", "request POST"],
+      ["on_pre_POST_people", "request POST"],
+      ["on_insert", "people", ["a", "b"]],
+      ["on_insert_people", ["a", "b"]],
+      ["on_inserted", "people", ["a", "b"]],
+      ["on_inserted_people", ["a", "b"]],
+      ["on_post_POST", "people", "request POST", "response 201"],
+      ["on_post_POST_people", "request POST", "response 201"],
+    ]);
+  });
+
+  it("GET: pre with the lookup, fetched, post", async () => {
+    const { _id } = await create({ title: "a" });
+    const seen = record();
+    await api.get("/people");
+    await api.get(`/people/${_id}`);
+    expect(seen).toEqual([
+      ["on_pre_GET", "people", "request GET", {}],
+      ["on_pre_GET_people", "request GET", {}],
+      ["on_fetched_resource", "people", "items 1"],
+      ["on_fetched_resource_people", "items 1"],
+      ["on_post_GET", "people", "request GET", "response 200"],
+      ["on_post_GET_people", "request GET", "response 200"],
+      ["on_pre_GET", "people", "request GET", "lookup _id"],
+      ["on_pre_GET_people", "request GET", "lookup _id"],
+      ["on_fetched_item", "people", "doc a"],
+      ["on_fetched_item_people", "doc a"],
+      ["on_post_GET", "people", "request GET", "response 200"],
+      ["on_post_GET_people", "request GET", "response 200"],
+    ]);
+  });
+
+  it("PATCH and PUT: the changes and the stored original", async () => {
+    const created = await create({ title: "a" });
+    const seen = record();
+    const patched = await json(await api.patch(`/people/${created._id}`, { title: "b" }, { "If-Match": created._etag }));
+    await api.put(`/people/${created._id}`, { title: "c" }, { "If-Match": patched._etag });
+    expect(seen).toEqual([
+      ["on_pre_PATCH", "people", "request PATCH", "lookup _id"],
+      ["on_pre_PATCH_people", "request PATCH", "lookup _id"],
+      ["on_update", "people", "doc b", "doc a"],
+      ["on_update_people", "doc b", "doc a"],
+      ["on_updated", "people", "doc b", "doc a"],
+      ["on_updated_people", "doc b", "doc a"],
+      ["on_post_PATCH", "people", "request PATCH", "response 200"],
+      ["on_post_PATCH_people", "request PATCH", "response 200"],
+      ["on_pre_PUT", "people", "request PUT", "lookup _id"],
+      ["on_pre_PUT_people", "request PUT", "lookup _id"],
+      ["on_replace", "people", "doc c", "doc b"],
+      ["on_replace_people", "doc c", "doc b"],
+      ["on_replaced", "people", "doc c", "doc b"],
+      ["on_replaced_people", "doc c", "doc b"],
+      ["on_post_PUT", "people", "request PUT", "response 200"],
+      ["on_post_PUT_people", "request PUT", "response 200"],
+    ]);
+  });
+
+  it("DELETE: item and collection events", async () => {
+    const a = await create({ title: "a" });
+    await create({ title: "b" });
+    const seen = record();
+    await api.delete(`/people/${a._id}`, { "If-Match": a._etag });
+    await api.delete("/people");
+    expect(seen).toEqual([
+      ["on_pre_DELETE", "people", "request DELETE", "lookup _id"],
+      ["on_pre_DELETE_people", "request DELETE", "lookup _id"],
+      ["on_delete_item", "people", "doc a"],
+      ["on_delete_item_people", "doc a"],
+      ["on_deleted_item", "people", "doc a"],
+      ["on_deleted_item_people", "doc a"],
+      ["on_post_DELETE", "people", "request DELETE", "response 204"],
+      ["on_post_DELETE_people", "request DELETE", "response 204"],
+      ["on_pre_DELETE", "people", "request DELETE", {}],
+      ["on_pre_DELETE_people", "request DELETE", {}],
+      ["on_delete_resource", "people"],
+      ["on_delete_resource_people"],
+      ["on_delete_resource_originals", "people", ["b"], {}],
+      ["on_delete_resource_originals_people", ["b"], {}],
+      ["on_deleted_resource", "people"],
+      ["on_deleted_resource_people"],
+      ["on_post_DELETE", "people", "request DELETE", "response 204"],
+      ["on_post_DELETE_people", "request DELETE", "response 204"],
+    ]);
+  });
+
+  it("gives insert events only validated documents: none when the request fails validation", async () => {
+    const seen = record();
+    expect((await api.post("/people", [{ title: "ok" }, { title: "far too long" }])).status).toBe(422);
+    expect(seen.map(([event]) => event)).toEqual(["on_pre_POST", "on_pre_POST_people"]);
+  });
+});
+
+describe("callbacks", () => {
+  it("run in registration order, async ones awaited, each seeing what the previous did", async () => {
+    const order: string[] = [];
+    on("on_insert_people", async (items: Doc[]) => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      order.push("first");
+      items[0]!.title = "set by 1st";
+    });
+    on("on_insert_people", (items: Doc[]) => {
+      order.push(`second saw ${items[0]!.title}`);
+      items[0]!.touched = true;
+    });
+    on("on_insert", () => void order.push("generic"));
+    const created = await create({ title: "sent" });
+    expect(order).toEqual(["generic", "first", "second saw set by 1st"]);
+    expect(await json(await api.get(`/people/${created._id}`))).toMatchObject({ title: "set by 1st", touched: true });
+  });
+
+  it("abort with a status, and nothing is written", async () => {
+    on("on_insert_people", () => abort(403, "no new people today"));
+    const refused = await api.post("/people", { title: "a" });
+    expect(refused.status).toBe(403);
+    expect(await json(refused)).toEqual({ _status: "ERR", _error: { code: 403, message: "no new people today" } });
+    expect((await json(await api.get("/people")))._items).toEqual([]);
+  });
+
+  it("abort edits and deletes before anything changes", async () => {
+    const created = await create({ title: "a" });
+    on("on_update", () => abort(403));
+    on("on_delete_item_people", () => abort(409, "still referenced"));
+    on("on_pre_PUT", async () => abort(451));
+    const headers = { "If-Match": created._etag };
+    expect((await api.patch(`/people/${created._id}`, { title: "b" }, headers)).status).toBe(403);
+    expect((await api.put(`/people/${created._id}`, { title: "b" }, headers)).status).toBe(451);
+    expect((await api.delete(`/people/${created._id}`, headers)).status).toBe(409);
+    expect(await json(await api.get(`/people/${created._id}`))).toMatchObject({ title: "a", _etag: created._etag });
+  });
+
+  it("fail a request with 500 when they throw something other than an abort", async () => {
+    on("on_pre_GET_people", () => {
+      throw new TypeError("bug in a hook");
+    });
+    expect((await api.get("/people")).status).toBe(500);
+  });
+});
+
+describe("pre-hooks", () => {
+  it("add conditions to the lookup of reads, edits and deletes", async () => {
+    const visible = await create({ title: "visible" });
+    const hidden = await create({ title: "hidden" });
+    const onlyVisible = (_request: Request, lookup: Doc) => void (lookup.title = "visible");
+    for (const method of ["GET", "PATCH", "DELETE"]) on(`on_pre_${method}_people`, onlyVisible);
+    expect((await json(await api.get("/people")))._items.map((d: Doc) => d.title)).toEqual(["visible"]);
+    expect((await api.get(`/people/${hidden._id}`)).status).toBe(404);
+    expect((await api.get(`/people/${visible._id}`)).status).toBe(200);
+    expect((await api.patch(`/people/${hidden._id}`, { title: "x" }, { "If-Match": hidden._etag })).status).toBe(404);
+    expect((await api.delete("/people")).status).toBe(204);
+    api.handler.app.hooks.off("on_pre_GET_people", onlyVisible);
+    expect((await json(await api.get("/people")))._items.map((d: Doc) => d.title)).toEqual(["hidden"]);
+  });
+});
+
+describe("fetch hooks", () => {
+  it("change what is sent for collections and items", async () => {
+    const created = await create({ title: "a" });
+    on("on_fetched_resource_people", (response: Doc) => {
+      for (const item of response._items as Doc[]) item.badge = "★";
+      delete response._meta;
+    });
+    on("on_fetched_item", (_resource: string, document: Doc) => void (document.title = "A"));
+    const list = await json(await api.get("/people"));
+    expect(list._items[0].badge).toBe("★");
+    expect(list._meta).toBeUndefined();
+    expect((await json(await api.get(`/people/${created._id}`))).title).toBe("A");
+  });
+
+  it("leave ETag and Last-Modified describing the stored document", async () => {
+    const created = await create({ title: "a" });
+    on("on_fetched_item", (_resource: string, document: Doc) => {
+      document.title = "changed on the way out";
+      document._updated = new Date(0);
+    });
+    const response = await api.get(`/people/${created._id}`);
+    expect(response.headers.get("etag")).toBe(`"${created._etag}"`);
+    expect(response.headers.get("last-modified")).toBe(created._updated);
+    expect((await api.patch(`/people/${created._id}`, { title: "b" }, { "If-Match": response.headers.get("etag")! })).status).toBe(200);
+  });
+});
+
+describe("update hooks", () => {
+  it("store what on_update adds, reflected in the ETag; what on_updated changes is not stored", async () => {
+    const created = await create({ title: "a" });
+    on("on_update_people", (updates: Doc) => void (updates.touched = true));
+    on("on_updated_people", (updates: Doc) => void (updates.title = "after the fact"));
+    const patched = await json(await api.patch(`/people/${created._id}`, { title: "b" }, { "If-Match": created._etag }));
+    const read = await api.get(`/people/${created._id}`);
+    expect(await json(read)).toMatchObject({ title: "b", touched: true, _etag: patched._etag });
+    expect(read.headers.get("etag")).toBe(`"${patched._etag}"`);
+  });
+});
