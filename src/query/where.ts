@@ -120,6 +120,23 @@ export class FieldTypes {
 
 const HEX24 = /^[0-9a-fA-F]{24}$/;
 
+/** Long enough for any sensible search, short enough to bound what one pattern can cost. */
+export const MAX_REGEX_LENGTH = 256;
+
+/**
+ * A client's `$regex` (once DB_QUERY_BLACKLIST allows it) runs inside the server on the memory
+ * driver: it must be a string of bounded length that compiles, or the request is refused.
+ */
+function checkRegex(operand: unknown): void {
+  if (typeof operand !== "string") throw badRequest("$regex expects a string");
+  if (operand.length > MAX_REGEX_LENGTH) throw badRequest(`$regex longer than ${MAX_REGEX_LENGTH} characters`);
+  try {
+    new RegExp(operand);
+  } catch {
+    throw badRequest("$regex is not a valid regular expression");
+  }
+}
+
 class WhereWalker {
   private readonly types: FieldTypes;
   private readonly blacklist: Set<string>;
@@ -137,19 +154,20 @@ class WhereWalker {
     this.allowed = resource.allowed_filters;
   }
 
-  private checkKey(key: string, depth: number): void {
+  private checkKey(key: string, depth: number, operand: unknown): void {
     if (depth > this.config.MAX_JSON_DEPTH) throw badRequest("where clause nested too deeply");
     if (isPrototypeKey(key)) throw badRequest(`refused key '${key}'`);
     if (!key.startsWith("$")) return;
     if (JAVASCRIPT_OPERATORS.has(key) || this.blacklist.has(key)) throw badRequest(`operator ${key} is banned`);
     if (!KNOWN_OPERATORS.has(key) && !this.whitelist.has(key)) throw badRequest(`unknown operator ${key}`);
+    if (key === "$regex") checkRegex(operand);
   }
 
   /** A query document: field conditions and logical operators. */
   query(query: Record<string, unknown>, depth: number): Filter {
     const out: Filter = {};
     for (const [key, value] of Object.entries(query)) {
-      this.checkKey(key, depth);
+      this.checkKey(key, depth, value);
       if (LOGICAL.has(key)) {
         if (!Array.isArray(value) || value.length === 0 || !value.every(isPlainObject)) {
           throw badRequest(`operator '${key}' expects a list of sub-queries`);
@@ -188,7 +206,7 @@ class WhereWalker {
     if (!isPlainObject(value)) return value;
     const out: Record<string, unknown> = {};
     for (const [key, member] of Object.entries(value)) {
-      this.checkKey(key, depth);
+      this.checkKey(key, depth, member);
       if (!key.startsWith("$")) out[key] = this.value(member, `${path}.${key}`, depth + 1);
       else if (VALUE_OPERATORS.has(key)) out[key] = this.value(member, path, depth + 1);
       else out[key] = this.opaque(member, depth + 1);
@@ -205,7 +223,7 @@ class WhereWalker {
     if (!isPlainObject(value)) return value;
     const out: Record<string, unknown> = {};
     for (const [key, member] of Object.entries(value)) {
-      this.checkKey(key, depth);
+      this.checkKey(key, depth, member);
       out[key] = this.opaque(member, depth + 1);
     }
     return out;
