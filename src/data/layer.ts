@@ -119,18 +119,21 @@ export class DataLayer {
     return driver.deleteMany(target, this.scope(ctx, resource, { showDeleted: true, userFilter: filter }));
   }
 
-  /** User-restricted access holds here too: the pipeline only ever sees the caller's documents. */
+  /**
+   * The scope holds here too (Eve's pipeline sees the whole collection): the pipeline only ever
+   * sees the caller's live documents of the datasource filter.
+   */
   async aggregate(ctx: RequestContext | null, resource: Resource, pipeline: Doc[]): Promise<Doc[]> {
     const { driver, target } = await this.bind(ctx, resource);
-    const restricted = ctx ? authFieldFilter(ctx, resource) : null;
-    if (!restricted) return driver.aggregate(target, pipeline);
+    const scope = this.scope(ctx, resource);
+    if (Object.keys(scope).length === 0) return driver.aggregate(target, pipeline);
     const [first, ...rest] = pipeline;
     // $geoNear must stay the first stage; its own query takes the condition instead.
     if (first && "$geoNear" in first) {
       const geoNear = first.$geoNear as Doc;
-      return driver.aggregate(target, [{ $geoNear: { ...geoNear, query: combineFilters(geoNear.query as Filter | undefined, restricted) } }, ...rest]);
+      return driver.aggregate(target, [{ $geoNear: { ...geoNear, query: combineFilters(geoNear.query as Filter | undefined, scope) } }, ...rest]);
     }
-    return driver.aggregate(target, [{ $match: restricted }, ...pipeline]);
+    return driver.aggregate(target, [{ $match: scope }, ...pipeline]);
   }
 
   /** Indexes a resource's collection needs, created once per database and collection. */

@@ -4,7 +4,8 @@ import { ObjectId } from "bson";
 import type { RequestContext } from "../context.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError, badRequest } from "../errors.ts";
-import type { Resource } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { parseDate } from "../render/dates.ts";
 import { bareEtag } from "../render/etag.ts";
 
 /** What a method hands to the renderer. */
@@ -115,9 +116,18 @@ export async function readDocument(ctx: RequestContext): Promise<Doc> {
   return payload as Doc;
 }
 
-/** A lookup value from the URL, typed by its field's schema (ids become ObjectIds). */
-export function convertPathValue(resource: Resource, field: string, value: string, idField: string): unknown {
+/**
+ * A lookup value from the URL, typed by its field's schema (ids become ObjectIds). A field the
+ * schema does not type gets Eve's cast of query values: 24 hex digits are an ObjectId (unless
+ * query_objectid_as_string), a DATE_FORMAT date a datetime.
+ */
+export function convertPathValue(resource: Resource, field: string, value: string, config: Config): unknown {
+  const idField = config.ID_FIELD;
   const type = resource.schema[field]?.type ?? (field === idField ? "objectid" : undefined);
+  if (type === undefined) {
+    if (/^[0-9a-fA-F]{24}$/.test(value) && !resource.query_objectid_as_string) return new ObjectId(value);
+    return parseDate(value, config.DATE_FORMAT) ?? value;
+  }
   if (type === "objectid" && /^[0-9a-fA-F]{24}$/.test(value) && !resource.query_objectid_as_string) return new ObjectId(value);
   if (type === "integer" && /^-?\d+$/.test(value)) return Number(value);
   if ((type === "number" || type === "float") && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);
@@ -130,16 +140,31 @@ export function pathConditions(ctx: RequestContext, resource: Resource): Filter 
   const conditions: Filter = {};
   for (const param of resource.urlParams) {
     const raw = ctx.params[param.name];
-    if (raw !== undefined) conditions[param.name] = convertPathValue(resource, param.name, raw, ctx.app.config.ID_FIELD);
+    if (raw !== undefined) conditions[param.name] = convertPathValue(resource, param.name, raw, ctx.app.config);
   }
   return conditions;
+}
+
+/**
+ * The sub-resource segments a written document takes from its URL: those the schema declares
+ * are validated with the document; the others are stored as they are after validation, or the
+ * document would be refused as unknown, or stored where its own URL cannot find it (Eve drops them).
+ */
+export function pathFields(ctx: RequestContext, resource: Resource): { declared: Doc; undeclared: Doc } {
+  const declared: Doc = {};
+  const undeclared: Doc = {};
+  for (const [field, value] of Object.entries(pathConditions(ctx, resource))) {
+    if (field in resource.schema) declared[field] = value;
+    else undeclared[field] = value;
+  }
+  return { declared, undeclared };
 }
 
 /** The item lookup of an item request, sub-resource segments included. */
 export function itemLookup(ctx: RequestContext): Filter {
   const resource = ctx.resource!;
   const field = ctx.endpoint.lookupField ?? ctx.app.config.ID_FIELD;
-  const value = convertPathValue(resource, field, ctx.params.lookup ?? "", ctx.app.config.ID_FIELD);
+  const value = convertPathValue(resource, field, ctx.params.lookup ?? "", ctx.app.config);
   return { ...pathConditions(ctx, resource), [field]: value };
 }
 

@@ -7,7 +7,7 @@ import type { Issues, ValidationEnv, ValidationResult } from "../validation/type
 import { documentEtag } from "../render/etag.ts";
 import { resourceLink } from "../features/hateoas.ts";
 import { buildResponseDocument } from "./document.ts";
-import { marshalWriteResponse, now, pathConditions, readPayload, type Reply } from "./common.ts";
+import { marshalWriteResponse, now, pathFields, readPayload, type Reply } from "./common.ts";
 
 export function validationEnv(ctx: RequestContext, original?: Doc): ValidationEnv {
   const app = ctx.app;
@@ -53,8 +53,8 @@ export async function postCollection(ctx: RequestContext, given?: Doc): Promise<
     throw new HttpError(400, "Every document must be a JSON object");
   }
 
-  const path = pathConditions(ctx, resource);
-  const incoming = (items as Doc[]).map((item) => ({ ...item, ...path }));
+  const path = pathFields(ctx, resource);
+  const incoming = (items as Doc[]).map((item) => ({ ...item, ...path.declared }));
   const validator = ctx.app.validators.get(resource.name)!;
   const env = validationEnv(ctx);
   const results: ValidationResult[] = incoming.length === 1 ? [await validator.validate(incoming[0]!, "POST", env)] : await validator.validateMany(incoming, env);
@@ -62,7 +62,7 @@ export async function postCollection(ctx: RequestContext, given?: Doc): Promise<
 
   const stamp = now();
   const documents = results.map((r) => {
-    const document: Doc = { ...r.document, [config.LAST_UPDATED]: stamp, [config.DATE_CREATED]: stamp };
+    const document: Doc = { ...r.document, ...path.undeclared, [config.LAST_UPDATED]: stamp, [config.DATE_CREATED]: stamp };
     if (resource.soft_delete) document[config.DELETED] = false;
     if (resource.auth_field && ctx.requestAuthValue != null) document[resource.auth_field] = ctx.requestAuthValue;
     return document;

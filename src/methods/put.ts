@@ -8,7 +8,7 @@ import { documentEtag } from "../render/etag.ts";
 import { buildResponseDocument } from "./document.ts";
 import { postCollection, validationEnv } from "./post.ts";
 import { duplicateFailure, validationFailure } from "./patch.ts";
-import { checkImmutableId, conditionalWriteFailed, marshalWriteResponse, now, pathConditions, readDocument, requiredEtag, type Reply } from "./common.ts";
+import { checkImmutableId, conditionalWriteFailed, marshalWriteResponse, now, pathFields, readDocument, requiredEtag, type Reply } from "./common.ts";
 
 export async function putItem(ctx: RequestContext, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
@@ -21,11 +21,12 @@ export async function putItem(ctx: RequestContext, lookup: Filter): Promise<Repl
   const payload = await readDocument(ctx);
   checkImmutableId(ctx, payload, original);
   const { [config.ID_FIELD]: _id, ...fields } = payload;
-  const result = await ctx.app.validators.get(resource.name)!.validate({ ...fields, ...pathConditions(ctx, resource) }, "PUT", validationEnv(ctx, original));
+  const path = pathFields(ctx, resource);
+  const result = await ctx.app.validators.get(resource.name)!.validate({ ...fields, ...path.declared }, "PUT", validationEnv(ctx, original));
   if (!result.valid) throw validationFailure(ctx, result.issues);
 
   const stamp = now();
-  const document: Doc = { ...result.document, [config.LAST_UPDATED]: stamp, [config.DATE_CREATED]: original[config.DATE_CREATED] };
+  const document: Doc = { ...result.document, ...path.undeclared, [config.LAST_UPDATED]: stamp, [config.DATE_CREATED]: original[config.DATE_CREATED] };
   if (resource.soft_delete) document[config.DELETED] = false;
   document[config.ID_FIELD] = original[config.ID_FIELD];
   if (resource.auth_field && original[resource.auth_field] !== undefined) document[resource.auth_field] = original[resource.auth_field];

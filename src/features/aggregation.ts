@@ -1,0 +1,109 @@
+// Aggregation endpoints (Eve's `_perform_aggregation`): the resource's pipeline with the client's
+// `$placeholders` filled in, stages left without parameters pruned, the page cut by a `$facet`
+// that also counts. Beyond Eve, a placeholder value may not smuggle in server-side JavaScript or
+// stages that read or write other collections, whatever the pipeline's author wrote around it.
+import type { RequestContext } from "../context.ts";
+import type { Doc } from "../drivers/types.ts";
+import { HttpError } from "../errors.ts";
+import { checkJsonShape, type Reply } from "../methods/common.ts";
+import { parsePaging } from "../query/paging.ts";
+import { isPlainObject } from "../query/common.ts";
+import { paginationLinks } from "./hateoas.ts";
+
+/** Operators a client-supplied value must not contain. */
+const REFUSED_OPERATORS = new Set(["$where", "$function", "$accumulator", "$lookup", "$graphLookup", "$unionWith", "$out", "$merge"]);
+
+/** A copy of the plain structure; ObjectIds, dates and other values are shared, never changed. */
+function copyStructure<T>(value: T): T {
+  if (Array.isArray(value)) return value.map(copyStructure) as T;
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, copyStructure(v)])) as T;
+  return value;
+}
+
+/** Every value equal to `placeholder`, in objects and arrays at any depth, becomes `value`. */
+function substitute(node: unknown, placeholder: string, value: unknown): void {
+  if (Array.isArray(node)) {
+    node.forEach((member, i) => {
+      if (member === placeholder) node[i] = copyStructure(value);
+      else substitute(member, placeholder, value);
+    });
+  } else if (isPlainObject(node)) {
+    for (const [key, member] of Object.entries(node)) {
+      if (member === placeholder) node[key] = copyStructure(value);
+      else substitute(member, placeholder, value);
+    }
+  }
+}
+
+/** Drops keys whose object value is, once pruned itself, empty (a placeholder given `{}`). */
+function prune(node: Record<string, unknown>): void {
+  for (const [key, member] of Object.entries(node)) {
+    if (isPlainObject(member)) {
+      prune(member);
+      if (Object.keys(member).length === 0) delete node[key];
+    }
+  }
+}
+
+function refuseOperators(value: unknown): void {
+  if (Array.isArray(value)) value.forEach(refuseOperators);
+  else if (isPlainObject(value)) {
+    for (const [key, member] of Object.entries(value)) {
+      if (REFUSED_OPERATORS.has(key)) throw new HttpError(400, `operator ${key} is not allowed in an aggregation parameter`);
+      refuseOperators(member);
+    }
+  }
+}
+
+/** The `aggregate` parameter: `{"$placeholder": value, …}`. */
+function parseParameters(ctx: RequestContext, raw: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new HttpError(400, "Aggregation query could not be parsed.");
+  }
+  if (!isPlainObject(parsed)) throw new HttpError(400, "Aggregation query could not be parsed.");
+  checkJsonShape(parsed, ctx.app.config.MAX_JSON_DEPTH);
+  refuseOperators(parsed);
+  return parsed;
+}
+
+/** The pipeline this request runs, before pagination: placeholders filled, empty stages gone. */
+export function requestPipeline(ctx: RequestContext, pipeline: Doc[]): Doc[] {
+  const stages = copyStructure(pipeline);
+  const raw = ctx.args.get(ctx.app.config.QUERY_AGGREGATION);
+  if (raw) {
+    for (const [placeholder, value] of Object.entries(parseParameters(ctx, raw))) {
+      for (const stage of stages) substitute(stage, placeholder, value);
+    }
+  }
+  return stages.filter((stage) => {
+    prune(stage);
+    return Object.keys(stage).length > 0;
+  });
+}
+
+/** GET on an aggregation endpoint. */
+export async function getAggregation(ctx: RequestContext): Promise<Reply> {
+  const resource = ctx.resource!;
+  const config = ctx.app.config;
+  if (resource.sorting && ctx.args.get(config.QUERY_SORT)) {
+    throw new HttpError(400, "Sorting is not supported on aggregation endpoints; the pipeline's $sort stages order the results");
+  }
+  const pipeline = requestPipeline(ctx, resource.datasource.aggregation!.pipeline);
+  const paging = parsePaging(ctx.args, resource, config);
+  await ctx.app.hooks.emit("before_aggregation", resource.name, pipeline);
+
+  // Added after the hook, as Eve does: callbacks see and may change the pipeline, not the paging.
+  const page: Doc[] = paging.maxResults > 0 ? [{ $skip: (paging.page - 1) * paging.maxResults }, { $limit: paging.maxResults }] : [{ $skip: 0 }];
+  const [result] = await ctx.app.data.aggregate(ctx, resource, [...pipeline, { $facet: { paginated_results: page, total_count: [{ $count: "count" }] } }]);
+  const documents = (result?.paginated_results as Doc[] | undefined) ?? [];
+  const total = ((result?.total_count as Doc[] | undefined)?.[0]?.count as number | undefined) ?? 0;
+  await ctx.app.hooks.emit("after_aggregation", resource.name, documents);
+
+  const response: Doc = { [config.ITEMS]: documents };
+  if (resource.pagination) response[config.META] = { page: paging.page, max_results: paging.maxResults, total };
+  if (resource.hateoas) response[config.LINKS] = paginationLinks(ctx, paging, total);
+  return { status: 200, body: response };
+}

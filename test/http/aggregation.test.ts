@@ -1,0 +1,122 @@
+// Aggregation endpoints: placeholders from `aggregate`, pruning, paging by $facet, hooks.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { json, testApi } from "../support/api.ts";
+import type { Settings } from "../../src/settings/types.ts";
+
+const PEOPLE = [
+  { name: "Ada", city: "Rome", age: 36 },
+  { name: "Bob", city: "Rome", age: 20 },
+  { name: "Cy", city: "Oslo", age: 50 },
+  { name: "Di", city: "Lima", age: 41 },
+  { name: "Ed", city: "Oslo", age: 33 },
+];
+
+const PIPELINE = [
+  // Placeholders must not spell a field path (`$city`): every equal value is replaced.
+  { $match: { city: "$town", age: { $gte: "$min" } } },
+  { $group: { _id: "$city", people: { $sum: 1 } } },
+  { $sort: { _id: 1 } },
+];
+
+function settings(overrides: Partial<Settings> = {}): Settings {
+  return {
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      people: { schema: { name: { type: "string" }, city: { type: "string" }, age: { type: "integer" } } },
+      cities: { datasource: { source: "people", aggregation: { pipeline: PIPELINE } } },
+      southern: { datasource: { source: "people", filter: { city: { $ne: "Oslo" } }, aggregation: { pipeline: PIPELINE } } },
+    },
+    ...overrides,
+  };
+}
+
+const aggregate = (value: unknown) => `aggregate=${encodeURIComponent(JSON.stringify(value))}`;
+const ALL = aggregate({ $town: {}, $min: {} });
+
+describe("aggregation endpoints", () => {
+  const pipelines: unknown[] = [];
+  const api = testApi(settings({ PAGINATION_DEFAULT: 2 }), {
+    hooks: {
+      before_aggregation: (endpoint: string, pipeline: unknown[]) => pipelines.push([endpoint, structuredClone(pipeline)]),
+    },
+  });
+  beforeAll(async () => {
+    expect((await api.post("/people", PEOPLE)).status).toBe(201);
+  });
+  afterAll(() => api.close());
+
+  it("fills placeholders from the aggregate parameter", async () => {
+    const response = await api.get(`/cities?${aggregate({ $town: "Rome", $min: 30 })}`);
+    expect(response.status).toBe(200);
+    const body = await json(response);
+    expect(body._items).toEqual([{ _id: "Rome", people: 1 }]);
+    expect(body._meta).toEqual({ page: 1, max_results: 2, total: 1 });
+  });
+
+  it("drops keys given {} and skips a stage left empty", async () => {
+    pipelines.length = 0;
+    const body = await json(await api.get(`/cities?${ALL}`));
+    expect(body._items).toEqual([{ _id: "Lima", people: 1 }, { _id: "Oslo", people: 2 }]);
+    // The hook saw the pruned pipeline, without the paging stages.
+    expect(pipelines).toEqual([["cities", [{ $group: { _id: "$city", people: { $sum: 1 } } }, { $sort: { _id: 1 } }]]]);
+    const partly = await json(await api.get(`/cities?${aggregate({ $town: {}, $min: 40 })}`));
+    expect(partly._items).toEqual([{ _id: "Lima", people: 1 }, { _id: "Oslo", people: 1 }]);
+  });
+
+  it("pages with skip/limit, counting the whole result", async () => {
+    const body = await json(await api.get(`/cities?${ALL}&page=2`));
+    expect(body._items).toEqual([{ _id: "Rome", people: 2 }]);
+    expect(body._meta).toEqual({ page: 2, max_results: 2, total: 3 });
+    expect(body._links.prev.href).toContain("cities?");
+    expect(body._links).not.toHaveProperty("next");
+    const empty = await json(await api.get(`/cities?${aggregate({ $town: "Nowhere", $min: {} })}`));
+    expect(empty).toMatchObject({ _items: [], _meta: { total: 0 } });
+  });
+
+  it("ANDs the datasource filter ahead of the pipeline", async () => {
+    const body = await json(await api.get(`/southern?${ALL}`));
+    expect(body._items.map((d: any) => d._id)).toEqual(["Lima", "Rome"]);
+  });
+
+  it("refuses client sorting, unparseable parameters and smuggled operators", async () => {
+    expect((await api.get(`/cities?${ALL}&sort=-_id`)).status).toBe(400);
+    expect((await api.get("/cities?aggregate={bad")).status).toBe(400);
+    expect((await api.get(`/cities?${aggregate(["$town"])}`)).status).toBe(400);
+    // Refused before any driver sees them (the memory driver would refuse some itself).
+    for (const operator of ["$where", "$function", "$lookup", "$unionWith", "$out"]) {
+      const response = await api.get(`/cities?${aggregate({ $town: { $in: [{ [operator]: "x" }] }, $min: {} })}`);
+      expect(response.status, operator).toBe(400);
+      expect((await json(response))._error.message).toBe(`operator ${operator} is not allowed in an aggregation parameter`);
+    }
+  });
+
+  it("is read-only and has no item endpoint", async () => {
+    expect((await api.post("/cities", {})).status).toBe(405);
+    expect((await api.get("/cities/0123456789abcdef01234567")).status).toBe(404);
+  });
+});
+
+describe("aggregation hooks and pagination off", () => {
+  const api = testApi(settings({ PAGINATION: false }));
+  const app = api.handler.app;
+  app.on("before_aggregation", (_endpoint: string, pipeline: any[]) => {
+    pipeline.unshift({ $match: { age: { $lt: 45 } } });
+  });
+  app.on("after_aggregation", (_endpoint: string, documents: any[]) => {
+    for (const document of documents) document.checked = true;
+  });
+  beforeAll(async () => {
+    await api.post("/people", PEOPLE);
+  });
+  afterAll(() => api.close());
+
+  it("returns every result without _meta; callbacks change the pipeline and the documents", async () => {
+    const body = await json(await api.get(`/cities?${ALL}`));
+    expect(body).not.toHaveProperty("_meta");
+    expect(body._items).toEqual([
+      { _id: "Lima", people: 1, checked: true },
+      { _id: "Oslo", people: 1, checked: true },
+      { _id: "Rome", people: 2, checked: true },
+    ]);
+  });
+});
