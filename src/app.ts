@@ -7,7 +7,9 @@ import { DriverPool } from "./drivers/pool.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
 import { HttpError } from "./errors.ts";
 import { Hooks, type HookCallback } from "./events/hooks.ts";
+import { mediaFeature, readMultipart, serveMedia } from "./features/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
+import { versioningFeature } from "./features/versioning.ts";
 import { consoleLogger, type Logger } from "./logging.ts";
 import { AccessControl } from "./auth/access.ts";
 import { MemoryRateLimitStore, type RateLimitStore } from "./ratelimit/index.ts";
@@ -92,7 +94,9 @@ export class App {
     this.logger = options.logger ?? consoleLogger(this.config.LOG_LEVEL);
     this.pool = new DriverPool(this.config, options.services, options.driver);
     this.data = new DataLayer(this.config, this.pool);
-    this.features = new FeaturePipeline([...(options.features ?? [])]);
+    // Media before versioning: deleting a document's files needs its versions still stored.
+    this.features = new FeaturePipeline([mediaFeature(this.config), versioningFeature(this.config), ...(options.features ?? [])]);
+    this.multipart = readMultipart;
     this.offers = compileOffers(this.config);
     this.router = compileRouter(this.config);
     this.cors = compileCors(this.config);
@@ -173,6 +177,7 @@ export class App {
   private async dispatch(ctx: RequestContext): Promise<Reply> {
     const { kind, resource } = ctx.endpoint;
     if (kind === "home") return home(ctx);
+    if (kind === "media") return serveMedia(ctx);
     const table = kind === "collection" ? COLLECTION_METHODS : kind === "item" ? ITEM_METHODS : undefined;
     const handler = table?.[ctx.method];
     if (!resource || !handler) throw new HttpError(404);

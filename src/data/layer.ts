@@ -3,7 +3,7 @@
 // resource must carry (datasource filter, soft delete, user-restricted access). Methods and
 // features read and write through here, never through a driver directly.
 import type { RequestContext } from "../context.ts";
-import type { Doc, Driver, Filter, FindQuery, IndexSpec, Projection, Sort, Target, Update } from "../drivers/types.ts";
+import type { Doc, Driver, Filter, FindQuery, IndexSpec, MediaStore, Projection, Sort, Target, Update } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DriverPool } from "../drivers/pool.ts";
 import { authFieldFilter } from "../auth/access.ts";
@@ -134,6 +134,13 @@ export class DataLayer {
       return driver.aggregate(target, [{ $geoNear: { ...geoNear, query: combineFilters(geoNear.query as Filter | undefined, scope) } }, ...rest]);
     }
     return driver.aggregate(target, [{ $match: scope }, ...pipeline]);
+  }
+
+  /** The media store of the database a resource uses (the request's prefix first, as in bind). */
+  async media(ctx: RequestContext | null, resource: Resource | null): Promise<MediaStore> {
+    const prefix = ctx?.dbPrefix !== undefined ? ctx.dbPrefix : resource?.db_prefix;
+    const { driver, database } = await this.pool.get(prefix ?? null);
+    return driver.media(database);
   }
 
   /** Indexes a resource's collection needs, created once per database and collection. */

@@ -49,7 +49,8 @@ export interface MediaFile {
 }
 
 export interface MediaStore {
-  put(data: Uint8Array, meta: { filename?: string; contentType?: string; resource?: string }): Promise<string>;
+  /** A Blob (an upload) is streamed into the store where the store allows, never copied first. */
+  put(data: Uint8Array | Blob, meta: { filename?: string; contentType?: string; resource?: string }): Promise<string>;
   get(id: string): Promise<MediaFile | null>;
   delete(id: string): Promise<void>;
 }

@@ -17,6 +17,14 @@ export interface DocumentFeature {
   afterDelete?(ctx: RequestContext, resource: Resource, original: Doc): Promise<void> | void;
   /** A whole collection's documents were removed for good. */
   afterDeleteMany?(ctx: RequestContext, resource: Resource, originals: Doc[]): Promise<void> | void;
+  /** `marked` (the original flagged deleted) is hashed already and about to replace it. */
+  beforeSoftDelete?(ctx: RequestContext, resource: Resource, marked: Doc, original: Doc): Promise<void> | void;
+  afterSoftDelete?(ctx: RequestContext, resource: Resource, marked: Doc, original: Doc): Promise<void> | void;
+  /**
+   * A document about to be sent (Eve's `build_response_document`), meta fields and links in
+   * place; `latest` is the stored current document (itself, unless an older version is sent).
+   */
+  beforeRespond?(ctx: RequestContext, resource: Resource, document: Doc, latest: Doc): Promise<void> | void;
 }
 
 type Stage = keyof DocumentFeature;
@@ -54,5 +62,14 @@ export class FeaturePipeline {
   }
   afterDeleteMany(ctx: RequestContext, resource: Resource, originals: Doc[]) {
     return this.run("afterDeleteMany", [ctx, resource, originals]);
+  }
+  beforeSoftDelete(ctx: RequestContext, resource: Resource, marked: Doc, original: Doc) {
+    return this.run("beforeSoftDelete", [ctx, resource, marked, original]);
+  }
+  afterSoftDelete(ctx: RequestContext, resource: Resource, marked: Doc, original: Doc) {
+    return this.run("afterSoftDelete", [ctx, resource, marked, original]);
+  }
+  beforeRespond(ctx: RequestContext, resource: Resource, document: Doc, latest: Doc) {
+    return this.run("beforeRespond", [ctx, resource, document, latest]);
   }
 }

@@ -13,12 +13,13 @@ const NO_CONTENT: Reply = { status: 204, body: null };
 async function softDelete(ctx: RequestContext, resource: Resource, original: Doc, etag: string | undefined, where: Filter): Promise<void> {
   const config = ctx.app.config;
   const marked: Doc = { ...original, [config.DELETED]: true, [config.LAST_UPDATED]: now() };
-  await ctx.app.features.beforeReplace(ctx, resource, marked, original);
+  // Eve hashes the marked document before features move it on (its version number among them).
   if (config.IF_MATCH) marked[config.ETAG] = await documentEtag(marked, resource.etag_ignore_fields);
+  await ctx.app.features.beforeSoftDelete(ctx, resource, marked, original);
   const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD] };
   if (etag !== undefined) conditional[config.ETAG] = etag;
   if (!(await ctx.app.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(ctx, where, etag);
-  await ctx.app.features.afterReplace(ctx, resource, marked, original);
+  await ctx.app.features.afterSoftDelete(ctx, resource, marked, original);
 }
 
 export async function deleteItem(ctx: RequestContext, lookup: Filter): Promise<Reply> {

@@ -15,7 +15,8 @@ function reorder(document: Doc, idField: string): Doc {
   return { ...rest, [idField]: id };
 }
 
-export async function buildResponseDocument(ctx: RequestContext, stored: Doc, resource: Resource, options: { version?: unknown } = {}): Promise<Doc> {
+/** `latest`: the stored current document, when `stored` is an older version of it. */
+export async function buildResponseDocument(ctx: RequestContext, stored: Doc, resource: Resource, options: { latest?: Doc } = {}): Promise<Doc> {
   const config = ctx.app.config;
   const document = reorder(stored, config.ID_FIELD);
   if (!(config.DATE_CREATED in document)) document[config.DATE_CREATED] = EPOCH;
@@ -24,12 +25,13 @@ export async function buildResponseDocument(ctx: RequestContext, stored: Doc, re
     document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
   }
   if (resource.hateoas && config.ID_FIELD in document) {
-    const links: Record<string, unknown> = { self: documentLink(ctx, resource, document[config.ID_FIELD], options.version) };
+    const links: Record<string, unknown> = { self: documentLink(ctx, resource, document[config.ID_FIELD]) };
     const related = relatedLinks(ctx, resource, document);
     if (related) links.related = related;
     document[config.LINKS] = links;
   }
   if (resource.soft_delete && document[config.DELETED] == null) document[config.DELETED] = false;
+  await ctx.app.features.beforeRespond(ctx, resource, document, options.latest ?? document);
   return document;
 }
 

@@ -6,6 +6,7 @@ import { HttpError } from "../errors.ts";
 import type { Issues, ValidationEnv, ValidationResult } from "../validation/types.ts";
 import { documentEtag } from "../render/etag.ts";
 import { resourceLink } from "../features/hateoas.ts";
+import { shadowByName } from "../features/versioning.ts";
 import { buildResponseDocument } from "./document.ts";
 import { marshalWriteResponse, now, pathFields, readPayload, type Reply } from "./common.ts";
 
@@ -17,7 +18,7 @@ export function validationEnv(ctx: RequestContext, original?: Doc): ValidationEn
     original,
     requestAuthValue: ctx.requestAuthValue,
     findOne: async (name, filter, options) => {
-      const resource = app.config.DOMAIN[name];
+      const resource = app.config.DOMAIN[name] ?? shadowByName(app.config, name);
       if (!resource) throw new Error(`unknown resource '${name}'`);
       return app.data.findOne(ctx, resource, filter, { showDeleted: options?.includeDeleted ?? false, projection: null });
     },

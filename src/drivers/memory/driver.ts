@@ -231,7 +231,7 @@ export class MemoryDriver implements Driver {
           id: new ObjectId().toHexString(),
           contentType: meta.contentType ?? "application/octet-stream",
           uploadDate: new Date(),
-          data: new Uint8Array(data),
+          data: data instanceof Uint8Array ? new Uint8Array(data) : new Uint8Array(await data.arrayBuffer()),
           ...(meta.filename !== undefined ? { filename: meta.filename } : {}),
         };
         const line = this.encode(() => ({ op: "media.put", db, file: { ...record, data: new Binary(record.data) } }));

@@ -13,7 +13,8 @@ import {
   type Db,
   type MongoClientOptions,
 } from "mongodb";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
+import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { finished } from "node:stream/promises";
 import {
   DuplicateKeyError,
@@ -207,7 +208,8 @@ export class MongoDriver implements Driver {
           const upload = bucket.openUploadStream(meta.filename ?? "", {
             metadata: { contentType: meta.contentType ?? "application/octet-stream", ...(meta.resource ? { resource: meta.resource } : {}) },
           });
-          upload.end(data);
+          if (data instanceof Uint8Array) upload.end(data);
+          else Readable.fromWeb(data.stream() as NodeReadableStream).pipe(upload);
           await finished(upload);
           return upload.id.toHexString();
         });
