@@ -18,6 +18,8 @@ export interface FindOptions {
   showDeleted?: boolean;
   /** Skip the count (OPTIMIZE_PAGINATION_FOR_SPEED). */
   count?: boolean;
+  /** Look past the datasource filter and user-restricted access (Eve's `unique` checks the whole collection). */
+  wholeCollection?: boolean;
 }
 
 export interface Bound {
@@ -60,10 +62,10 @@ export class DataLayer {
   }
 
   /** Conditions every read and write of the resource carries. */
-  scope(ctx: RequestContext | null, resource: Resource, options: { showDeleted?: boolean; userFilter?: Filter } = {}): Filter {
+  scope(ctx: RequestContext | null, resource: Resource, options: { showDeleted?: boolean; userFilter?: Filter; wholeCollection?: boolean } = {}): Filter {
     const parts: Filter[] = [];
-    if (resource.datasource.filter) parts.push(resource.datasource.filter);
-    const restricted = ctx ? authFieldFilter(ctx, resource, options.userFilter) : null;
+    if (resource.datasource.filter && !options.wholeCollection) parts.push(resource.datasource.filter);
+    const restricted = ctx && !options.wholeCollection ? authFieldFilter(ctx, resource, options.userFilter) : null;
     if (restricted) parts.push(restricted);
     if (options.userFilter) parts.push(options.userFilter);
     const deleted = this.config.DELETED;
@@ -75,7 +77,7 @@ export class DataLayer {
 
   async find(ctx: RequestContext | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null }> {
     const { driver, target } = await this.bind(ctx, resource);
-    const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter });
+    const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter, wholeCollection: options.wholeCollection });
     const query: FindQuery = { filter };
     if (options.sort?.length) query.sort = options.sort;
     if (options.projection && Object.keys(options.projection).length) query.projection = options.projection;
@@ -88,8 +90,8 @@ export class DataLayer {
     return { documents, total };
   }
 
-  async findOne(ctx: RequestContext | null, resource: Resource, lookup: Filter, options: { showDeleted?: boolean; projection?: Projection | null } = {}): Promise<Doc | null> {
-    const { documents } = await this.find(ctx, resource, { filter: lookup, limit: 1, showDeleted: options.showDeleted, projection: options.projection, count: false });
+  async findOne(ctx: RequestContext | null, resource: Resource, lookup: Filter, options: Pick<FindOptions, "showDeleted" | "projection" | "wholeCollection"> = {}): Promise<Doc | null> {
+    const { documents } = await this.find(ctx, resource, { ...options, filter: lookup, limit: 1, count: false });
     return documents[0] ?? null;
   }
 

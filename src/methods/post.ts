@@ -20,7 +20,7 @@ export function validationEnv(ctx: RequestContext, original?: Doc): ValidationEn
     findOne: async (name, filter, options) => {
       const resource = app.config.DOMAIN[name] ?? shadowByName(app.config, name);
       if (!resource) throw new Error(`unknown resource '${name}'`);
-      return app.data.findOne(ctx, resource, filter, { showDeleted: options?.includeDeleted ?? false, projection: null });
+      return app.data.findOne(ctx, resource, filter, { showDeleted: options?.includeDeleted ?? false, projection: null, wholeCollection: options?.ignoreFilter });
     },
   };
 }

@@ -39,6 +39,8 @@ const settings: Settings = {
       schema: { board: { type: "string" }, title: { type: "string" } },
     },
     shared: { ...writable, public_methods: ["GET"], schema: { title: { type: "string" } } },
+    // Soft delete leaves uniqueness to the validator's query (no unique index).
+    handles: { ...writable, soft_delete: true, schema: { handle: { type: "string", unique: true }, nick: { type: "string", unique_to_user: true } } },
   },
 };
 
@@ -142,6 +144,15 @@ describe("writes", () => {
     expect((await api.put(`/notes/${note._id}`, { title: "mine now" }, headers)).status).toBe(422);
     const stored = await json(await api.get(`/notes/${note._id}`, alice));
     expect(stored).toMatchObject({ title: "a1", owner: "alice", _etag: note._etag });
+  });
+
+  it("keep unique values unique across all users, and unique_to_user ones per user", async () => {
+    await create("/handles", { handle: "ace", nick: "a" }, alice);
+    const taken = await api.post("/handles", { handle: "ace" }, bob);
+    expect(taken.status).toBe(422);
+    expect((await json(taken))._issues).toEqual({ handle: "value 'ace' is not unique" });
+    expect((await api.post("/handles", { handle: "bee", nick: "a" }, bob)).status).toBe(201);
+    expect((await api.post("/handles", { handle: "cee", nick: "a" }, alice)).status).toBe(422);
   });
 
   it("delete only the caller's documents on a collection DELETE", async () => {
