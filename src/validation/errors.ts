@@ -41,32 +41,39 @@ function compareKeys(a: EmissionKey, b: EmissionKey): number {
 /** The errors of one (child) validator. */
 export class Level {
   private readonly ops: Op[] = [];
-  private readonly groups = new Map<string, Entry>();
+  private readonly groups = new Map<string, Level>();
+
+  /** A child validator's level joins its parent's errors with its first error. */
+  constructor(private readonly attach?: () => void) {}
+
+  private push(op: Op): void {
+    if (!this.ops.length) this.attach?.();
+    this.ops.push(op);
+  }
 
   /** Cerberus' `_error(field, code, …)`: one error, then the list is re-sorted. */
   add(key: EmissionKey, entry: Entry): void {
-    this.ops.push({ key, entries: [entry] });
+    this.push({ key, entries: [entry] });
   }
 
   /** Cerberus' `_error(errors)`: several at once, one re-sort (child normalization errors). */
   addAll(key: EmissionKey, entries: Entry[]): void {
-    if (entries.length) this.ops.push({ key, entries });
+    if (entries.length) this.push({ key, entries });
   }
 
   /** The child validator a group rule (`schema`, `items`, `keysrules`, `valuesrules`) runs. */
   group(path: Path, rule: string, key: EmissionKey): Level {
     const id = `${String(path[path.length - 1])}\u0000${rule}`;
-    let entry = this.groups.get(id);
-    if (!entry) {
-      entry = { path, rule, group: new Level() };
-      this.groups.set(id, entry);
-      this.ops.push({ key, entries: [entry] });
+    let child = this.groups.get(id);
+    if (!child) {
+      const created: Level = new Level(() => this.add(key, { path, rule, group: created }));
+      this.groups.set(id, (child = created));
     }
-    return entry.group!;
+    return child;
   }
 
   isEmpty(): boolean {
-    return this.ops.every((op) => op.entries.every((e) => (e.group ? e.group.isEmpty() : false)));
+    return this.ops.length === 0;
   }
 
   /** The list as Cerberus ends up with it: replayed in emission order, sorted after each add. */
@@ -74,9 +81,7 @@ export class Level {
     const ops = [...this.ops].sort((a, b) => compareKeys(a.key, b.key));
     const list: Entry[] = [];
     for (const op of ops) {
-      const entries = op.entries.filter((e) => !e.group || !e.group.isEmpty());
-      if (!entries.length) continue;
-      list.push(...entries);
+      list.push(...op.entries);
       pySort(list, entryLt);
     }
     return list;

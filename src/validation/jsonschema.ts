@@ -1,12 +1,17 @@
 // The JSON Schema engine: the structural rules of a compiled resource expressed once as a JSON
 // Schema (draft 2019-09), validated with @cfworker/json-schema, its errors mapped back to
-// Cerberus errors through the keyword location of each rule. Cerberus' rule-skipping is built
-// into the schema: a null value is tested first (`if`/`then`), a type error keeps the other
-// keywords from running (`if`/`else`), and so does an empty value for the rules `empty` skips.
+// Cerberus errors through the keyword location of each rule.
+//
+// Every field is one flat subschema (its type, then its rules' keywords), so a document costs
+// one evaluation per field. Cerberus skips rules that JSON Schema evaluates anyway; the mapping
+// drops their errors the same way: a field that fails its type keeps that error only, a null
+// value keeps none (the rules it would fail are the ones Cerberus skips for null), and an
+// empty value loses the errors of the rules `empty` skips.
 import { encodePointer, Validator, type OutputUnit, type Schema } from "@cfworker/json-schema";
 import type { Doc } from "../drivers/types.ts";
 import type { DictNode, FieldNode } from "./compile.ts";
-import { Level, MESSAGES, type Path, type Segment } from "./errors.ts";
+import { isPlainObject, type JsonType } from "./datatypes.ts";
+import { Level, MESSAGES, type Path } from "./errors.ts";
 import { compilePattern, pathKey, pyEqual, valueAt, type DocRun } from "./rules.ts";
 import { EMPTY_DROPS, Q } from "./vocabulary.ts";
 
@@ -17,13 +22,17 @@ interface Crossing {
 }
 
 type MarkerKind =
-  /** The error is the field's own (instanceLocation is the field). */
+  /** The field's own error, at its instanceLocation. */
   | "self"
+  /** The type keyword: a type error, or "null value not allowed" for a null. */
+  | "type"
   /** A list item failed `allowed` / `forbidden`: one error on the list, listing the items. */
   | "item"
   /** A `contains` member is missing: one error on the list, listing the members. */
   | "member"
+  /** instanceLocation is the unknown key. */
   | "unknown"
+  /** instanceLocation is the sub-document missing the field. */
   | "required"
   | "itemsLength";
 
@@ -32,8 +41,10 @@ interface Marker {
   rule: string | null;
   q: number;
   chain: Crossing[];
+  /** The field whose rule this is (unknown and required errors belong to none). */
+  node: FieldNode | null;
   message?: string;
-  /** `self` errors whose message shows the value. */
+  /** Errors whose message shows the value. */
   describe?: (value: unknown) => string;
   member?: unknown;
   field?: string;
@@ -42,6 +53,13 @@ interface Marker {
 }
 
 const crossing = (rule: Crossing["rule"], q: number): Crossing => ({ rule, q });
+
+const LENGTH_KEYWORDS: Record<"minlength" | "maxlength", Array<[JsonType, string]>> = {
+  minlength: [["string", "minLength"], ["array", "minItems"], ["object", "minProperties"]],
+  maxlength: [["string", "maxLength"], ["array", "maxItems"], ["object", "maxProperties"]],
+};
+
+const EMPTY_VALUE: Schema = { anyOf: [{ type: "string", maxLength: 0 }, { type: "array", maxItems: 0 }, { type: "object", maxProperties: 0 }] };
 
 class SchemaBuilder {
   readonly markers = new Map<string, Marker>();
@@ -72,12 +90,12 @@ class SchemaBuilder {
     schema.properties = properties;
     if (!dict.allowUnknown) {
       schema.additionalProperties = { not: {} };
-      this.mark(`${location}/additionalProperties/not`, { kind: "unknown", rule: null, q: 0, chain, message: MESSAGES.unknown });
+      this.mark(`${location}/additionalProperties/not`, { kind: "unknown", rule: null, q: 0, chain, node: null, message: MESSAGES.unknown });
     }
     return (allOf, at) => {
       if (this.update || !dict.requiredInJson) return;
       dict.required.forEach((field, requiredIndex) => {
-        this.mark(`${at}/allOf/${allOf.length}/required`, { kind: "required", rule: "required", q: 0, chain, field, requiredIndex, message: MESSAGES.required });
+        this.mark(`${at}/allOf/${allOf.length}/required`, { kind: "required", rule: "required", q: 0, chain, node: null, field, requiredIndex, message: MESSAGES.required });
         allOf.push({ required: [field] });
       });
     };
@@ -85,50 +103,37 @@ class SchemaBuilder {
 
   private field(node: FieldNode, location: string, chain: Crossing[]): Schema | boolean {
     if (!node.covered) return true;
-    const schema: Schema = { if: { type: "null" } };
-    if (!node.nullable) {
-      schema.then = { not: {} };
-      this.mark(`${location}/then/not`, { kind: "self", rule: "nullable", q: Q.nullable, chain, message: MESSAGES.nullable });
-    }
-    schema.else = this.typed(node, `${location}/else`, chain);
-    return schema;
-  }
-
-  private typed(node: FieldNode, location: string, chain: Crossing[]): Schema {
-    if (!node.jsonTypes) return this.body(node, location, chain);
-    const types = node.jsonTypes;
-    this.mark(`${location}/else/not`, { kind: "self", rule: "type", q: Q.type, chain, message: MESSAGES.type(node.typeLabel) });
-    return { if: { type: types.length === 1 ? types[0]! : types }, then: this.body(node, `${location}/then`, chain), else: { not: {} } };
-  }
-
-  private body(node: FieldNode, location: string, chain: Crossing[]): Schema {
-    if (!node.hasEmpty) return this.rules(node, location, chain, false);
-    return {
-      if: { anyOf: [{ type: "string", maxLength: 0 }, { type: "array", maxItems: 0 }, { type: "object", maxProperties: 0 }] },
-      then: this.rules(node, `${location}/then`, chain, true),
-      else: this.rules(node, `${location}/else`, chain, false),
-    };
-  }
-
-  private rules(node: FieldNode, location: string, chain: Crossing[], emptyValue: boolean): Schema {
     const schema: Schema = {};
     const allOf: Schema[] = [];
-    let required: ((allOf: Schema[], at: string) => void) | null = null;
     const entry = () => `${location}/allOf/${allOf.length}`;
-    const self = (rule: string, q: number, message: string): Marker => ({ kind: "self", rule, q, chain, message });
+    const self = (rule: string, q: number, message: string): Marker => ({ kind: "self", rule, q, chain, node, message });
+    let required: ((allOf: Schema[], at: string) => void) | null = null;
+
+    const types = node.jsonTypes;
+    if (types) {
+      schema.type = node.nullable ? [...types, "null"] : types.length === 1 ? types[0]! : types;
+      this.mark(`${location}/type`, { kind: "type", rule: "type", q: Q.type, chain, node, message: MESSAGES.type(node.typeLabel) });
+    } else if (!node.nullable) {
+      this.mark(`${entry()}/not`, self("nullable", Q.nullable, MESSAGES.nullable));
+      allOf.push({ not: { type: "null" } });
+    }
+    if (node.hasEmpty && !node.empty) {
+      this.mark(`${entry()}/not`, self("empty", Q.empty, MESSAGES.empty));
+      allOf.push({ not: EMPTY_VALUE });
+    }
+
     for (const rule of node.queue) {
-      if (rule.json === "none" || (emptyValue && EMPTY_DROPS.has(rule.name))) continue;
+      if (rule.json === "none") continue;
       const { name, q, value } = rule;
       switch (name) {
         case "minlength":
-        case "maxlength": {
-          const [str, arr, obj] = name === "minlength" ? ["minLength", "minItems", "minProperties"] : ["maxLength", "maxItems", "maxProperties"];
-          for (const keyword of [str!, arr!, obj!]) {
+        case "maxlength":
+          for (const [family, keyword] of LENGTH_KEYWORDS[name]) {
+            if (types && !types.includes(family)) continue;
             schema[keyword] = value;
             this.mark(`${location}/${keyword}`, self(name, q, MESSAGES[name](value)));
           }
           break;
-        }
         case "min":
         case "max": {
           const limit = node.convert && typeof value === "string" ? node.convert(value) : value;
@@ -143,29 +148,27 @@ class SchemaBuilder {
           break;
         case "allowed":
         case "forbidden": {
-          const values = value as unknown[];
-          const list = node.jsonTypes?.[0] === "array";
-          const check: Schema = name === "allowed" ? { enum: values } : { not: { enum: values } };
+          const check: Schema = name === "allowed" ? { enum: value as unknown[] } : { not: { enum: value as unknown[] } };
           const keyword = name === "allowed" ? "enum" : "not";
-          if (list) {
-            this.mark(`${entry()}/items/${keyword}`, { kind: "item", rule: name, q, chain });
+          if (types?.length === 1 && types[0] === "array") {
+            this.mark(`${entry()}/items/${keyword}`, { kind: "item", rule: name, q, chain, node });
             allOf.push({ items: check });
           } else {
-            this.mark(`${entry()}/${keyword}`, { kind: "self", rule: name, q, chain, describe: MESSAGES.unallowedValue });
+            this.mark(`${entry()}/${keyword}`, { kind: "self", rule: name, q, chain, node, describe: MESSAGES.unallowedValue });
             allOf.push(check);
           }
           break;
         }
         case "contains": {
           const wanted = Array.isArray(value) ? value : [value];
-          wanted.forEach((member, m) => this.mark(`${entry()}/allOf/${m}/contains`, { kind: "member", rule: name, q, chain, member }));
+          wanted.forEach((member, m) => this.mark(`${entry()}/allOf/${m}/contains`, { kind: "member", rule: name, q, chain, node, member }));
           allOf.push({ allOf: wanted.map((member) => ({ contains: { const: member } })) });
           break;
         }
         case "items": {
           const at = entry();
           const nodes = node.items!;
-          this.mark(`${at}/else/not`, { kind: "itemsLength", rule: name, q, chain, expected: nodes.length });
+          this.mark(`${at}/else/not`, { kind: "itemsLength", rule: name, q, chain, node, expected: nodes.length });
           const slot = allOf.push({}) - 1;
           allOf[slot] = {
             if: { minItems: nodes.length, maxItems: nodes.length },
@@ -189,10 +192,6 @@ class SchemaBuilder {
         }
       }
     }
-    if (emptyValue && !node.empty) {
-      schema.not = {};
-      this.mark(`${location}/not`, self("empty", Q.empty, MESSAGES.empty));
-    }
     required?.(allOf, location);
     if (allOf.length) schema.allOf = allOf;
     return schema;
@@ -204,15 +203,15 @@ function unescapeSegment(segment: string): string {
 }
 
 /** An instanceLocation as a document path: list indexes as numbers, as Cerberus has them. */
-function decodeLocation(location: string, document: Doc): Segment[] {
-  const path: Segment[] = [];
+function decodeLocation(location: string, document: Doc): Path {
+  const path: Array<string | number> = [];
   if (location === "#") return path;
   let current: unknown = document;
   for (const raw of location.slice(2).split("/")) {
     const segment = unescapeSegment(raw);
-    const key: Segment = Array.isArray(current) ? Number(segment) : segment;
+    const key = Array.isArray(current) ? Number(segment) : segment;
     path.push(key);
-    current = current !== null && typeof current === "object" ? (current as Record<Segment, unknown>)[key] : undefined;
+    current = current !== null && typeof current === "object" ? (current as Record<string | number, unknown>)[key] : undefined;
   }
   return path;
 }
@@ -223,6 +222,20 @@ function indexOf(document: Doc, path: Path): number {
   if (typeof segment === "number") return segment;
   const container = valueAt(document, path.slice(0, -1));
   return container && typeof container === "object" ? Object.keys(container).indexOf(segment) : 0;
+}
+
+function isEmptyValue(value: unknown): boolean {
+  if (typeof value === "string" || Array.isArray(value)) return value.length === 0;
+  return isPlainObject(value) && Object.keys(value).length === 0;
+}
+
+/** One error found, where it goes. */
+interface Finding {
+  marker: Marker;
+  /** The path the message is reported at. */
+  path: Path;
+  /** The value the message shows (items, members). */
+  value?: unknown;
 }
 
 export interface JsonEngine {
@@ -238,18 +251,86 @@ export function compileJsonEngine(root: DictNode): JsonEngine {
   const schemas = { create: createBuilder.root(root), update: updateBuilder.root(root) };
   const markers = createBuilder.markers;
   const validators = { create: new Validator(schemas.create, "2019-09", false), update: new Validator(schemas.update, "2019-09", false) };
+  const nodeIds = new Map<FieldNode, number>();
+  const nodeId = (node: FieldNode) => {
+    let id = nodeIds.get(node);
+    if (id === undefined) nodeIds.set(node, (id = nodeIds.size));
+    return id;
+  };
 
-  function emit(document: Doc, run: DocRun, root: Level, marker: Marker, path: Path, message: string): void {
-    const top = path[0];
-    if (typeof top === "string" && run.blocked.has(top) && !(marker.rule === "nullable" && path.length === 1)) return;
-    if (marker.rule === "type") run.badType!.add(pathKey(path));
+  function emit(document: Doc, run: DocRun, root: Level, marker: Marker, path: Path, message: string, rule = marker.rule, q = marker.q): void {
     let level = root;
     marker.chain.forEach((c, j) => {
       const at = path.slice(0, j + 1);
       level = level.group(at, c.rule, [1, indexOf(document, at), c.q]);
     });
-    const key = marker.kind === "required" ? [2, marker.requiredIndex!] : [1, indexOf(document, path), marker.q];
-    level.add(key, { path, rule: marker.rule, message });
+    const key = marker.kind === "required" ? [2, marker.requiredIndex!] : [1, indexOf(document, path), q];
+    level.add(key, { path, rule, message });
+  }
+
+  function find(error: OutputUnit, document: Doc): Finding | null {
+    const marker = markers.get(error.keywordLocation);
+    if (!marker) return null;
+    const at = decodeLocation(error.instanceLocation, document);
+    switch (marker.kind) {
+      case "required":
+        return { marker, path: [...at, marker.field!] };
+      case "item":
+        return { marker, path: at.slice(0, -1), value: valueAt(document, at) };
+      case "member":
+        return { marker, path: at, value: marker.member };
+      default:
+        return { marker, path: at };
+    }
+  }
+
+  /** Emits a field's findings as Cerberus would have reported them. */
+  function report(document: Doc, run: DocRun, level: Level, findings: Finding[]): void {
+    const { marker: first, path } = findings[0]!;
+    const top = path[0];
+    if (typeof top === "string" && run.blocked.has(top)) {
+      // A field that failed `readonly` keeps that error only (bar "null value not allowed").
+      if (path.length > 1) return;
+      findings = findings.filter((f) => f.marker.kind === "type" && valueAt(document, path) === null);
+    }
+    const value = valueAt(document, path);
+    const typeError = findings.find((f) => f.marker.kind === "type");
+    if (typeError) {
+      if (value === null) emit(document, run, level, typeError.marker, path, MESSAGES.nullable, "nullable", Q.nullable);
+      else {
+        run.badType!.add(pathKey(path));
+        emit(document, run, level, typeError.marker, path, typeError.marker.message!);
+      }
+      return;
+    }
+    const nullable = findings.find((f) => f.marker.rule === "nullable");
+    if (nullable) return emit(document, run, level, nullable.marker, path, nullable.marker.message!);
+    if (value === null && first.node) return;
+    const skipEmpty = first.node?.hasEmpty === true && isEmptyValue(value);
+    const grouped = new Map<Marker, unknown[]>();
+    for (const finding of findings) {
+      const { marker } = finding;
+      if (skipEmpty && marker.rule !== null && EMPTY_DROPS.has(marker.rule)) continue;
+      switch (marker.kind) {
+        case "item":
+        case "member": {
+          // One error for the whole list, listing the items or members, as Cerberus does.
+          const key = [...grouped.keys()].find((m) => m.rule === marker.rule) ?? marker;
+          const values = grouped.get(key) ?? [];
+          if (!values.some((v) => pyEqual(v, finding.value))) values.push(finding.value);
+          grouped.set(key, values);
+          break;
+        }
+        case "itemsLength":
+          emit(document, run, level, marker, path, MESSAGES.itemsLength(marker.expected!, (value as unknown[]).length));
+          break;
+        default:
+          emit(document, run, level, marker, path, marker.describe ? marker.describe(value) : marker.message!);
+      }
+    }
+    for (const [marker, values] of grouped) {
+      emit(document, run, level, marker, path, marker.kind === "member" ? MESSAGES.missingMembers(values) : MESSAGES.unallowedValues(values));
+    }
   }
 
   function check(document: Doc, run: DocRun, level: Level, update: boolean): boolean {
@@ -260,39 +341,18 @@ export function compileJsonEngine(root: DictNode): JsonEngine {
       return false;
     }
     run.badType = new Set();
-    const grouped = new Map<string, { marker: Marker; path: Path; values: unknown[] }>();
+    // Findings grouped by field: the errors of one field's rules at one place in the document.
+    const fields = new Map<string, Finding[]>();
     for (const error of errors) {
-      const marker = markers.get(error.keywordLocation);
-      if (!marker) continue;
-      const at = decodeLocation(error.instanceLocation, document);
-      switch (marker.kind) {
-        case "self":
-          emit(document, run, level, marker, at, marker.describe ? marker.describe(valueAt(document, at)) : marker.message!);
-          break;
-        case "unknown":
-          emit(document, run, level, marker, at, marker.message!);
-          break;
-        case "required":
-          emit(document, run, level, marker, [...at, marker.field!], marker.message!);
-          break;
-        case "itemsLength":
-          emit(document, run, level, marker, at, MESSAGES.itemsLength(marker.expected!, (valueAt(document, at) as unknown[]).length));
-          break;
-        case "item":
-        case "member": {
-          const path = marker.kind === "item" ? at.slice(0, -1) : at;
-          const id = `${pathKey(path)}\u0001${marker.rule}`;
-          const group = grouped.get(id) ?? { marker, path, values: [] };
-          grouped.set(id, group);
-          const value = marker.kind === "item" ? valueAt(document, at) : marker.member;
-          if (!group.values.some((v) => pyEqual(v, value))) group.values.push(value);
-          break;
-        }
-      }
+      const finding = find(error, document);
+      if (!finding) continue;
+      const { node, kind } = finding.marker;
+      const id = `${pathKey(finding.path)}\u0001${node ? nodeId(node) : kind}`;
+      const list = fields.get(id);
+      if (list) list.push(finding);
+      else fields.set(id, [finding]);
     }
-    for (const { marker, path, values } of grouped.values()) {
-      emit(document, run, level, marker, path, marker.kind === "member" ? MESSAGES.missingMembers(values) : MESSAGES.unallowedValues(values));
-    }
+    for (const findings of fields.values()) report(document, run, level, findings);
     return true;
   }
 

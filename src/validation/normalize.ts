@@ -10,6 +10,8 @@ import type { ValidationMode } from "./types.ts";
 
 const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
+const refused = (key: string) => key.charCodeAt(0) === 36 /* $ */ || RESERVED_KEYS.has(key);
+
 export interface KeyIssue {
   path: Path;
   message: string;
@@ -21,22 +23,23 @@ export interface KeyIssue {
  * (Eve's normalize_dotted_fields).
  */
 export function prepare(value: unknown, path: Path, expandDots: boolean, issues: KeyIssue[]): unknown {
-  if (Array.isArray(value)) return value.map((v, i) => prepare(v, [...path, i], expandDots, issues));
+  if (Array.isArray(value)) return value.map((v, i) => (v !== null && typeof v === "object" ? prepare(v, [...path, i], expandDots, issues) : v));
   if (!isPlainObject(value)) return value;
   const out: Doc = {};
-  const dotted: string[] = [];
+  let dotted: string[] | null = null;
   for (const key of Object.keys(value)) {
-    const segments = key.split(".");
-    const bad = segments.find((s) => s.startsWith("$") || RESERVED_KEYS.has(s));
+    const hasDot = key.includes(".");
+    const bad = hasDot ? key.split(".").find(refused) : refused(key) ? key : undefined;
     if (bad !== undefined) {
       issues.push({ path: [...path, key], message: bad.startsWith("$") ? MESSAGES.operatorKey : MESSAGES.reservedKey(bad) });
-    } else if (expandDots && segments.length > 1) {
-      dotted.push(key);
+    } else if (expandDots && hasDot) {
+      (dotted ??= []).push(key);
     } else {
-      out[key] = prepare(value[key], [...path, key], expandDots, issues);
+      const v = value[key];
+      out[key] = v !== null && typeof v === "object" ? prepare(v, [...path, key], expandDots, issues) : v;
     }
   }
-  for (const key of dotted) {
+  for (const key of dotted ?? []) {
     const segments = key.split(".");
     let target = out;
     let conflict: string | null = null;

@@ -218,7 +218,7 @@ export function validateDict(parent: Omit<FieldRun, "node" | "field" | "containe
     const key = keys[i]!;
     const node = dict.fields.get(key);
     if (node) {
-      const f: FieldRun = { ...parent, node, path: [...path, key], field: key, container: document, index: i, residual: residual && node.covered, dict: state };
+      const f: FieldRun = { doc: parent.doc, node, level, path: [...path, key], field: key, container: document, index: i, residual: residual && node.covered, update: parent.update, dict: state };
       if (!f.residual || node.residualWork) validateField(f, document[key]);
     } else if (!residual && !dict.allowUnknown && !dict.meta.has(key)) {
       level.add([1, i, 0], { path: [...path, key], rule: null, message: MESSAGES.unknown });
