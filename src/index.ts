@@ -10,3 +10,5 @@ export type { Driver, Doc, Filter, Sort, Projection, Target, FindQuery, Update, 
 export { DuplicateKeyError, DatabaseUnavailableError, InvalidQueryError } from "./drivers/types.ts";
 export type { DocumentFeature } from "./features/pipeline.ts";
 export { createLogger, consoleLogger, type Logger, type LogRecord } from "./logging.ts";
+export { Auth, BasicAuth, TokenAuth, HMACAuth, timingSafeEqual, hmacSha256Hex, type BasicAccount, type TokenAccount, type HmacAccount } from "./auth/auth.ts";
+export { MemoryRateLimitStore, type RateLimitStore, type RateLimitWindow } from "./ratelimit/index.ts";
