@@ -21,6 +21,7 @@ import type { Stored } from "./indexes.ts";
 import { encodeRecord, Journal, replayJournal, type JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
 import { applyUpdate, compileFilter, cursor, runPipeline, withMingo } from "./mingo.ts";
+import { nearDistance } from "./geo.ts";
 import { copyDocument, copyValue, valueKey } from "./values.ts";
 
 /** Stages that write collections, which would bypass the store's indexes and journal. */
@@ -76,10 +77,16 @@ export class MemoryDriver implements Driver {
       const skip = Math.max(0, query.skip ?? 0);
       const limit = query.limit && query.limit > 0 ? query.limit : Infinity;
       let page: Doc[] = [];
+      // As in MongoDB, a $near orders the results nearest first unless a sort is given.
+      const near = query.sort?.length ? null : nearDistance(query.filter);
       if (query.sort?.length) {
         const matches = Array.from(collection.matching(query.filter, test, true), (stored) => stored.doc);
         const sorted = cursor(matches).sort(Object.fromEntries(query.sort)).skip(skip);
         page = (limit === Infinity ? sorted : sorted.limit(limit)).all();
+      } else if (near) {
+        const matches = Array.from(collection.matching(query.filter, test, true), ({ doc }) => ({ doc, distance: near(doc) }));
+        matches.sort((a, b) => a.distance - b.distance);
+        page = matches.slice(skip, limit === Infinity ? undefined : skip + limit).map(({ doc }) => doc);
       } else {
         let skipped = 0;
         for (const { doc } of collection.matching(query.filter, test, true)) {

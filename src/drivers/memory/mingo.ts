@@ -14,6 +14,7 @@ import type { Options } from "mingo/types";
 import { update, type Modifier } from "mingo/updater";
 import { MingoError } from "mingo/util";
 import { InvalidQueryError, type Doc, type Filter, type Projection } from "../types.ts";
+import { foldNearBounds, geoQueryOperators } from "./geo.ts";
 
 /** MongoDB's $count emits no document at all for empty input, where mingo's emits a count of 0. */
 const $count: typeof pipeline.$count = (collection, expr, options) =>
@@ -24,7 +25,7 @@ const context = Context.init({
   expression,
   pipeline: { ...pipeline, $count },
   projection,
-  query,
+  query: { ...query, ...geoQueryOperators },
   window,
 });
 
@@ -66,7 +67,7 @@ export function withMingo<T>(run: () => T): T {
 export function compileFilter(filter: Filter): (doc: Doc) => boolean {
   refuseScripts(filter);
   if (Object.keys(filter).length === 0) return () => true;
-  const compiled = withMingo(() => new Query(filter, OPTIONS));
+  const compiled = withMingo(() => new Query(foldNearBounds(filter), OPTIONS));
   return (doc) => compiled.test(doc);
 }
 

@@ -1,0 +1,97 @@
+// GeoJSON queries in `where`: $near/$nearSphere (ordered by distance, bounded), $geoWithin,
+// $geoIntersects, on the memory driver.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { json, testApi } from "../support/api.ts";
+import type { Settings } from "../../src/settings/types.ts";
+
+const COLOSSEUM = [12.4922, 41.8902];
+const PLACES = [
+  { name: "Milan", location: { type: "Point", coordinates: [9.19, 45.4642] } },
+  { name: "Vatican", location: { type: "Point", coordinates: [12.4534, 41.9029] } }, // ~3.5 km from the Colosseum
+  { name: "Paris", location: { type: "Point", coordinates: [2.3522, 48.8566] } },
+  { name: "Colosseum", location: { type: "Point", coordinates: COLOSSEUM } },
+];
+const square = (x: number, y: number, size: number) => ({
+  type: "Polygon",
+  coordinates: [[[x, y], [x + size, y], [x + size, y + size], [x, y + size], [x, y]]],
+});
+const ITALY = square(6, 36, 13);
+
+function settings(): Settings {
+  return {
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      places: { schema: { name: { type: "string" }, location: { type: "point" } } },
+      zones: { schema: { name: { type: "string" }, area: { type: "polygon" } } },
+    },
+  };
+}
+
+describe("GeoJSON queries", () => {
+  const api = testApi(settings());
+  beforeAll(async () => {
+    expect((await api.post("/places", PLACES)).status).toBe(201);
+    expect((await api.post("/zones", [{ name: "italy", area: ITALY }, { name: "north", area: square(0, 44, 20) }])).status).toBe(201);
+  });
+  afterAll(() => api.close());
+
+  const where = (resource: string, query: unknown, extra = "") => `/${resource}?where=${encodeURIComponent(JSON.stringify(query))}${extra}`;
+  const names = async (path: string) => {
+    const response = await api.get(path);
+    expect(response.status, path).toBe(200);
+    return (await json(response))._items.map((d: any) => d.name);
+  };
+  const point = (coordinates: number[]) => ({ $geometry: { type: "Point", coordinates } });
+
+  it("$near orders by distance and honours $maxDistance/$minDistance in meters", async () => {
+    expect(await names(where("places", { location: { $near: point(COLOSSEUM) } }))).toEqual(["Colosseum", "Vatican", "Milan", "Paris"]);
+    expect(await names(where("places", { location: { $near: { ...point(COLOSSEUM), $maxDistance: 5000 } } }))).toEqual(["Colosseum", "Vatican"]);
+    expect(await names(where("places", { location: { $near: { ...point(COLOSSEUM), $minDistance: 1000, $maxDistance: 600000 } } }))).toEqual(["Vatican", "Milan"]);
+  });
+
+  it("pages and counts in distance order; a client sort wins over it", async () => {
+    const body = await json(await api.get(where("places", { location: { $near: point(COLOSSEUM) } }, "&max_results=2&page=2")));
+    expect(body._items.map((d: any) => d.name)).toEqual(["Milan", "Paris"]);
+    expect(body._meta.total).toBe(4);
+    expect(await names(where("places", { location: { $near: point(COLOSSEUM) } }, "&sort=name"))).toEqual(["Colosseum", "Milan", "Paris", "Vatican"]);
+  });
+
+  it("$nearSphere takes a legacy pair with the bound beside it, in radians", async () => {
+    // 0.01 rad is about 64 km on the Earth's surface.
+    expect(await names(where("places", { location: { $nearSphere: [12.4534, 41.9029], $maxDistance: 0.01 } }))).toEqual(["Vatican", "Colosseum"]);
+  });
+
+  it("$geoWithin a polygon, a spherical circle or a box", async () => {
+    expect((await names(where("places", { location: { $geoWithin: { $geometry: ITALY } } }))).sort()).toEqual(["Colosseum", "Milan", "Vatican"]);
+    expect((await names(where("places", { location: { $geoWithin: { $centerSphere: [COLOSSEUM, 10 / 6378.1] } } }))).sort()).toEqual(["Colosseum", "Vatican"]);
+    expect((await names(where("places", { location: { $geoWithin: { $box: [[0, 44], [10, 50]] } } }))).sort()).toEqual(["Milan", "Paris"]);
+  });
+
+  it("$geoIntersects stored polygons with a point or a line", async () => {
+    expect(await names(where("zones", { area: { $geoIntersects: { $geometry: { type: "Point", coordinates: COLOSSEUM } } } }))).toEqual(["italy"]);
+    const line = { type: "LineString", coordinates: [[12, 41], [12, 47]] };
+    expect((await names(where("zones", { area: { $geoIntersects: { $geometry: line } } }))).sort()).toEqual(["italy", "north"]);
+    const far = { type: "Point", coordinates: [-70, -30] };
+    expect(await names(where("zones", { area: { $geoIntersects: { $geometry: far } } }))).toEqual([]);
+  });
+
+  it("combines with other conditions", async () => {
+    const query = { $and: [{ location: { $near: point(COLOSSEUM) } }, { name: { $ne: "Colosseum" } }] };
+    expect(await names(where("places", query, "&max_results=1"))).toEqual(["Vatican"]);
+  });
+
+  it("refuses malformed geo operands with 400", async () => {
+    const bad = [
+      { location: { $near: { $geometry: ITALY } } },
+      { location: { $near: "here" } },
+      { location: { $near: { ...point(COLOSSEUM), $maxDistance: -1 } } },
+      { location: { $geoWithin: { $geometry: { type: "Point", coordinates: COLOSSEUM } } } },
+      { location: { $geoWithin: { $circle: [COLOSSEUM, 1] } } },
+      { area: { $geoIntersects: { $geometry: { type: "Polygon" } } } },
+    ];
+    for (const query of bad) {
+      const resource = "area" in query ? "zones" : "places";
+      expect((await api.get(where(resource, query))).status, JSON.stringify(query)).toBe(400);
+    }
+  });
+});
