@@ -291,7 +291,8 @@ export function compileJsonEngine(root: DictNode): JsonEngine {
     if (typeof top === "string" && run.blocked.has(top)) {
       // A field that failed `readonly` keeps that error only (bar "null value not allowed").
       if (path.length > 1) return;
-      findings = findings.filter((f) => f.marker.kind === "type" && valueAt(document, path) === null);
+      if (valueAt(document, path) !== null) return;
+      findings = findings.filter((f) => f.marker.kind === "type" || f.marker.rule === "nullable");
     }
     const value = valueAt(document, path);
     const typeError = findings.find((f) => f.marker.kind === "type");

@@ -122,6 +122,14 @@ describe.each(ENGINES)("database rules (%s engine)", (engine) => {
       });
     });
 
+    it("is checked on PATCH and PUT", async () => {
+      const h = harness(settings(), { engine, store: store() });
+      const original = { _id: C, owner: A };
+      expect((await h.validate("works", { owner: MISSING }, "PATCH", { original })).issues).toEqual({ owner: `value '${MISSING}' must exist in resource 'people', field '_id'.` });
+      expect((await h.validate("works", { "editors": [MISSING] }, "PUT", { original })).issues).toEqual({ editors: { 0: `value '${MISSING}' must exist in resource 'people', field '_id'.` } });
+      expect((await h.validate("works", { owner: A.toHexString() }, "PATCH", { original })).issues).toEqual({});
+    });
+
     it("uses the related field, and lets a nullable field be empty", async () => {
       const h = harness(settings(), { engine, store: store() });
       expect((await h.validate("works", { by_name: "Ann" })).issues).toEqual({});

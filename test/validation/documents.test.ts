@@ -46,8 +46,12 @@ describe.each(ENGINES)("documents (%s engine)", (engine) => {
       expect(await t.issues({ code: "B2" })).toEqual({ code: "field is read-only" });
     });
 
-    it("hides the field's other errors", async () => {
+    it("hides the field's other errors, but not a null", async () => {
       expect(await t.issues({ code: 12 })).toEqual({ code: "field is read-only" });
+      expect(await t.issues({ code: null }, "PUT", { original })).toEqual({ code: ["null value not allowed", "field is read-only"] });
+      const untyped = single({ code: { readonly: true, maxlength: 1 } }, engine);
+      expect(await untyped.issues({ code: null }, "PUT", { original })).toEqual({ code: ["null value not allowed", "field is read-only"] });
+      expect(await untyped.issues({ code: "xyz" }, "PUT", { original })).toEqual({ code: "field is read-only" });
     });
 
     it("accepts the stored value unchanged on PUT and PATCH, and refuses a change", async () => {

@@ -58,6 +58,11 @@ describe.each(ENGINES)("normalization (%s engine)", (engine) => {
       expect((await t.check({ m: { k: 1 } })).document).toEqual({ a: "X", m: { K: 1 } });
     });
 
+    it("may produce values JSON Schema cannot take: they are still checked", async () => {
+      const t = single({ a: { type: "integer", coerce: (v: unknown) => BigInt(String(v)) }, b: { type: "string", maxlength: 1 } }, engine);
+      expect(await t.issues({ a: "1", b: "xy" })).toEqual({ a: "must be of integer type", b: "max length is 1" });
+    });
+
     it("does not run on PATCH without normalize_on_patch", async () => {
       const on = single({ a: { type: "integer", coerce: "int" } }, engine, { extensions });
       const off = single({ a: { type: "integer", coerce: "int" } }, engine, { extensions, resource: { normalize_on_patch: false } });
