@@ -3,7 +3,7 @@
 import { ObjectId } from "bson";
 import { describe, expect, it } from "vitest";
 import type { FieldValidator, RuleContext, ValidatorExtensions } from "../../src/validation/index.ts";
-import { ENGINES, single } from "./support.ts";
+import { ENGINES, harness, single } from "./support.ts";
 
 const ID = new ObjectId("5f0000000000000000000001");
 const later = <T>(value: T) => new Promise<T>((resolve) => setTimeout(() => resolve(value), 1));
@@ -100,5 +100,55 @@ describe.each(ENGINES)("extensions (%s engine)", (engine) => {
       const t = single({ a: { type: "string", empty: true, check_with: "lowercase" }, b: { type: "string", check_with: always } }, engine, { extensions });
       expect(await t.issues({ a: "", b: "" })).toEqual({ b: "always" });
     });
+  });
+});
+
+describe.each(ENGINES)("the example of docs/validation.md (%s engine)", (engine) => {
+  const validation: ValidatorExtensions = {
+    rules: {
+      isodd: (ruleValue, field, value, ctx) => {
+        if (ruleValue && typeof value === "number" && value % 2 === 0) ctx.error(field, "must be an odd number");
+      },
+      not_blocked: {
+        check: (ruleValue) => (typeof ruleValue === "string" ? undefined : "must name a resource"),
+        validate: async (resource, field, value, ctx) => {
+          if (await ctx.env.findOne(resource, { name: value })) ctx.error(field, `'${value}' is blocked`);
+        },
+      },
+    },
+    types: { even: (value) => typeof value === "number" && value % 2 === 0 },
+    coercers: { trim: (value) => (typeof value === "string" ? value.trim() : value) },
+    defaultSetters: { slug: (doc) => String(doc.title).trim().toLowerCase().replace(/\W+/g, "-") },
+    validators: {
+      lowercase: (field, value, error) => {
+        if (typeof value === "string" && value !== value.toLowerCase()) error(field, "must be lowercase");
+      },
+    },
+  };
+  const tags: FieldValidator = (field, value, error) => ((value as string[]).length > 5 ? error(field, "too many tags") : undefined);
+  const h = harness(
+    {
+      DOMAIN: {
+        blocked: { schema: { name: { type: "string" } } },
+        posts: {
+          schema: {
+            title: { type: "string", coerce: "trim", required: true },
+            slug: { type: "string", default_setter: "slug", check_with: "lowercase" },
+            author: { type: "string", not_blocked: "blocked" },
+            votes: { type: "integer", isodd: true },
+            pages: { type: "even" },
+            tags: { type: "list", check_with: tags },
+          },
+        },
+      },
+    },
+    { engine, extensions: validation, store: { blocked: [{ _id: ID, name: "spam" }] } },
+  );
+
+  it("works as the documentation says", async () => {
+    expect((await h.validate("posts", { title: " Hello ", votes: 2, author: "spam" })).issues).toEqual({ author: "'spam' is blocked", votes: "must be an odd number" });
+    const ok = await h.validate("posts", { title: " Hello ", votes: 3, pages: 4, tags: ["a"] });
+    expect(ok.issues).toEqual({});
+    expect(ok.document).toMatchObject({ title: "Hello", slug: "hello" });
   });
 });
