@@ -1,11 +1,17 @@
 // Embedded serialization: references replaced by the documents they point to. One `$in` query
-// per referenced resource per response, however many documents and references it holds
-// (Eve issues one query per document, its known N+1).
+// per referenced resource per response, however many documents, fields and references it
+// holds (Eve
+// issues one query per document, its known N+1); references to a version take two, the
+// current documents and then their stored versions.
 import type { RequestContext } from "../context.ts";
 import type { Doc } from "../drivers/types.ts";
+import { isPlainObject } from "../query/common.ts";
 import { parseEmbedded } from "../query/embedded.ts";
 import type { DataRelation, FieldSchema } from "../settings/types.ts";
 import type { Resource } from "../settings/normalize.ts";
+import { resolveMedia } from "./media.ts";
+import { isSoftDeleted } from "./soft-delete.ts";
+import { referencedVersions } from "./versioning.ts";
 
 /** The definition of a (possibly dotted) field, descending through dicts and lists of dicts. */
 export function fieldDefinition(resource: Resource, path: string): FieldSchema | undefined {
@@ -45,9 +51,11 @@ export function resolveEmbeddedFields(ctx: RequestContext, resource: Resource): 
     .filter((field) => relationOf(fieldDefinition(resource, field))?.embeddable === true);
 }
 
+type Slot = { holder: Record<string | number, unknown>; key: string | number };
+
 /** Every slot (container + key) a dotted path reaches, through dicts and lists. */
-function slots(document: Doc, path: string[]): Array<{ holder: Record<string | number, unknown>; key: string | number }> {
-  let current: Array<{ holder: Record<string | number, unknown>; key: string | number }> = [{ holder: { root: document }, key: "root" }];
+function slots(document: Doc, path: string[]): Slot[] {
+  let current: Slot[] = [{ holder: { root: document }, key: "root" }];
   for (const part of path) {
     const next: typeof current = [];
     for (const { holder, key } of current) {
@@ -74,30 +82,71 @@ function refKey(value: unknown): string {
   return value && typeof value === "object" && "toHexString" in value ? (value as { toHexString(): string }).toHexString() : JSON.stringify(value);
 }
 
-/** Replaces references in place; a missing or soft-deleted target becomes null. */
+/** How references of one relation are recognised, keyed and looked up (all at once). */
+interface Lookup {
+  key(ref: unknown): string | null;
+  find(refs: unknown[]): Promise<Array<Doc | null>>;
+}
+
+/** Plain references: one `$in` on the referenced field; media of the found documents resolved. */
+function plainLookup(ctx: RequestContext, target: Resource, field: string): Lookup {
+  return {
+    key: (ref) => (isReference(ref) ? refKey(ref) : null),
+    async find(refs) {
+      const { documents } = await ctx.app.data.find(ctx, target, { filter: { [field]: { $in: refs } }, projection: target.datasource.projection, count: false });
+      for (const document of documents) await resolveMedia(ctx, target, document);
+      const byRef = new Map(documents.map((doc) => [refKey(doc[field]), doc]));
+      return refs.map((ref) => byRef.get(refKey(ref)) ?? null);
+    },
+  };
+}
+
+/** References to a version (`data_relation.version`): `{<field>: …, <VERSION>: n}`. */
+function versionedLookup(ctx: RequestContext, target: Resource, field: string): Lookup {
+  const version = ctx.app.config.VERSION;
+  return {
+    key: (ref) => (isPlainObject(ref) && isReference(ref[field]) && ref[version] !== undefined ? `${refKey(ref[field])}@${JSON.stringify(ref[version])}` : null),
+    find: (refs) => referencedVersions(ctx, target, field, refs as Doc[]),
+  };
+}
+
+/**
+ * Replaces references in place; a missing or soft-deleted target becomes null. Fields that
+ * reference the same resource (by the same field) share one lookup.
+ */
 export async function embedDocuments(ctx: RequestContext, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
   const config = ctx.app.config;
+  const live = documents.filter((d) => !isSoftDeleted(config, resource, d));
+  const groups = new Map<string, { lookup: Lookup; places: Slot[]; refs: Map<string, unknown> }>();
   for (const field of fields) {
     const relation = relationOf(fieldDefinition(resource, field))!;
     const target = config.DOMAIN[relation.resource];
     if (!target) continue;
     const refField = relation.field ?? config.ID_FIELD;
-    const places = documents
-      .filter((d) => !(resource.soft_delete && d[config.DELETED] === true))
-      .flatMap((d) => slots(d, field.split(".")));
-    const values = new Map<string, unknown>();
-    for (const { holder, key } of places) {
-      const value = holder[key];
-      for (const ref of Array.isArray(value) ? value : [value]) if (isReference(ref)) values.set(refKey(ref), ref);
+    const groupKey = `${target.name}\u0000${refField}\u0000${relation.version === true}`;
+    let group = groups.get(groupKey);
+    if (!group) {
+      const lookup = relation.version ? versionedLookup(ctx, target, refField) : plainLookup(ctx, target, refField);
+      groups.set(groupKey, (group = { lookup, places: [], refs: new Map() }));
     }
-    if (values.size === 0) continue;
-    const { documents: found } = await ctx.app.data.find(ctx, target, {
-      filter: { [refField]: { $in: [...values.values()] } },
-      projection: target.datasource.projection,
-      count: false,
-    });
-    const byRef = new Map(found.map((doc) => [refKey(doc[refField]), doc]));
-    const resolve = (ref: unknown) => (ref === null || ref === undefined ? ref : (byRef.get(refKey(ref)) ?? null));
+    for (const place of live.flatMap((d) => slots(d, field.split(".")))) {
+      group.places.push(place);
+      const value = place.holder[place.key];
+      for (const ref of Array.isArray(value) ? value : [value]) {
+        const key = group.lookup.key(ref);
+        if (key !== null) group.refs.set(key, ref);
+      }
+    }
+  }
+  for (const { lookup, places, refs } of groups.values()) {
+    if (refs.size === 0) continue;
+    const found = await lookup.find([...refs.values()]);
+    const byKey = new Map([...refs.keys()].map((key, i) => [key, found[i]!]));
+    const resolve = (ref: unknown) => {
+      if (ref === null || ref === undefined) return ref;
+      const key = lookup.key(ref);
+      return key === null ? null : (byKey.get(key) ?? null);
+    };
     for (const { holder, key } of places) {
       const value = holder[key];
       holder[key] = Array.isArray(value) ? value.map(resolve) : resolve(value);

@@ -279,9 +279,9 @@ export function byteRange(header: string | null, size: number): ByteRange {
     return suffix === 0 || size === 0 ? "unsatisfiable" : { start: Math.max(0, size - suffix), end: size - 1 };
   }
   const start = Number(match[1]);
-  const end = match[2] === "" ? size - 1 : Number(match[2]);
-  if (end < start) return null;
-  return start >= size ? "unsatisfiable" : { start, end: Math.min(end, size - 1) };
+  if (match[2] !== "" && Number(match[2]) < start) return null;
+  if (start >= size) return "unsatisfiable";
+  return { start, end: match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1) };
 }
 
 /** GET/HEAD `/<MEDIA_ENDPOINT>/<id>`: the file streamed, whole (200/304) or a range (206/416). */

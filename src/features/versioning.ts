@@ -179,6 +179,44 @@ export async function storedVersions(ctx: RequestContext, resource: Resource, id
   return documents;
 }
 
+/**
+ * The documents versioned references (`{<field>: …, <VERSION>: n}`) point to, in order: each
+ * version rebuilt and made ready to send, or null when the document, the version, or the
+ * version's being live (a soft-deleted version is gone) is missing. Two queries whatever the
+ * number of references: the current documents, then the copies.
+ */
+export async function referencedVersions(ctx: RequestContext, target: Resource, field: string, refs: Doc[]): Promise<Array<Doc | null>> {
+  const config = ctx.app.config;
+  const pointer = versionedIdField(config);
+  const { documents: currents } = await ctx.app.data.find(ctx, target, {
+    filter: { [field]: { $in: refs.map((ref) => ref[field]) } },
+    projection: target.datasource.projection,
+    showDeleted: true,
+    count: false,
+  });
+  const currentOf = new Map(currents.map((doc) => [etagSource(doc[field]), doc]));
+  const copyKey = (id: unknown, version: unknown) => `${etagSource(id)}@${etagSource(version)}`;
+  const wanted = refs.flatMap((ref) => {
+    const current = currentOf.get(etagSource(ref[field]));
+    return current ? [{ [pointer]: current[config.ID_FIELD], [config.VERSION]: ref[config.VERSION] }] : [];
+  });
+  const { documents: copies } = wanted.length
+    ? await ctx.app.data.find(ctx, shadowResource(config, target), { filter: { $or: wanted }, count: false })
+    : { documents: [] };
+  const copyOf = new Map(copies.map((copy) => [copyKey(copy[pointer], copy[config.VERSION]), copy]));
+
+  const resolved: Array<Doc | null> = [];
+  for (const ref of refs) {
+    const current = currentOf.get(etagSource(ref[field]));
+    const copy = current && copyOf.get(copyKey(current[config.ID_FIELD], ref[config.VERSION]));
+    // A document stored before versioning was turned on is its own version 1.
+    const legacy = current && !copy && ref[config.VERSION] === 1 && current[config.VERSION] === undefined;
+    const document = copy ? synthesize(config, target, current, copy) : legacy ? current : null;
+    resolved.push(document && (await buildResponseDocument(ctx, document, target, { latest: current })));
+  }
+  return resolved;
+}
+
 export type VersionRequest = number | "all" | "diffs" | null;
 
 /** `?version=`: null when absent or the resource is not versioned; Eve's 400 for a bad number. */

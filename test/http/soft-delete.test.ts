@@ -1,0 +1,154 @@
+import { ObjectId } from "bson";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Settings } from "../../src/settings/types.ts";
+import { json, testApi } from "../support/api.ts";
+
+const settings: Settings = {
+  RESOURCE_METHODS: ["GET", "POST", "DELETE"],
+  ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+  SOFT_DELETE: true,
+  DOMAIN: {
+    items: {
+      schema: {
+        name: { type: "string" },
+        code: { type: "string", unique: true },
+        owner: { type: "objectid", data_relation: { resource: "owners", embeddable: true } },
+      },
+    },
+    owners: { schema: { name: { type: "string" } } },
+    notes: { versioning: true, schema: { title: { type: "string" } } },
+    plain: { soft_delete: false, schema: { name: { type: "string" } } },
+  },
+};
+
+const NOT_FOUND = { code: 404, message: "The requested URL was not found on this server." };
+
+describe("soft delete", () => {
+  const api = testApi(settings);
+  afterAll(() => api.close());
+
+  async function created(path: string, document: Record<string, unknown>) {
+    const response = await api.post(path, document);
+    expect(response.status, await response.clone().text()).toBe(201);
+    return json(response);
+  }
+
+  async function removed(path: string, etag: string) {
+    expect((await api.delete(path, { "If-Match": etag })).status).toBe(204);
+  }
+
+  it("answers a deleted item 404 with the document, its self link only, ETag and Last-Modified", async () => {
+    const owner = await created("/owners", { name: "o" });
+    const item = await created("/items", { name: "gone", owner: owner._id });
+    await removed(`/items/${item._id}`, item._etag);
+
+    for (const query of ["", "?show_deleted", `?embedded={"owner":1}`]) {
+      const response = await api.get(`/items/${item._id}${query}`);
+      expect(response.status, query).toBe(404);
+      const body = await json(response);
+      expect(body).toMatchObject({ name: "gone", owner: owner._id, _deleted: true, _status: ["ERR"], _error: NOT_FOUND });
+      expect(body._links.self).toEqual({ title: "Item", href: `items/${item._id}` });
+      expect(body._links).not.toHaveProperty("parent");
+      expect(response.headers.get("etag")).toBe(`"${body._etag}"`);
+      expect(response.headers.get("last-modified")).toBeTruthy();
+    }
+    expect((await api.delete(`/items/${item._id}`, { "If-Match": "*" })).status).toBe(404);
+  });
+
+  it("hides deleted documents from collections unless show_deleted or a where on the flag asks", async () => {
+    const item = await created("/items", { name: "hidden" });
+    await removed(`/items/${item._id}`, item._etag);
+    const names = async (query: string) => (await json(await api.get(`/items${query}`)))._items.map((d: { name: string }) => d.name);
+    expect(await names("")).not.toContain("hidden");
+    expect(await names("?show_deleted")).toContain("hidden");
+    expect(await names(`?where={"_deleted":true}`)).toContain("hidden");
+  });
+
+  it("restores with an empty PATCH (as it was) or with PUT", async () => {
+    const item = await created("/items", { name: "back", code: "restore" });
+    await removed(`/items/${item._id}`, item._etag);
+    const deleted = await json(await api.get(`/items/${item._id}`));
+
+    const patched = await api.patch(`/items/${item._id}`, {}, { "If-Match": deleted._etag });
+    expect(patched.status).toBe(200);
+    const restored = await json(await api.get(`/items/${item._id}`));
+    expect(restored).toMatchObject({ name: "back", code: "restore", _deleted: false });
+
+    await removed(`/items/${item._id}`, restored._etag);
+    const again = await json(await api.get(`/items/${item._id}`));
+    expect((await api.put(`/items/${item._id}`, { name: "replaced" }, { "If-Match": again._etag })).status).toBe(200);
+    expect(await json(await api.get(`/items/${item._id}`))).toMatchObject({ name: "replaced", _deleted: false });
+  });
+
+  it("does not let a client write the flag", async () => {
+    expect((await api.post("/items", { name: "x", _deleted: true })).status).toBe(422);
+    const item = await created("/items", { name: "flag" });
+    expect((await api.patch(`/items/${item._id}`, { _deleted: true }, { "If-Match": item._etag })).status).toBe(422);
+    expect((await json(await api.get(`/items/${item._id}`)))._deleted).toBe(false);
+  });
+
+  it("lets a unique value of a deleted document be used again", async () => {
+    const first = await created("/items", { code: "again" });
+    expect((await api.post("/items", { code: "again" })).status).toBe(422);
+    await removed(`/items/${first._id}`, first._etag);
+    expect((await api.post("/items", { code: "again" })).status).toBe(201);
+  });
+
+  it("refuses references to deleted documents and embeds them as null", async () => {
+    const owner = await created("/owners", { name: "left" });
+    const item = await created("/items", { name: "owned", owner: owner._id });
+    await removed(`/owners/${owner._id}`, owner._etag);
+    const refused = await json(await api.post("/items", { owner: owner._id }));
+    expect(refused._issues).toEqual({ owner: `value '${owner._id}' must exist in resource 'owners', field '_id'.` });
+    expect((await json(await api.get(`/items/${item._id}?embedded={"owner":1}`))).owner).toBeNull();
+  });
+
+  it("DELETE on the collection soft-deletes every live document, and 404 once none is left", async () => {
+    await created("/owners", { name: "a" });
+    await created("/owners", { name: "b" });
+    expect((await api.delete("/owners")).status).toBe(204);
+    expect((await json(await api.get("/owners")))._items).toEqual([]);
+    const kept = (await json(await api.get("/owners?show_deleted")))._items;
+    expect(kept.length).toBeGreaterThanOrEqual(2);
+    expect(kept.every((d: { _deleted: boolean }) => d._deleted)).toBe(true);
+    expect((await api.delete("/owners")).status).toBe(404);
+  });
+
+  it("reads documents stored without the flag as live, and a resource can opt out", async () => {
+    const app = api.handler.app;
+    const id = new ObjectId();
+    await app.data.insert(null, app.config.DOMAIN.items!, [{ _id: id, name: "legacy" }]);
+    expect(await json(await api.get(`/items/${id}`))).toMatchObject({ name: "legacy", _deleted: false });
+
+    const plain = await created("/plain", { name: "p" });
+    expect(plain).not.toHaveProperty("_deleted");
+    await removed(`/plain/${plain._id}`, plain._etag);
+    expect((await json(await api.get(`/plain/${plain._id}`)))._status).toBe("ERR");
+    expect((await api.get(`/plain?show_deleted`)).headers.get("x-total-count")).toBe("0");
+  });
+
+  it("with versioning, deleting and restoring are versions; the deleted version answers 404", async () => {
+    const note = await created("/notes", { title: "v1" });
+    const patched = await json(await api.patch(`/notes/${note._id}`, { title: "v2" }, { "If-Match": note._etag }));
+    await removed(`/notes/${note._id}`, patched._etag);
+
+    const deleted = await api.get(`/notes/${note._id}`);
+    expect(deleted.status).toBe(404);
+    const body = await json(deleted);
+    expect(body).toMatchObject({ title: "v2", _deleted: true, _version: 3, _latest_version: 3 });
+    expect(deleted.headers.get("etag")).toBe(`"${body._etag}3"`);
+
+    const third = await api.get(`/notes/${note._id}?version=3`);
+    expect(third.status).toBe(404);
+    expect(await json(third)).toMatchObject({ _deleted: true, _status: ["ERR"], _links: { self: { href: `notes/${note._id}?version=3` } } });
+    expect((await api.get(`/notes/${note._id}?version=2`)).status).toBe(200);
+    const all = await json(await api.get(`/notes/${note._id}?version=all`));
+    expect(all._items.map((v: { _deleted: boolean }) => v._deleted)).toEqual([false, false, true]);
+    const diffs = await json(await api.get(`/notes/${note._id}?version=diffs`));
+    expect(diffs._items[2]).toMatchObject({ _deleted: true, _version: 3 });
+
+    const restored = await json(await api.patch(`/notes/${note._id}`, {}, { "If-Match": body._etag }));
+    expect(restored).toMatchObject({ _version: 4, _deleted: false });
+    expect((await api.get(`/notes/${note._id}`)).status).toBe(200);
+  });
+});
