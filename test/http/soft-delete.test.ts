@@ -17,6 +17,15 @@ const settings: Settings = {
     },
     owners: { schema: { name: { type: "string" } } },
     notes: { versioning: true, schema: { title: { type: "string" } } },
+    pins: {
+      schema: {
+        note: {
+          type: "dict",
+          schema: { _id: { type: "objectid" }, _version: { type: "integer" } },
+          data_relation: { resource: "notes", embeddable: true, version: true },
+        },
+      },
+    },
     plain: { soft_delete: false, schema: { name: { type: "string" } } },
   },
 };
@@ -147,8 +156,17 @@ describe("soft delete", () => {
     const diffs = await json(await api.get(`/notes/${note._id}?version=diffs`));
     expect(diffs._items[2]).toMatchObject({ _deleted: true, _version: 3 });
 
+    expect((await api.post("/pins", { note: { _id: note._id, _version: 3 } })).status).toBe(422);
+    const pinned = await created("/pins", { note: { _id: note._id, _version: 2 } });
+    expect((await json(await api.get(`/pins/${pinned._id}?embedded={"note":1}`))).note).toMatchObject({ title: "v2", _version: 2, _deleted: false });
+    const app = api.handler.app;
+    const stale = new ObjectId();
+    await app.data.insert(null, app.config.DOMAIN.pins!, [{ _id: stale, note: { _id: new ObjectId(note._id), _version: 3 } }]);
+    expect((await json(await api.get(`/pins/${stale}?embedded={"note":1}`))).note).toBeNull();
+
     const restored = await json(await api.patch(`/notes/${note._id}`, {}, { "If-Match": body._etag }));
     expect(restored).toMatchObject({ _version: 4, _deleted: false });
     expect((await api.get(`/notes/${note._id}`)).status).toBe(200);
+    expect((await api.post("/pins", { note: { _id: note._id, _version: 4 } })).status).toBe(201);
   });
 });
