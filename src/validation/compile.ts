@@ -246,7 +246,7 @@ function compileRule(name: string, value: unknown, node: FieldNode, cc: CompileC
     case "anyof":
     case "noneof":
     case "oneof": {
-      const definitions = (value as Record<string, unknown>[]).map((d, i) => {
+      const definitions = (value as Record<string, unknown>[]).map((d) => {
         const merged: Record<string, unknown> = { ...d };
         if (!("type" in merged) && "type" in node.def) merged.type = node.def.type;
         if (!("allow_unknown" in merged)) merged.allow_unknown = cc.allowUnknown;

@@ -258,7 +258,7 @@ export function compileJsonEngine(root: DictNode): JsonEngine {
     return id;
   };
 
-  function emit(document: Doc, run: DocRun, root: Level, marker: Marker, path: Path, message: string, rule = marker.rule, q = marker.q): void {
+  function emit(document: Doc, root: Level, marker: Marker, path: Path, message: string, rule = marker.rule, q = marker.q): void {
     let level = root;
     marker.chain.forEach((c, j) => {
       const at = path.slice(0, j + 1);
@@ -297,15 +297,15 @@ export function compileJsonEngine(root: DictNode): JsonEngine {
     const value = valueAt(document, path);
     const typeError = findings.find((f) => f.marker.kind === "type");
     if (typeError) {
-      if (value === null) emit(document, run, level, typeError.marker, path, MESSAGES.nullable, "nullable", Q.nullable);
+      if (value === null) emit(document, level, typeError.marker, path, MESSAGES.nullable, "nullable", Q.nullable);
       else {
         run.badType!.add(pathKey(path));
-        emit(document, run, level, typeError.marker, path, typeError.marker.message!);
+        emit(document, level, typeError.marker, path, typeError.marker.message!);
       }
       return;
     }
     const nullable = findings.find((f) => f.marker.rule === "nullable");
-    if (nullable) return emit(document, run, level, nullable.marker, path, nullable.marker.message!);
+    if (nullable) return emit(document, level, nullable.marker, path, nullable.marker.message!);
     if (value === null && first.node) return;
     const skipEmpty = first.node?.hasEmpty === true && isEmptyValue(value);
     const grouped = new Map<Marker, unknown[]>();
@@ -323,14 +323,14 @@ export function compileJsonEngine(root: DictNode): JsonEngine {
           break;
         }
         case "itemsLength":
-          emit(document, run, level, marker, path, MESSAGES.itemsLength(marker.expected!, (value as unknown[]).length));
+          emit(document, level, marker, path, MESSAGES.itemsLength(marker.expected!, (value as unknown[]).length));
           break;
         default:
-          emit(document, run, level, marker, path, marker.describe ? marker.describe(value) : marker.message!);
+          emit(document, level, marker, path, marker.describe ? marker.describe(value) : marker.message!);
       }
     }
     for (const [marker, values] of grouped) {
-      emit(document, run, level, marker, path, marker.kind === "member" ? MESSAGES.missingMembers(values) : MESSAGES.unallowedValues(values));
+      emit(document, level, marker, path, marker.kind === "member" ? MESSAGES.missingMembers(values) : MESSAGES.unallowedValues(values));
     }
   }
 

@@ -112,7 +112,7 @@ class Emitter {
   }
 }
 
-function runCoercers(node: FieldNode, chain: Array<(v: unknown) => unknown>, field: Segment, value: unknown, onError: (e: unknown) => void): unknown {
+function runCoercers(node: FieldNode, chain: Array<(v: unknown) => unknown>, value: unknown, onError: (e: unknown) => void): unknown {
   let result = value;
   for (const coerce of chain) {
     try {
@@ -136,7 +136,7 @@ export function normalizeDict(dict: DictNode, document: Doc, path: Path, level: 
     let name = key;
     if (node.renameTo !== null && node.renameTo !== key) name = node.renameTo;
     if (node.renameHandler) {
-      const handled = runCoercers(node, node.renameHandler, key, name, (e) =>
+      const handled = runCoercers(node, node.renameHandler, name, (e) =>
         out.error([...path, key], "rename_handler", `field '${key}' cannot be renamed: ${e instanceof Error ? e.message : String(e)}`),
       );
       if (typeof handled === "string") name = handled;
@@ -190,7 +190,7 @@ function normalizeMembers(out: Emitter, path: Path, container: Doc | unknown[], 
   for (const key of keys) {
     const node = nodeOf(key);
     if (!node?.coerce) continue;
-    slots[key] = runCoercers(node, node.coerce, key, slots[key], (e) => out.error([...path, key], "coerce", MESSAGES.coerce(key, e)));
+    slots[key] = runCoercers(node, node.coerce, slots[key], (e) => out.error([...path, key], "coerce", MESSAGES.coerce(key, e)));
   }
   for (const key of keys) {
     const node = nodeOf(key);
@@ -203,7 +203,7 @@ function normalizeContainer(out: Emitter, path: Path, node: FieldNode, value: un
     if (node.keysrules?.normalizes) normalizeKeys(out, path, node.keysrules, value, run);
     const valuesNode = node.valuesrules;
     if (valuesNode?.normalizes) out.child((level) => normalizeMembers(new Emitter(level), path, value, () => valuesNode, run));
-    if (node.dict?.fields.size || node.dict?.purgeUnknown) out.child((level) => normalizeDict(node.dict!, value, path, level, run));
+    if (node.dict) out.child((level) => normalizeDict(node.dict!, value, path, level, run));
   } else if (Array.isArray(value)) {
     if (node.list?.normalizes) out.child((level) => normalizeMembers(new Emitter(level), path, value, () => node.list!, run));
     else if (node.items && node.items.length === value.length) out.child((level) => normalizeMembers(new Emitter(level), path, value, (i) => node.items![i as number], run));
