@@ -9,6 +9,7 @@ import { HttpError } from "./errors.ts";
 import { Hooks, type HookCallback } from "./events/hooks.ts";
 import { mediaFeature, readMultipart, serveMedia } from "./features/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
+import { InternalApi } from "./features/internal.ts";
 import { versioningFeature } from "./features/versioning.ts";
 import { consoleLogger, type Logger } from "./logging.ts";
 import { AccessControl } from "./auth/access.ts";
@@ -78,6 +79,8 @@ export class App {
   readonly offers: ReturnType<typeof compileOffers>;
   readonly logger: Logger;
   readonly access: AccessControl;
+  /** Server-side access to every resource, internal ones included (docs/internal.md). */
+  readonly internal = new InternalApi(this);
   /** Parses multipart/form-data payloads; set by the media feature. */
   multipart?: (ctx: RequestContext) => Promise<unknown>;
   private readonly pool: DriverPool;

@@ -24,6 +24,10 @@ export class RequestContext {
   params: Record<string, string> = {};
   /** The raw body, once read (auth checks such as HMAC need it before the method does). */
   bodyText?: string;
+  /** A call from server code (`app.internal`): no If-Match is required of it. */
+  internal = false;
+  /** The payload server code hands over instead of a body (`app.internal`). */
+  payload?: unknown;
   /** Set by an auth check: the value of auth_field for this user. */
   requestAuthValue: unknown = undefined;
   /** Set by an auth check: undefined = resource default, null = default database. */

@@ -75,7 +75,8 @@ export function relatedLinks(ctx: RequestContext, resource: Resource, document: 
     const relation = rules?.data_relation ?? (rules?.type === "list" ? (rules.schema as { data_relation?: typeof rules.data_relation } | undefined)?.data_relation : undefined);
     if (!relation?.resource || !(field in document)) continue;
     const target = config.DOMAIN[relation.resource];
-    if (!target) continue;
+    // An internal resource has no URL to link to.
+    if (!target || target.internal_resource) continue;
     const link = (value: unknown): Link => {
       if (relation.version && value && typeof value === "object" && !(value instanceof Date) && !("toHexString" in value)) {
         const ref = value as Doc;

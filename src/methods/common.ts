@@ -87,6 +87,7 @@ function parseJsonBody(text: string, maxDepth: number): unknown {
  * (multipart/form-data) are parsed by the media feature, which registers itself here.
  */
 export async function readPayload(ctx: RequestContext): Promise<unknown> {
+  if (ctx.payload !== undefined) return ctx.payload;
   const contentType = (ctx.request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (contentType === "application/json" || contentType.endsWith("+json")) {
     return parseJsonBody(await readBodyText(ctx), ctx.app.config.MAX_JSON_DEPTH);
@@ -185,7 +186,7 @@ export function requiredEtag(ctx: RequestContext, original: Doc): string | undef
   if (!config.IF_MATCH || !resource.if_match) return undefined;
   const header = ctx.request.headers.get("if-match");
   if (header === null) {
-    if (resource.enforce_if_match && config.ENFORCE_IF_MATCH) {
+    if (resource.enforce_if_match && config.ENFORCE_IF_MATCH && !ctx.internal) {
       throw new HttpError(428, "To edit a document its etag must be provided using the If-Match header");
     }
     return undefined;
