@@ -15,7 +15,7 @@ import {
 } from "mongodb";
 import { Readable } from "node:stream";
 import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import { finished } from "node:stream/promises";
+import { finished, pipeline } from "node:stream/promises";
 import {
   DuplicateKeyError,
   type Doc,
@@ -208,9 +208,11 @@ export class MongoDriver implements Driver {
           const upload = bucket.openUploadStream(meta.filename ?? "", {
             metadata: { contentType: meta.contentType ?? "application/octet-stream", ...(meta.resource ? { resource: meta.resource } : {}) },
           });
-          if (data instanceof Uint8Array) upload.end(data);
-          else Readable.fromWeb(data.stream() as NodeReadableStream).pipe(upload);
-          await finished(upload);
+          // pipeline, not pipe: a failing upload stream must fail the put, not leave it waiting.
+          if (data instanceof Uint8Array) {
+            upload.end(data);
+            await finished(upload);
+          } else await pipeline(Readable.fromWeb(data.stream() as NodeReadableStream), upload);
           return upload.id.toHexString();
         });
       },
