@@ -10,6 +10,7 @@ import { Hooks, type HookCallback } from "./events/hooks.ts";
 import { mediaFeature, readMultipart, serveMedia } from "./features/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
 import { InternalApi } from "./features/internal.ts";
+import { schemaEndpoint } from "./features/schema-endpoint.ts";
 import { versioningFeature } from "./features/versioning.ts";
 import { consoleLogger, type Logger } from "./logging.ts";
 import { AccessControl } from "./auth/access.ts";
@@ -180,6 +181,7 @@ export class App {
   private async dispatch(ctx: RequestContext): Promise<Reply> {
     const { kind, resource } = ctx.endpoint;
     if (kind === "home") return home(ctx);
+    if (kind === "schema") return schemaEndpoint(ctx);
     if (kind === "media") return serveMedia(ctx);
     const table = kind === "collection" ? COLLECTION_METHODS : kind === "item" ? ITEM_METHODS : undefined;
     const handler = table?.[ctx.method];

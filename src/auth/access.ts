@@ -61,7 +61,9 @@ export class AccessControl {
   private requirement(ctx: RequestContext): Requirement {
     const read = READ_METHODS.has(ctx.method);
     const { kind } = ctx.endpoint;
-    const schemaOf = kind === "schema" && ctx.params[SCHEMA_GROUP] !== undefined ? this.config.DOMAIN[ctx.params[SCHEMA_GROUP]] : undefined;
+    const schemaName = kind === "schema" ? ctx.params[SCHEMA_GROUP] : undefined;
+    // Own keys only: `/schema/__proto__` must not find Object.prototype.
+    const schemaOf = schemaName !== undefined && Object.hasOwn(this.config.DOMAIN, schemaName) ? this.config.DOMAIN[schemaName] : undefined;
     const resource = kind === "collection" || kind === "item" ? ctx.endpoint.resource : schemaOf;
     if (!resource) {
       const config = this.config;

@@ -1,0 +1,43 @@
+// SCHEMA_ENDPOINT (Eve's schema_collection_endpoint and schema_item_endpoint): resource schemas as
+// Eve serves them — the configured rules, with the id field Eve adds to every schema and the
+// `field` its data_relations default to; code in a schema (coercers, custom checks) is shown as
+// "<callable>". Internal resources and, in the listing, those the caller may not read stay hidden.
+import type { RequestContext } from "../context.ts";
+import type { Doc } from "../drivers/types.ts";
+import { HttpError } from "../errors.ts";
+import type { Reply } from "../methods/common.ts";
+import { isPlainObject } from "../query/common.ts";
+import { SCHEMA_GROUP } from "../routing/router.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+
+/** `idField`: the default of data_relation `field`, which Eve sets through dicts only, never through lists. */
+function describe(value: unknown, idField: string | null): unknown {
+  if (typeof value === "function") return "<callable>";
+  if (Array.isArray(value)) return value.map((v) => describe(v, null));
+  if (!isPlainObject(value)) return value;
+  const out: Doc = {};
+  for (const [key, member] of Object.entries(value)) out[key] = describe(member, idField);
+  if (idField !== null && isPlainObject(out.data_relation) && !("field" in out.data_relation)) out.data_relation = { ...out.data_relation, field: idField };
+  return out;
+}
+
+export function schemaOf(resource: Resource, config: Config): Doc {
+  const schema = describe(resource.schema, config.ID_FIELD) as Doc;
+  if (!(config.ID_FIELD in schema)) schema[config.ID_FIELD] = { type: "objectid" };
+  return schema;
+}
+
+export async function schemaEndpoint(ctx: RequestContext): Promise<Reply> {
+  const config = ctx.app.config;
+  const name = ctx.params[SCHEMA_GROUP];
+  if (name !== undefined) {
+    const resource = Object.hasOwn(config.DOMAIN, name) ? config.DOMAIN[name] : undefined;
+    if (!resource || resource.internal_resource) throw new HttpError(404);
+    return { status: 200, body: schemaOf(resource, config) };
+  }
+  const schemas: Doc = {};
+  for (const resource of Object.values(config.DOMAIN)) {
+    if (!resource.internal_resource && (await ctx.app.canRead(ctx, resource))) schemas[resource.name] = schemaOf(resource, config);
+  }
+  return { status: 200, body: schemas };
+}
