@@ -2,7 +2,7 @@
 // against everest and compares status, the headers that matter and the body — ids, ETags and
 // server timestamps normalised, since they differ from run to run.
 import { readFileSync } from "node:fs";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { loadExchanges, REFERENCE_DIR, type Exchange } from "../support/exchanges.ts";
 import { testApi } from "../support/api.ts";
 
@@ -15,7 +15,13 @@ function range(from: number, to: number): number[] {
 
 const settings = JSON.parse(readFileSync(REFERENCE_DIR + "settings.json", "utf8"));
 const api = testApi(settings);
-afterAll(() => api.close());
+// One frozen second, as in the recording: a second ticking between two writes would otherwise
+// put `_updated` into the diffs of exchange 42.
+beforeAll(() => void vi.useFakeTimers({ toFake: ["Date"], now: new Date("2026-11-21T11:23:49Z") }));
+afterAll(async () => {
+  vi.useRealTimers();
+  await api.close();
+});
 
 /** Reference ids and ETags → the ones everest assigned to the same documents. */
 const aliases = new Map<string, string>();
