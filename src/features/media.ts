@@ -235,8 +235,9 @@ export async function readMultipart(ctx: RequestContext): Promise<Doc> {
   };
   for (const [key, value] of form) {
     if (typeof value === "string") add(fields, key, config.MULTIPART_FORM_FIELDS_AS_JSON ? jsonField(value, config.MAX_JSON_DEPTH) : value);
-    // A file input left empty still sends a part, with no name and no content.
-    else if (value.name !== "" || value.size > 0) add(files, key, value);
+    // A file input left empty still sends a part, with no name and no content. Bun gives that
+    // part's File an undefined name rather than "", so a missing name counts as empty too.
+    else if (value.name || value.size > 0) add(files, key, value);
   }
   if (fields.size === 0 && files.size === 0) throw new HttpError(400, "No multipart/form-data supplied");
 
