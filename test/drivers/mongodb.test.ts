@@ -6,6 +6,8 @@ import { MongoClient } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { clientOptions, MongoDriver } from "../../src/drivers/mongodb/index.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
+import { createHandler } from "../../src/handler.ts";
+import { createLogger } from "../../src/logging.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Target } from "../../src/drivers/types.ts";
 import { runDriverConformance } from "./conformance.ts";
 
@@ -166,10 +168,11 @@ describe.skipIf(!uri)("mongodb driver", () => {
     const relay = new Relay({ host: upstream.hostname, port: Number(upstream.port || 27017) });
     let driver: MongoDriver;
     const t = fresh();
+    const driverUri = () => `mongodb://127.0.0.1:${relay.port}/?directConnection=true`;
     beforeAll(async () => {
       await relay.start();
       driver = new MongoDriver({
-        uri: `mongodb://127.0.0.1:${relay.port}/?directConnection=true`,
+        uri: driverUri(),
         databaseName: "everest",
         // Above the 500 ms the mongodb package waits between checks of a server it lost.
         client: { serverSelectionTimeoutMS: 2000, connectTimeoutMS: 2000 },
@@ -189,9 +192,24 @@ describe.skipIf(!uri)("mongodb driver", () => {
       expect(await driver.count(t, {})).toBe(1);
     });
 
+    it("answers HTTP requests 503 while the database is unreachable, and 200 once it is back", async () => {
+      const handler = createHandler({ DOMAIN: { people: {} } }, { driver: new MongoDriver({ uri: driverUri(), databaseName: t.database!, client: { serverSelectionTimeoutMS: 2000 } }), logger: createLogger(() => undefined) });
+      try {
+        await relay.stop();
+        const down = await handler(new Request("http://api.test/people"));
+        expect(down.status).toBe(503);
+        expect(await down.json()).toMatchObject({ _status: "ERR", _error: { code: 503 } });
+        await relay.start();
+        const up = await handler(new Request("http://api.test/people"));
+        expect(up.status).toBe(200);
+      } finally {
+        await handler.app.close();
+      }
+    });
+
     it("recovers when the database was already down at the first operation", async () => {
       await relay.stop();
-      const late = new MongoDriver({ uri: `mongodb://127.0.0.1:${relay.port}/?directConnection=true`, databaseName: "everest", client: { serverSelectionTimeoutMS: 2000 } });
+      const late = new MongoDriver({ uri: driverUri(), databaseName: "everest", client: { serverSelectionTimeoutMS: 2000 } });
       try {
         expect(await rejection(late.find(t, { filter: {} }))).toBeInstanceOf(DatabaseUnavailableError);
         await relay.start();

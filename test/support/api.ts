@@ -4,6 +4,7 @@
 import { createHandler, type Handler } from "../../src/handler.ts";
 import type { HandlerOptions } from "../../src/app.ts";
 import type { Settings } from "../../src/settings/types.ts";
+import { testDriver } from "./drivers.ts";
 
 export interface TestApi {
   /** Sends a request to a path relative to the API root ("/people?where=…"). */
@@ -34,7 +35,9 @@ function cloneSettings<T>(value: T): T {
 }
 
 export function testApi(settings: Settings, options?: HandlerOptions): TestApi {
-  const handler = createHandler(cloneSettings(settings), options);
+  // A test that brings its own driver keeps it; otherwise EVEREST_TEST_DB picks one (drivers.ts).
+  const driver = options?.driver ?? testDriver();
+  const handler = createHandler(cloneSettings(settings), driver ? { ...options, driver } : options);
   const fetch = (path: string, init?: RequestInit) => handler(new Request(ORIGIN + path, init));
   const send = (method: string) => (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(path, {

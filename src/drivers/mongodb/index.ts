@@ -21,8 +21,6 @@ export function clientOptions(settings: Record<string, unknown>): MongoClientOpt
   const options: Record<string, unknown> = {
     serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
     connectTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
-    // A JS property set to undefined means "absent", as it does in the memory driver.
-    ignoreUndefined: true,
   };
   for (const [key, value] of Object.entries(given)) if (!PYMONGO_ONLY.has(key.toLowerCase())) options[key] = value;
   const writeConcern = settings.DB_WRITE_CONCERN;

@@ -1,0 +1,221 @@
+// The data-api driver: the contract over the MongoDB Data API v1 protocol, with nothing but
+// fetch, so it runs wherever everest does (Workers, Deno, Bun, Node). Counts go through
+// `aggregate`; indexes and media use everest's extension actions (see docs/drivers.md).
+import { Binary, ObjectId } from "bson";
+import {
+  DatabaseUnavailableError,
+  DuplicateKeyError,
+  InvalidQueryError,
+  type Doc,
+  type Driver,
+  type Filter,
+  type FindQuery,
+  type IndexSpec,
+  type MediaFile,
+  type MediaStore,
+  type Target,
+  type Update,
+} from "../types.ts";
+import { decode, EJSON_TYPE, encode, isPlainObject, type Action } from "./protocol.ts";
+
+/** Bytes per media read: a range the gateway answers well within its response cap. */
+const MEDIA_CHUNK = 1024 * 1024;
+
+export interface DataApiDriverOptions {
+  /** The endpoint's base URL; actions are POSTed to `{url}/action/{name}`. */
+  url: string;
+  /** The database a Target without `database` refers to. */
+  databaseName: string;
+  /** The `dataSource` every request names (the linked cluster's name). */
+  dataSource: string;
+  /** Sent as the `api-key` header; a value starting with "Bearer " goes in `Authorization` instead. */
+  apiKey?: string;
+  fetch: typeof fetch;
+  /** Each request, body included, is abandoned after this long and reported as unavailable. */
+  timeoutMs: number;
+}
+
+/** How the gateway (or any Data API endpoint) said no, in the contract's terms. */
+function failure(action: string, status: number, payload: unknown): Error {
+  const body = isPlainObject(payload) ? payload : {};
+  const code = typeof body.error_code === "string" ? body.error_code : undefined;
+  const message = `the Data API refused ${action} (${status}${code ? ` ${code}` : ""}): ${typeof body.error === "string" ? body.error : "no message"}`;
+  if (status === 409 || code === "DuplicateKey") {
+    return new DuplicateKeyError(isPlainObject(body.keyValue) ? body.keyValue : {}, message);
+  }
+  // An endpoint without everest's extensions: a deployment problem, not a bad query.
+  if (code === "UnknownAction") return new Error(message);
+  if (status === 400 || status === 413) return new InvalidQueryError(message);
+  if ([401, 403, 404, 408, 429, 502, 503, 504].includes(status)) return new DatabaseUnavailableError(message);
+  return new Error(message);
+}
+
+function documents(result: Doc, field: string): Doc[] {
+  const value = result[field];
+  if (!Array.isArray(value)) throw new Error(`the Data API answer has no '${field}' list`);
+  return value as Doc[];
+}
+
+function count(result: Doc, field: string): number {
+  const value = result[field];
+  if (typeof value !== "number") throw new Error(`the Data API answer has no '${field}' count`);
+  return value;
+}
+
+export class DataApiDriver implements Driver {
+  readonly kind = "data-api";
+  private readonly base: string;
+  private readonly headers: Record<string, string>;
+
+  constructor(private readonly options: DataApiDriverOptions) {
+    this.base = options.url.replace(/\/+$/, "");
+    this.headers = { "Content-Type": EJSON_TYPE, Accept: EJSON_TYPE };
+    const key = options.apiKey;
+    if (key?.startsWith("Bearer ")) this.headers.Authorization = key;
+    else if (key) this.headers["api-key"] = key;
+  }
+
+  async find(target: Target, query: FindQuery): Promise<Doc[]> {
+    const result = await this.call("find", {
+      ...this.target(target),
+      filter: query.filter,
+      ...(query.projection && Object.keys(query.projection).length > 0 ? { projection: query.projection } : {}),
+      ...(query.sort?.length ? { sort: Object.fromEntries(query.sort) } : {}),
+      ...(query.skip && query.skip > 0 ? { skip: query.skip } : {}),
+      ...(query.limit && query.limit > 0 ? { limit: query.limit } : {}),
+    });
+    return documents(result, "documents");
+  }
+
+  async count(target: Target, filter: Filter): Promise<number> {
+    const [first] = await this.aggregate(target, [{ $match: filter }, { $count: "count" }]);
+    return typeof first?.count === "number" ? first.count : 0;
+  }
+
+  async insertMany(target: Target, docs: Doc[]): Promise<void> {
+    if (docs.length === 0) return;
+    for (const doc of docs) if (doc._id === undefined) doc._id = new ObjectId();
+    await this.call("insertMany", { ...this.target(target), documents: docs });
+  }
+
+  async replaceOne(target: Target, filter: Filter, doc: Doc): Promise<boolean> {
+    const result = await this.call("replaceOne", { ...this.target(target), filter, replacement: doc });
+    return count(result, "matchedCount") > 0;
+  }
+
+  async updateOne(target: Target, filter: Filter, update: Update): Promise<boolean> {
+    const result = await this.call("updateOne", { ...this.target(target), filter, update });
+    return count(result, "matchedCount") > 0;
+  }
+
+  async deleteOne(target: Target, filter: Filter): Promise<boolean> {
+    const result = await this.call("deleteOne", { ...this.target(target), filter });
+    return count(result, "deletedCount") > 0;
+  }
+
+  async deleteMany(target: Target, filter: Filter): Promise<number> {
+    const result = await this.call("deleteMany", { ...this.target(target), filter });
+    return count(result, "deletedCount");
+  }
+
+  async aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]> {
+    const result = await this.call("aggregate", { ...this.target(target), pipeline });
+    return documents(result, "documents");
+  }
+
+  async createIndexes(target: Target, indexes: IndexSpec[]): Promise<void> {
+    if (indexes.length === 0) return;
+    await this.call("everest.createIndexes", { ...this.target(target), indexes });
+  }
+
+  media(database?: string): MediaStore {
+    const scope = { database: database ?? this.options.databaseName };
+    return {
+      put: async (data, meta) => {
+        // The protocol carries bytes inside the JSON body, so an upload is read whole first.
+        const bytes = data instanceof Uint8Array ? data : new Uint8Array(await data.arrayBuffer());
+        const result = await this.call("everest.mediaPut", { ...scope, ...meta, data: new Binary(bytes) });
+        if (typeof result.id !== "string") throw new Error("the Data API answer has no media id");
+        return result.id;
+      },
+      get: async (id) => {
+        const { file } = await this.call("everest.mediaGet", { ...scope, id });
+        if (file === null) return null;
+        if (!isPlainObject(file) || typeof file.length !== "number" || !(file.uploadDate instanceof Date)) {
+          throw new Error("the Data API answer has no media file description");
+        }
+        const { length } = file;
+        const media: MediaFile = {
+          id,
+          ...(typeof file.filename === "string" ? { filename: file.filename } : {}),
+          contentType: String(file.contentType),
+          length,
+          uploadDate: file.uploadDate,
+          read: (range) => this.readMedia(scope.database, id, range?.start ?? 0, range ? range.end : length - 1),
+        };
+        return media;
+      },
+      delete: async (id) => {
+        await this.call("everest.mediaDelete", { ...scope, id });
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    // Nothing is held open between requests.
+  }
+
+  /** Bytes [start, end] of a media file, streamed in ranges small enough for any response cap. */
+  private readMedia(database: string, id: string, start: number, end: number): ReadableStream<Uint8Array> {
+    let next = start;
+    return new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        if (next > end) {
+          controller.close();
+          return;
+        }
+        const last = Math.min(end, next + MEDIA_CHUNK - 1);
+        try {
+          const { data } = await this.call("everest.mediaRead", { database, id, start: next, end: last });
+          if (!(data instanceof Binary)) throw new Error(`media file ${id} is no longer stored`);
+          next = last + 1;
+          controller.enqueue(data.value());
+        } catch (error) {
+          controller.error(error);
+        }
+      },
+    });
+  }
+
+  private target(target: Target): { database: string; collection: string } {
+    return { database: target.database ?? this.options.databaseName, collection: target.collection };
+  }
+
+  private async call(action: Action, body: Doc): Promise<Doc> {
+    let status: number;
+    let text: string;
+    try {
+      const response = await this.options.fetch(`${this.base}/action/${action}`, {
+        method: "POST",
+        headers: this.headers,
+        body: encode({ dataSource: this.options.dataSource, ...body }),
+        signal: AbortSignal.timeout(this.options.timeoutMs),
+      });
+      status = response.status;
+      text = await response.text();
+    } catch (error) {
+      throw new DatabaseUnavailableError(`the Data API at ${this.base} did not answer ${action}: ${error instanceof Error ? error.message : String(error)}`, {
+        cause: error,
+      });
+    }
+    let payload: unknown = null;
+    try {
+      payload = text ? decode(text) : null;
+    } catch {
+      // Not Extended JSON (a proxy's error page, say): reported below by status.
+    }
+    if (status < 200 || status > 299) throw failure(action, status, payload);
+    if (!isPlainObject(payload)) throw new Error(`the Data API answered ${action} with a body that is not an Extended JSON object`);
+    return payload;
+  }
+}

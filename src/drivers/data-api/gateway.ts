@@ -1,0 +1,417 @@
+// A Data API v1 endpoint in front of any everest driver: with the native driver behind it, a
+// Node process serves the protocol to edge deployments (Workers, Deno Deploy …), now that the
+// hosted Atlas Data API is retired. Web-standard, so it can itself run anywhere.
+//
+// Every request needs an API key; unknown actions, oversized batches, requests and responses,
+// and databases or collections outside the allow-lists are refused with a JSON error body
+// `{ error, error_code }` (see docs/drivers.md).
+import { Binary } from "bson";
+import {
+  DatabaseUnavailableError,
+  DuplicateKeyError,
+  InvalidQueryError,
+  type Doc,
+  type Driver,
+  type Filter,
+  type IndexSpec,
+  type Projection,
+  type Sort,
+  type Target,
+  type Update,
+} from "../types.ts";
+import { ACTIONS, decode, EJSON_TYPE, encode, ERROR_STATUS, isPlainObject, type Action, type ErrorBody, type ErrorCode } from "./protocol.ts";
+
+export interface DataApiHandlerOptions {
+  /** Keys a client may present (`api-key` header or `Authorization: Bearer`); at least one. */
+  apiKeys: string[];
+  /** Databases served; all when absent. */
+  databases?: string[];
+  /** Collections served (in any served database); all when absent. */
+  collections?: string[];
+  /** Most documents in one insertMany (default 1000). */
+  maxBatch?: number;
+  /** Largest response body in bytes (default 16 MiB); larger answers are refused, never truncated. */
+  maxResponseBytes?: number;
+  /** Largest request body in bytes (default 32 MiB, room for a 16 MiB media file in base64). */
+  maxRequestBytes?: number;
+  /** When set, requests must name this dataSource. */
+  dataSource?: string;
+  /** Told about failures answered 500 or 503, whose details the client does not see. */
+  onError?: (error: unknown, action: string) => void;
+}
+
+export type DataApiHandler = (request: Request) => Promise<Response>;
+
+const DEFAULTS = { maxBatch: 1000, maxResponseBytes: 16 * 1024 * 1024, maxRequestBytes: 32 * 1024 * 1024 };
+
+/** Operators that run code on the database server; no key holder gets to send them. */
+const SCRIPT_OPERATORS = new Set(["$where", "$function", "$accumulator"]);
+
+class GatewayError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly extra: Partial<ErrorBody> = {},
+  ) {
+    super(message);
+  }
+}
+
+type Body = Record<string, unknown>;
+
+function field<T>(body: Body, name: string, check: (value: unknown) => value is T, expected: string): T | undefined {
+  const value = body[name];
+  if (value === undefined) return undefined;
+  if (!check(value)) throw new GatewayError("InvalidParameter", `'${name}' must be ${expected}`);
+  return value;
+}
+
+function required<T>(body: Body, name: string, check: (value: unknown) => value is T, expected: string): T {
+  const value = field(body, name, check, expected);
+  if (value === undefined) throw new GatewayError("MissingParameter", `'${name}' is required`);
+  return value;
+}
+
+const isString = (value: unknown): value is string => typeof value === "string";
+const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+const isBoolean = (value: unknown): value is boolean => typeof value === "boolean";
+const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
+const isDocs = (value: unknown): value is Doc[] => Array.isArray(value) && value.every(isPlainObject);
+const isBinary = (value: unknown): value is Binary => value instanceof Binary;
+
+function projection(body: Body): Projection | undefined {
+  const given = field(body, "projection", isPlainObject, "an object");
+  if (!given) return undefined;
+  const result: Projection = {};
+  for (const [path, value] of Object.entries(given)) {
+    if (value !== 0 && value !== 1 && typeof value !== "boolean") throw new GatewayError("InvalidParameter", "projection values must be 0 or 1");
+    result[path] = value ? 1 : 0;
+  }
+  return result;
+}
+
+function sort(body: Body): Sort | undefined {
+  const given = field(body, "sort", isPlainObject, "an object");
+  if (!given) return undefined;
+  return Object.entries(given).map(([path, direction]) => {
+    if (direction !== 1 && direction !== -1) throw new GatewayError("InvalidParameter", "sort directions must be 1 or -1");
+    return [path, direction];
+  });
+}
+
+function update(body: Body): Update {
+  const given = required(body, "update", isPlainObject, "an object");
+  if (Object.keys(given).some((key) => !key.startsWith("$"))) throw new GatewayError("InvalidParameter", "'update' must consist of update operators");
+  return given as Update;
+}
+
+function refuseUpsert(body: Body): void {
+  if (field(body, "upsert", isBoolean, "a boolean")) throw new GatewayError("InvalidParameter", "upsert is not supported by this gateway");
+}
+
+function indexSpecs(body: Body): IndexSpec[] {
+  const given = required(body, "indexes", isArray, "a list");
+  const directions = new Set<unknown>([1, -1, "2dsphere", "2d", "text", "hashed"]);
+  return given.map((spec) => {
+    const keys = isPlainObject(spec) ? spec.keys : undefined;
+    const valid =
+      isPlainObject(spec) &&
+      Array.isArray(keys) &&
+      keys.length > 0 &&
+      keys.every((key) => Array.isArray(key) && key.length === 2 && typeof key[0] === "string" && directions.has(key[1])) &&
+      (spec.name === undefined || typeof spec.name === "string") &&
+      (spec.unique === undefined || typeof spec.unique === "boolean") &&
+      (spec.sparse === undefined || typeof spec.sparse === "boolean");
+    if (!valid) throw new GatewayError("InvalidParameter", "each index needs 'keys' as [field, direction] pairs and optional 'name', 'unique', 'sparse'");
+    return spec as unknown as IndexSpec;
+  });
+}
+
+/** Collections a pipeline reads or writes besides its own, and where. */
+function pipelineReferences(stages: unknown[], database: string): Target[] {
+  const found: Target[] = [];
+  const named = (value: unknown): void => {
+    if (typeof value === "string") found.push({ database, collection: value });
+    else if (isPlainObject(value) && typeof value.coll === "string") {
+      found.push({ database: typeof value.db === "string" ? value.db : database, collection: value.coll });
+    }
+  };
+  const visit = (pipeline: unknown): void => {
+    if (!Array.isArray(pipeline)) return;
+    for (const stage of pipeline) {
+      if (!isPlainObject(stage)) continue;
+      for (const [name, spec] of Object.entries(stage)) {
+        if (name === "$out") named(spec);
+        else if (name === "$unionWith") {
+          named(spec);
+          if (isPlainObject(spec)) visit(spec.pipeline);
+        } else if (isPlainObject(spec) && (name === "$lookup" || name === "$graphLookup")) {
+          named(spec.from);
+          visit(spec.pipeline);
+        } else if (name === "$merge") named(isPlainObject(spec) ? spec.into : spec);
+        else if (name === "$facet" && isPlainObject(spec)) for (const inner of Object.values(spec)) visit(inner);
+      }
+    }
+  };
+  visit(stages);
+  return found;
+}
+
+function refuseScripts(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const element of value) refuseScripts(element);
+  } else if (isPlainObject(value)) {
+    for (const [key, inner] of Object.entries(value)) {
+      if (SCRIPT_OPERATORS.has(key)) throw new GatewayError("InvalidQuery", `the ${key} operator is not allowed`);
+      refuseScripts(inner);
+    }
+  }
+}
+
+async function sha256(text: string): Promise<Uint8Array> {
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+}
+
+/** Compares digests, so the time taken says nothing about the key's length or its first wrong byte. */
+function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
+  let difference = a.length ^ b.length;
+  for (let i = 0; i < a.length && i < b.length; i++) difference |= a[i]! ^ b[i]!;
+  return difference === 0;
+}
+
+async function readBody(request: Request, limit: number): Promise<string> {
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (declared > limit) throw new GatewayError("PayloadTooLarge", `the request body exceeds ${limit} bytes`);
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw new GatewayError("PayloadTooLarge", `the request body exceeds ${limit} bytes`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new GatewayError("InvalidParameter", "the request body is not UTF-8");
+  }
+}
+
+async function collect(content: Uint8Array | ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  if (content instanceof Uint8Array) return content;
+  return new Uint8Array(await new Response(content).arrayBuffer());
+}
+
+export function createDataApiHandler(driver: Driver, options: DataApiHandlerOptions): DataApiHandler {
+  if (options.apiKeys.length === 0 || options.apiKeys.some((key) => typeof key !== "string" || key.length === 0)) {
+    throw new Error("createDataApiHandler: apiKeys must list at least one non-empty key");
+  }
+  const maxBatch = options.maxBatch ?? DEFAULTS.maxBatch;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.maxResponseBytes;
+  const maxRequestBytes = options.maxRequestBytes ?? DEFAULTS.maxRequestBytes;
+  const databases = options.databases ? new Set(options.databases) : null;
+  const collections = options.collections ? new Set(options.collections) : null;
+  const keyDigests = Promise.all(options.apiKeys.map(sha256));
+
+  async function authorized(request: Request): Promise<boolean> {
+    const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+    const presented = request.headers.get("api-key") ?? bearer;
+    if (!presented) return false;
+    const digest = await sha256(presented);
+    let match = false;
+    // Every key is compared, so the time taken does not tell which one matched.
+    for (const key of await keyDigests) match = sameDigest(digest, key) || match;
+    return match;
+  }
+
+  function allow(target: Target): void {
+    if (databases && !databases.has(target.database!)) throw new GatewayError("Forbidden", `database '${target.database}' is not served`);
+    if (collections && !collections.has(target.collection)) throw new GatewayError("Forbidden", `collection '${target.collection}' is not served`);
+  }
+
+  function allowDatabase(database: string): void {
+    if (databases && !databases.has(database)) throw new GatewayError("Forbidden", `database '${database}' is not served`);
+  }
+
+  function target(body: Body): Target {
+    const result = { database: required(body, "database", isString, "a string"), collection: required(body, "collection", isString, "a string") };
+    allow(result);
+    return result;
+  }
+
+  function filter(body: Body): Filter {
+    const given = field(body, "filter", isPlainObject, "an object") ?? {};
+    refuseScripts(given);
+    return given;
+  }
+
+  async function perform(action: Action, body: Body): Promise<Doc> {
+    switch (action) {
+      case "find": {
+        const where = target(body);
+        const query = { filter: filter(body), sort: sort(body), projection: projection(body), skip: field(body, "skip", isCount, "a count"), limit: field(body, "limit", isCount, "a count") };
+        return { documents: await driver.find(where, query) };
+      }
+      case "findOne": {
+        const where = target(body);
+        const [document] = await driver.find(where, { filter: filter(body), projection: projection(body), limit: 1 });
+        return { document: document ?? null };
+      }
+      case "insertOne": {
+        const where = target(body);
+        const document = required(body, "document", isPlainObject, "an object");
+        await driver.insertMany(where, [document]);
+        return { insertedId: document._id };
+      }
+      case "insertMany": {
+        const where = target(body);
+        const documents = required(body, "documents", isDocs, "a list of objects");
+        if (documents.length === 0) throw new GatewayError("InvalidParameter", "'documents' is empty");
+        if (documents.length > maxBatch) throw new GatewayError("BatchTooLarge", `at most ${maxBatch} documents per insertMany`);
+        await driver.insertMany(where, documents);
+        return { insertedIds: documents.map((document) => document._id) };
+      }
+      case "updateOne": {
+        const where = target(body);
+        refuseUpsert(body);
+        const changes = update(body);
+        refuseScripts(changes);
+        const matched = await driver.updateOne(where, filter(body), changes);
+        // The contract reports a match, not a change: modifiedCount can only repeat it.
+        return { matchedCount: matched ? 1 : 0, modifiedCount: matched ? 1 : 0 };
+      }
+      case "updateMany": {
+        const where = target(body);
+        refuseUpsert(body);
+        const changes = update(body);
+        refuseScripts(changes);
+        const condition = filter(body);
+        // Like MongoDB's own updateMany, one document at a time, each still required to match.
+        const ids = await driver.find(where, { filter: condition, projection: { _id: 1 } });
+        let matched = 0;
+        for (const { _id } of ids) if (await driver.updateOne(where, { $and: [{ _id }, condition] }, changes)) matched++;
+        return { matchedCount: matched, modifiedCount: matched };
+      }
+      case "replaceOne": {
+        const where = target(body);
+        refuseUpsert(body);
+        const replacement = required(body, "replacement", isPlainObject, "an object");
+        const matched = await driver.replaceOne(where, filter(body), replacement);
+        return { matchedCount: matched ? 1 : 0, modifiedCount: matched ? 1 : 0 };
+      }
+      case "deleteOne": {
+        const where = target(body);
+        return { deletedCount: (await driver.deleteOne(where, filter(body))) ? 1 : 0 };
+      }
+      case "deleteMany": {
+        const where = target(body);
+        return { deletedCount: await driver.deleteMany(where, filter(body)) };
+      }
+      case "aggregate": {
+        const where = target(body);
+        const pipeline = required(body, "pipeline", isDocs, "a list of stages");
+        refuseScripts(pipeline);
+        for (const reference of pipelineReferences(pipeline, where.database!)) allow(reference);
+        return { documents: await driver.aggregate(where, pipeline) };
+      }
+      case "everest.createIndexes": {
+        const where = target(body);
+        await driver.createIndexes(where, indexSpecs(body));
+        return {};
+      }
+      case "everest.mediaPut": {
+        const database = required(body, "database", isString, "a string");
+        allowDatabase(database);
+        const data = required(body, "data", isBinary, "binary data");
+        const meta = {
+          filename: field(body, "filename", isString, "a string"),
+          contentType: field(body, "contentType", isString, "a string"),
+          resource: field(body, "resource", isString, "a string"),
+        };
+        const defined = Object.fromEntries(Object.entries(meta).filter(([, value]) => value !== undefined));
+        return { id: await driver.media(database).put(data.value(), defined) };
+      }
+      case "everest.mediaGet": {
+        const database = required(body, "database", isString, "a string");
+        allowDatabase(database);
+        const file = await driver.media(database).get(required(body, "id", isString, "a string"));
+        if (!file) return { file: null };
+        const { read: _, ...description } = file;
+        return { file: description };
+      }
+      case "everest.mediaRead": {
+        const database = required(body, "database", isString, "a string");
+        allowDatabase(database);
+        const file = await driver.media(database).get(required(body, "id", isString, "a string"));
+        if (!file) return { data: null };
+        const start = field(body, "start", isCount, "a count") ?? 0;
+        const end = field(body, "end", isCount, "a count") ?? file.length - 1;
+        // end = start - 1 is the empty range, which is all an empty file has.
+        if (end < start - 1 || end >= file.length) throw new GatewayError("InvalidParameter", `the range ${start}-${end} is outside the file's ${file.length} bytes`);
+        if (end - start + 1 > maxResponseBytes) throw new GatewayError("ResponseTooLarge", `read at most ${maxResponseBytes} bytes at a time`);
+        return { data: new Binary(end < start ? new Uint8Array(0) : await collect(await file.read({ start, end }))) };
+      }
+      case "everest.mediaDelete": {
+        const database = required(body, "database", isString, "a string");
+        allowDatabase(database);
+        await driver.media(database).delete(required(body, "id", isString, "a string"));
+        return {};
+      }
+    }
+  }
+
+  function reply(status: number, payload: unknown, canonical: boolean, headers: Record<string, string> = {}): Response {
+    const bytes = new TextEncoder().encode(encode(payload, canonical));
+    if (bytes.byteLength > maxResponseBytes && status < 300) {
+      return reply(ERROR_STATUS.ResponseTooLarge, { error: `the response exceeds ${maxResponseBytes} bytes; narrow the query`, error_code: "ResponseTooLarge" }, canonical);
+    }
+    return new Response(bytes, { status, headers: { "Content-Type": canonical ? EJSON_TYPE : "application/json", ...headers } });
+  }
+
+  function refusal(error: GatewayError, canonical: boolean, headers?: Record<string, string>): Response {
+    return reply(ERROR_STATUS[error.code], { error: error.message, error_code: error.code, ...error.extra }, canonical, headers);
+  }
+
+  return async (request) => {
+    const canonical = (request.headers.get("accept") ?? "").includes(EJSON_TYPE);
+    let action = "";
+    try {
+      const name = /\/action\/([^/]+)$/.exec(new URL(request.url).pathname)?.[1];
+      if (name === undefined) throw new GatewayError("NotFound", "not a Data API action URL (…/action/<name>)");
+      action = name;
+      if (request.method !== "POST") return refusal(new GatewayError("MethodNotAllowed", "actions are POST requests"), canonical, { Allow: "POST" });
+      if (!(await authorized(request))) throw new GatewayError("InvalidSession", "a valid API key is required ('api-key' header or 'Authorization: Bearer')");
+      if (!ACTIONS.has(action)) throw new GatewayError("UnknownAction", `unknown action '${action}'`);
+      let body: unknown;
+      try {
+        body = decode(await readBody(request, maxRequestBytes));
+      } catch (error) {
+        if (error instanceof GatewayError) throw error;
+        throw new GatewayError("InvalidParameter", `the request body is not Extended JSON: ${error instanceof Error ? error.message : String(error)}`);
+      }
+      if (!isPlainObject(body)) throw new GatewayError("InvalidParameter", "the request body must be an object");
+      const dataSource = required(body, "dataSource", isString, "a string");
+      if (options.dataSource !== undefined && dataSource !== options.dataSource) throw new GatewayError("Forbidden", `dataSource '${dataSource}' is not served`);
+      return reply(200, await perform(action as Action, body), canonical);
+    } catch (error) {
+      if (error instanceof GatewayError) return refusal(error, canonical);
+      if (error instanceof DuplicateKeyError) return refusal(new GatewayError("DuplicateKey", error.message, { keyValue: error.keyValue }), canonical);
+      if (error instanceof InvalidQueryError) return refusal(new GatewayError("InvalidQuery", error.message), canonical);
+      options.onError?.(error, action);
+      if (error instanceof DatabaseUnavailableError) return refusal(new GatewayError("DatabaseUnavailable", "the database is unavailable"), canonical);
+      return refusal(new GatewayError("InternalServerError", "internal error"), canonical);
+    }
+  };
+}

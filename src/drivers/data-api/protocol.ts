@@ -1,0 +1,83 @@
+// The MongoDB Data API v1 wire format, shared by the data-api driver and the gateway: action
+// names, error codes and the Extended JSON codec. Web-standard only (it runs on Workers).
+import { EJSON } from "bson";
+
+/** The actions of the Data API v1 protocol. */
+export const STANDARD_ACTIONS = [
+  "find",
+  "findOne",
+  "insertOne",
+  "insertMany",
+  "updateOne",
+  "updateMany",
+  "replaceOne",
+  "deleteOne",
+  "deleteMany",
+  "aggregate",
+] as const;
+
+/**
+ * everest's extensions, for what the protocol cannot express. The `everest.` prefix keeps them
+ * apart from any action the protocol has or might have had.
+ */
+export const EXTENSION_ACTIONS = [
+  "everest.createIndexes",
+  "everest.mediaPut",
+  "everest.mediaGet",
+  "everest.mediaRead",
+  "everest.mediaDelete",
+] as const;
+
+export type Action = (typeof STANDARD_ACTIONS)[number] | (typeof EXTENSION_ACTIONS)[number];
+
+export const ACTIONS: ReadonlySet<string> = new Set<string>([...STANDARD_ACTIONS, ...EXTENSION_ACTIONS]);
+
+/** `error_code` values of an error body `{ error, error_code }`, with their HTTP status. */
+export const ERROR_STATUS = {
+  InvalidParameter: 400,
+  MissingParameter: 400,
+  UnknownAction: 400,
+  InvalidQuery: 400,
+  InvalidSession: 401,
+  Forbidden: 403,
+  NotFound: 404,
+  MethodNotAllowed: 405,
+  DuplicateKey: 409,
+  PayloadTooLarge: 413,
+  BatchTooLarge: 413,
+  ResponseTooLarge: 413,
+  InternalServerError: 500,
+  DatabaseUnavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorBody {
+  error: string;
+  error_code: ErrorCode;
+  /** With DuplicateKey: the field(s) and value(s) the unique index refused. */
+  keyValue?: Record<string, unknown>;
+}
+
+/** The media type of canonical Extended JSON bodies. */
+export const EJSON_TYPE = "application/ejson";
+
+/** Canonical Extended JSON keeps every BSON type (and int vs double) across the wire. */
+export function encode(value: unknown, canonical = true): string {
+  return EJSON.stringify(value, { relaxed: !canonical });
+}
+
+/**
+ * Extended JSON → everest's canonical values: ObjectId, Date, Decimal128 and Binary come back as
+ * bson objects, numbers as plain numbers (relaxed parsing), as the native driver returns them.
+ */
+export function decode(text: string): unknown {
+  return EJSON.parse(text, { relaxed: true });
+}
+
+/** A plain object (what JSON objects parse to), as opposed to arrays and bson values. */
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
