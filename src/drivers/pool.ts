@@ -36,6 +36,11 @@ export function databaseSettings(config: Config, prefix: string | null): Databas
     const authSource = read("DB_AUTH_SOURCE");
     return { uri: `mongodb://${auth}${host ?? "localhost"}:${port}/${authSource ? `?authSource=${encode(authSource)}` : ""}`, database: name };
   }
+  // A Data API endpoint is a base URL with a path of its own; no host/port setting can spell it.
+  if (driver === "data-api") {
+    const at = prefix ? `${prefix}_` : "";
+    throw new Error(`${at}DB_DRIVER 'data-api' needs ${at}DB_URI: the Data API endpoint's base URL (https://…)`);
+  }
   return { uri: driver && driver !== "memory" ? `${driver}:` : "memory", database: name };
 }
 
