@@ -11,6 +11,7 @@ import { mediaFeature, readMultipart, serveMedia } from "./features/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
 import { InternalApi } from "./features/internal.ts";
 import { schemaEndpoint } from "./features/schema-endpoint.ts";
+import { oplogFeatures } from "./features/oplog.ts";
 import { versioningFeature } from "./features/versioning.ts";
 import { consoleLogger, type Logger } from "./logging.ts";
 import { AccessControl } from "./auth/access.ts";
@@ -99,7 +100,7 @@ export class App {
     this.pool = new DriverPool(this.config, options.services, options.driver);
     this.data = new DataLayer(this.config, this.pool);
     // Media before versioning: deleting a document's files needs its versions still stored.
-    this.features = new FeaturePipeline([mediaFeature(this.config), versioningFeature(this.config), ...(options.features ?? [])]);
+    this.features = new FeaturePipeline([mediaFeature(this.config), versioningFeature(this.config), ...oplogFeatures(this.config), ...(options.features ?? [])]);
     this.multipart = readMultipart;
     this.offers = compileOffers(this.config);
     this.router = compileRouter(this.config);

@@ -2,6 +2,7 @@
 // into a `Resource` once at start-up so that no request ever looks a default up again.
 import type { Filter, Projection, Sort } from "../drivers/types.ts";
 import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, SETTING_ALIASES, type GlobalConfig } from "./defaults.ts";
+import { oplogDefinition } from "../features/oplog.ts";
 import type { HttpMethod, ResourceSettings, Schema, Settings, SortSetting } from "./types.ts";
 
 export interface PathParam {
@@ -233,6 +234,10 @@ export function normalizeSettings(settings: Settings): Config {
   const domain: Record<string, Resource> = {};
   for (const [name, def] of Object.entries(settings.DOMAIN ?? {})) {
     domain[name] = normalizeResource(name, def ?? {}, globals);
+  }
+  if (globals.OPLOG) {
+    const name = globals.OPLOG_NAME;
+    domain[name] = normalizeResource(name, oplogDefinition(globals, settings.DOMAIN?.[name]), globals);
   }
   return { ...globals, DOMAIN: domain, basePath: basePathOf(globals) };
 }

@@ -1,0 +1,99 @@
+// The operations log (Eve's `oplog_push` and `_init_oplog`): every write to a public resource by
+// a method in OPLOG_METHODS leaves an entry in the OPLOG_NAME collection — `r` the endpoint, `o`
+// the method, `i` the document id, `_created`/`_updated` the document's time, with OPLOG_AUDIT
+// the client's `ip`, the user `u` and, for OPLOG_CHANGE_METHODS, the changes `c`. Callbacks of
+// `on_oplog_push(resource, entries)` see the entries before they are stored and may add `extra`.
+// OPLOG_ENDPOINT serves the log as a read-only resource; without it the log is internal.
+import type { RequestContext } from "../context.ts";
+import type { Doc } from "../drivers/types.ts";
+import { now } from "../methods/common.ts";
+import type { GlobalConfig } from "../settings/defaults.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import type { ResourceSettings, Schema } from "../settings/types.ts";
+import type { DocumentFeature } from "./pipeline.ts";
+
+/**
+ * The log's resource definition: what DOMAIN says of OPLOG_NAME (its authentication, say), made
+ * read-only, with Eve's fixed schema (`extra` only with OPLOG_RETURN_EXTRA_FIELD, the audit
+ * fields only with OPLOG_AUDIT).
+ */
+export function oplogDefinition(globals: GlobalConfig, own: ResourceSettings = {}): ResourceSettings {
+  const name = globals.OPLOG_NAME;
+  const endpoint = globals.OPLOG_ENDPOINT;
+  const schema: Schema = { r: {}, o: {}, i: {} };
+  if (globals.OPLOG_RETURN_EXTRA_FIELD) schema.extra = {};
+  if (globals.OPLOG_AUDIT) Object.assign(schema, { ip: {}, c: {}, u: {} });
+  return {
+    ...own,
+    datasource: own.datasource ?? { source: name },
+    resource_methods: ["GET"],
+    item_methods: ["GET"],
+    url: endpoint ? (own.url ?? endpoint) : name,
+    internal_resource: !endpoint,
+    schema,
+  };
+}
+
+/** Eve's `URLS` entry of a resource: its url with each regex converter reduced to `<name>`. */
+function prettyUrl(resource: Resource): string {
+  return resource.url.replace(/<regex\((["']).*?\1\):(\w+)>/g, "<$2>");
+}
+
+class OplogFeature implements DocumentFeature {
+  private readonly methods: Set<string>;
+  private readonly changeMethods: Set<string>;
+
+  constructor(private readonly config: Config) {
+    this.methods = new Set(config.OPLOG_METHODS);
+    this.changeMethods = new Set(config.OPLOG_CHANGE_METHODS);
+  }
+
+  afterInsert(ctx: RequestContext, resource: Resource, documents: Doc[]) {
+    return this.push(ctx, resource, "POST", documents.map((document) => ({ document })));
+  }
+
+  afterReplace(ctx: RequestContext, resource: Resource, document: Doc) {
+    return this.push(ctx, resource, "PUT", [{ document }]);
+  }
+
+  afterUpdate(ctx: RequestContext, resource: Resource, updates: Doc, _updated: Doc, original: Doc) {
+    return this.push(ctx, resource, "PATCH", [{ document: updates, id: original[this.config.ID_FIELD] }]);
+  }
+
+  afterDelete(ctx: RequestContext, resource: Resource, original: Doc) {
+    return this.push(ctx, resource, "DELETE", [{ document: original }]);
+  }
+
+  afterSoftDelete(ctx: RequestContext, resource: Resource, marked: Doc) {
+    return this.push(ctx, resource, "DELETE", [{ document: marked }]);
+  }
+
+  private async push(ctx: RequestContext, resource: Resource, op: string, writes: Array<{ document: Doc; id?: unknown }>): Promise<void> {
+    const config = this.config;
+    // Internal resources (the log among them) have no endpoint to name, so Eve logs none of them.
+    if (!this.methods.has(op) || resource.internal_resource || resource.name === config.OPLOG_NAME) return;
+    const log = config.DOMAIN[config.OPLOG_NAME]!;
+    const entries = writes.map(({ document, id }) => {
+      const time = document[config.LAST_UPDATED] ?? now();
+      const entry: Doc = { r: prettyUrl(resource), o: op, i: document[config.ID_FIELD] ?? id, [config.LAST_UPDATED]: time, [config.DATE_CREATED]: time };
+      if (config.OPLOG_AUDIT) {
+        entry.ip = ctx.clientIp;
+        entry.u = ctx.app.access.authFor(resource) ? ctx.user : "n/a";
+        if (this.changeMethods.has(op)) {
+          const { [config.ETAG]: _etag, [config.LAST_UPDATED]: _updated, ...changes } = document;
+          entry.c = changes;
+        }
+      }
+      // User-restricted access to the log: each entry belongs to the user who wrote it.
+      if (log.auth_field && ctx.requestAuthValue != null) entry[log.auth_field] = ctx.requestAuthValue;
+      return entry;
+    });
+    await ctx.app.hooks.emit("on_oplog_push", resource.name, entries);
+    await ctx.app.data.insert(ctx, log, entries);
+  }
+}
+
+/** The oplog as a document feature; nothing at all when OPLOG is off. */
+export function oplogFeatures(config: Config): DocumentFeature[] {
+  return config.OPLOG ? [new OplogFeature(config)] : [];
+}
