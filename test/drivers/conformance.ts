@@ -515,6 +515,14 @@ export function runDriverConformance(label: string, make: () => Promise<Driver>)
         expect(Array.from(await readAll(file!, { start: 7, end: 7 }))).toEqual([80]);
       });
 
+      it("takes an upload as a Blob", async () => {
+        const store = driver.media(freshDatabase());
+        const id = await store.put(new Blob([bytes]), { contentType: "image/png" });
+        const file = await store.get(id);
+        expect(file!.length).toBe(8);
+        expect(Array.from(await readAll(file!))).toEqual(Array.from(bytes));
+      });
+
       it("keeps the stored bytes apart from the caller's", async () => {
         const store = driver.media(freshDatabase());
         const input = bytes.slice();
