@@ -12,3 +12,4 @@ export type { DocumentFeature } from "./features/pipeline.ts";
 export { createLogger, consoleLogger, type Logger, type LogRecord } from "./logging.ts";
 export { Auth, BasicAuth, TokenAuth, HMACAuth, timingSafeEqual, hmacSha256Hex, type BasicAccount, type TokenAccount, type HmacAccount } from "./auth/auth.ts";
 export { MemoryRateLimitStore, type RateLimitStore, type RateLimitWindow } from "./ratelimit/index.ts";
+export { compileValidator, toJsonSchema, type ValidatorExtensions, type CustomRule, type CustomRuleDefinition, type FieldValidator, type RuleContext, type ValidationEngine } from "./validation/index.ts";
