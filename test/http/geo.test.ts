@@ -10,6 +10,7 @@ const PLACES = [
   { name: "Vatican", location: { type: "Point", coordinates: [12.4534, 41.9029] } }, // ~3.5 km from the Colosseum
   { name: "Paris", location: { type: "Point", coordinates: [2.3522, 48.8566] } },
   { name: "Colosseum", location: { type: "Point", coordinates: COLOSSEUM } },
+  { name: "Nowhere" },
 ];
 const square = (x: number, y: number, size: number) => ({
   type: "Polygon",

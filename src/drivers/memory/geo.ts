@@ -10,6 +10,7 @@ import distance from "@turf/distance";
 import type { Geometry, MultiPolygon, Polygon, Position } from "geojson";
 import type { Options } from "mingo/types";
 import { MingoError, resolve } from "mingo/util";
+import { EARTH_RADIUS_METERS } from "../near-count.ts";
 import type { Doc, Filter } from "../types.ts";
 
 type Json = Record<string, unknown>;
@@ -82,7 +83,7 @@ function parseNear(value: unknown, spherical: boolean, siblings: Json = {}): Nea
     const point = geometry.coordinates;
     return {
       point,
-      measure: (position) => distance(point, position, { units: "meters" }),
+      measure: (position) => distance(point, position, { units: "radians" }) * EARTH_RADIUS_METERS,
       min: bound(value.$minDistance ?? siblings.$minDistance, "$minDistance") ?? 0,
       max: bound(value.$maxDistance ?? siblings.$maxDistance, "$maxDistance") ?? Infinity,
     };
@@ -122,7 +123,8 @@ function nearOperator(spherical: boolean): QueryOperator {
     const spec = nearSpec(value, spherical);
     return (doc: Doc) => {
       const d = nearestDistance(spec, doc, selector);
-      return d >= spec.min && d <= spec.max;
+      // Infinity: no geometry there, which no bound admits.
+      return Number.isFinite(d) && d >= spec.min && d <= spec.max;
     };
   };
 }

@@ -28,6 +28,7 @@ import {
   type Target,
   type Update,
 } from "../types.ts";
+import { nearAsWithin } from "../near-count.ts";
 import { DUPLICATE_KEY_CODES, translateError } from "./errors.ts";
 
 /** IndexOptionsConflict and IndexKeySpecsConflict: an index of that name or key exists with other options. */
@@ -117,7 +118,7 @@ export class MongoDriver implements Driver {
 
   async count(target: Target, filter: Filter): Promise<number> {
     const collection = await this.collection(target);
-    return run(() => collection.countDocuments(filter));
+    return run(() => collection.countDocuments(nearAsWithin(filter)));
   }
 
   async insertMany(target: Target, docs: Doc[]): Promise<void> {
