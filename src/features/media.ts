@@ -198,25 +198,55 @@ async function readForm(ctx: RequestContext): Promise<FormData> {
   if (Number(ctx.request.headers.get("content-length") ?? NaN) > limit) throw new HttpError(413);
   let size = 0;
   let tooLarge = false;
+  const chunks: Uint8Array[] = [];
+  const contentType = ctx.request.headers.get("content-type") ?? "";
   const source = ctx.bodyText !== undefined ? new Response(ctx.bodyText).body : ctx.request.body;
   const counted = source?.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
         size += chunk.byteLength;
-        if (size <= limit) controller.enqueue(chunk);
-        else {
+        if (size <= limit) {
+          chunks.push(chunk);
+          controller.enqueue(chunk);
+        } else {
           tooLarge = true;
           controller.error(new HttpError(413));
         }
       },
     }),
   );
+  let form: FormData;
   try {
-    return await new Response(counted ?? null, { headers: { "Content-Type": ctx.request.headers.get("content-type") ?? "" } }).formData();
+    form = await new Response(counted ?? null, { headers: { "Content-Type": contentType } }).formData();
   } catch (error) {
     if (tooLarge) throw new HttpError(413);
     throw new HttpError(400, "Malformed multipart/form-data", { cause: error });
   }
+  return [...form.values()].includes("") ? withEmptyFiles(form, chunks, contentType) : form;
+}
+
+/**
+ * workerd gives a file part with an empty filename — what a browser sends for a file input left
+ * empty — as the string "" (cloudflare/workerd#875); such entries become the empty File every
+ * other runtime gives, found by reading the parts' headers.
+ */
+async function withEmptyFiles(form: FormData, chunks: Uint8Array[], contentType: string): Promise<FormData> {
+  const boundary = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
+  const parts = (await new Blob(chunks as BlobPart[]).text())
+    .split(`--${boundary?.[1] ?? boundary?.[2]}`)
+    .slice(1, -1)
+    .map((part) => {
+      const disposition = /^content-disposition:(.*)$/im.exec(part.slice(0, part.indexOf("\r\n\r\n")))?.[1] ?? "";
+      return { name: /;\s*name="([^"]*)"/i.exec(disposition)?.[1], file: /;\s*filename\*?=/i.test(disposition) };
+    });
+  const fixed = new FormData();
+  let at = 0;
+  for (const [key, value] of form) {
+    while (at < parts.length && parts[at]!.name !== key) at++;
+    const part = parts[at++];
+    fixed.append(key, value === "" && part?.file ? new File([], "") : value);
+  }
+  return fixed;
 }
 
 /**
