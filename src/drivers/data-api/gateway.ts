@@ -6,6 +6,7 @@
 // and databases or collections outside the allow-lists are refused with a JSON error body
 // `{ error, error_code }` (see docs/drivers.md).
 import { Binary } from "bson";
+import { timingSafeEqual } from "../../auth/auth.ts";
 import {
   DatabaseUnavailableError,
   DuplicateKeyError,
@@ -168,15 +169,10 @@ function refuseScripts(value: unknown): void {
   }
 }
 
-async function sha256(text: string): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
-}
-
-/** Compares digests, so the time taken says nothing about the key's length or its first wrong byte. */
-function sameDigest(a: Uint8Array, b: Uint8Array): boolean {
-  let difference = a.length ^ b.length;
-  for (let i = 0; i < a.length && i < b.length; i++) difference |= a[i]! ^ b[i]!;
-  return difference === 0;
+/** Keys are compared as digests: equal lengths, so the time taken says nothing about a key's length. */
+async function sha256(text: string): Promise<string> {
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)));
+  return Array.from(digest, (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
 async function readBody(request: Request, limit: number): Promise<string> {
@@ -232,7 +228,7 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
     const digest = await sha256(presented);
     let match = false;
     // Every key is compared, so the time taken does not tell which one matched.
-    for (const key of await keyDigests) match = sameDigest(digest, key) || match;
+    for (const key of await keyDigests) match = timingSafeEqual(digest, key) || match;
     return match;
   }
 
