@@ -16,6 +16,7 @@ import {
   type Target,
   type Update,
 } from "../types.ts";
+import { nearAsWithin } from "../near-count.ts";
 import { decode, EJSON_TYPE, encode, isPlainObject, type Action } from "./protocol.ts";
 
 /** Bytes per media read: a range the gateway answers well within its response cap. */
@@ -88,7 +89,8 @@ export class DataApiDriver implements Driver {
   }
 
   async count(target: Target, filter: Filter): Promise<number> {
-    const [first] = await this.aggregate(target, [{ $match: filter }, { $count: "count" }]);
+    // $match refuses $near as countDocuments does; the same documents are counted with $geoWithin.
+    const [first] = await this.aggregate(target, [{ $match: nearAsWithin(filter) }, { $count: "count" }]);
     return typeof first?.count === "number" ? first.count : 0;
   }
 
