@@ -24,6 +24,18 @@ function settings(): Settings {
     DOMAIN: {
       places: { schema: { name: { type: "string" }, location: { type: "point" } } },
       zones: { schema: { name: { type: "string" }, area: { type: "polygon" } } },
+      nearby: {
+        datasource: {
+          source: "places",
+          filter: { name: { $ne: "Paris" } },
+          aggregation: {
+            pipeline: [
+              { $geoNear: { near: "$point", distanceField: "meters", maxDistance: "$radius" } },
+              { $project: { _id: 0, name: 1, meters: { $round: ["$meters", 0] } } },
+            ],
+          },
+        },
+      },
     },
   };
 }
@@ -79,6 +91,18 @@ describe("GeoJSON queries", () => {
   it("combines with other conditions", async () => {
     const query = { $and: [{ location: { $near: point(COLOSSEUM) } }, { name: { $ne: "Colosseum" } }] };
     expect(await names(where("places", query, "&max_results=1"))).toEqual(["Vatican"]);
+  });
+
+  it("serves $geoNear pipelines: nearest first, with the distance, under the datasource filter", async () => {
+    const aggregate = (value: unknown) => `/nearby?aggregate=${encodeURIComponent(JSON.stringify(value))}`;
+    const all = await json(await api.get(aggregate({ $point: point(COLOSSEUM).$geometry, $radius: {} })));
+    expect(all._items.map((d: any) => d.name)).toEqual(["Colosseum", "Vatican", "Milan"]);
+    expect(all._items[0].meters).toBe(0);
+    expect(all._items[1].meters).toBeGreaterThan(3000);
+    expect(all._items[1].meters).toBeLessThan(4000);
+    const close = await json(await api.get(aggregate({ $point: point(COLOSSEUM).$geometry, $radius: 5000 })));
+    expect(close._items.map((d: any) => d.name)).toEqual(["Colosseum", "Vatican"]);
+    expect((await api.get(aggregate({ $point: "here", $radius: {} }))).status).toBe(400);
   });
 
   it("refuses malformed geo operands with 400", async () => {

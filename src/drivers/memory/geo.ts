@@ -1,15 +1,17 @@
-// MongoDB's geospatial query operators for the memory driver, as mingo query operators over the
-// turf modules: $near and $nearSphere (GeoJSON points in meters, legacy pairs in coordinate units
-// or radians, $minDistance/$maxDistance, ordered by distance), $geoWithin ($geometry, $box,
-// $polygon, $center, $centerSphere) and $geoIntersects. One approximation: the distance to a
-// stored geometry other than a point is 0 when it contains or touches the point, otherwise the
-// distance to its nearest vertex (MongoDB measures to the nearest point of any edge).
+// MongoDB's geospatial operators for the memory driver, as mingo operators over the turf
+// modules: $near and $nearSphere (GeoJSON points in meters, legacy pairs in coordinate units or
+// radians, $minDistance/$maxDistance, ordered by distance), $geoWithin ($geometry, $box,
+// $polygon, $center, $centerSphere), $geoIntersects, and the $geoNear stage. One approximation:
+// the distance to a stored geometry other than a point is 0 when it contains or touches the
+// point, otherwise the distance to its nearest vertex (MongoDB measures to the nearest edge).
 import booleanIntersects from "@turf/boolean-intersects";
 import booleanWithin from "@turf/boolean-within";
 import distance from "@turf/distance";
 import type { Geometry, MultiPolygon, Polygon, Position } from "geojson";
 import type { Options } from "mingo/types";
-import { MingoError, resolve } from "mingo/util";
+import { Lazy, type Iterator } from "mingo/lazy";
+import { Query } from "mingo/query";
+import { MingoError, resolve, setValue } from "mingo/util";
 import { EARTH_RADIUS_METERS } from "../near-count.ts";
 import type { Doc, Filter } from "../types.ts";
 
@@ -104,9 +106,23 @@ function distanceTo(spec: NearSpec, geometry: Geometry): number {
   return Math.min(...vertices(geometry).map(spec.measure));
 }
 
-/** The document's distance from the query point, Infinity when it holds no geometry there. */
+/** The document's nearest geometry at `path` and its distance, Infinity when it holds none. */
+function nearest(spec: NearSpec, doc: Doc, path: string): { distance: number; geometry?: Geometry } {
+  let best: { distance: number; geometry?: Geometry } = { distance: Infinity };
+  for (const geometry of storedGeometries(doc, path)) {
+    const distance = distanceTo(spec, geometry);
+    if (distance < best.distance) best = { distance, geometry };
+  }
+  return best;
+}
+
 function nearestDistance(spec: NearSpec, doc: Doc, path: string): number {
-  return Math.min(Infinity, ...storedGeometries(doc, path).map((g) => distanceTo(spec, g)));
+  return nearest(spec, doc, path).distance;
+}
+
+/** Infinity: no geometry there, which no bound admits. */
+function inBounds(spec: NearSpec, distance: number): boolean {
+  return Number.isFinite(distance) && distance >= spec.min && distance <= spec.max;
 }
 
 /** Key of a $near operand whose sibling bounds were folded in (`{loc: {$near: [x, y], $maxDistance: 5}}`). */
@@ -122,9 +138,7 @@ function nearOperator(spherical: boolean): QueryOperator {
   return (selector: string, value: unknown) => {
     const spec = nearSpec(value, spherical);
     return (doc: Doc) => {
-      const d = nearestDistance(spec, doc, selector);
-      // Infinity: no geometry there, which no bound admits.
-      return Number.isFinite(d) && d >= spec.min && d <= spec.max;
+      return inBounds(spec, nearestDistance(spec, doc, selector));
     };
   };
 }
@@ -187,6 +201,49 @@ export const geoQueryOperators: Record<string, QueryOperator> = {
   $nearSphere: nearOperator(true),
   $geoWithin,
   $geoIntersects,
+};
+
+// ---- $geoNear ---------------------------------------------------------------------------
+
+/** Without `key`, the one top-level field that holds geometries (MongoDB: the one geo index). */
+function inferKey(docs: Doc[]): string {
+  const keys = new Set<string>();
+  for (const doc of docs) for (const [key, value] of Object.entries(doc)) if (isGeometry(value)) keys.add(key);
+  if (keys.size !== 1) fail(`$geoNear requires 'key' here: ${keys.size === 0 ? "no field holds GeoJSON" : `several fields hold GeoJSON (${[...keys].join(", ")})`}`);
+  return [...keys][0]!;
+}
+
+/**
+ * The `$geoNear` stage: the documents `query` matches, within the bounds, nearest first, with
+ * their distance (times `distanceMultiplier`) in `distanceField` and, with `includeLocs`, the
+ * geometry measured to.
+ */
+export const $geoNear = (coll: Iterator, expr: unknown, options: Options): Iterator => {
+  if (!isObject(expr)) fail("$geoNear requires an object");
+  const { near, distanceField, spherical, maxDistance, minDistance, query, key, includeLocs, distanceMultiplier = 1 } = expr;
+  if (typeof distanceField !== "string" || distanceField === "") fail("$geoNear requires distanceField");
+  if (key !== undefined && typeof key !== "string") fail("$geoNear key must be a field path");
+  if (includeLocs !== undefined && typeof includeLocs !== "string") fail("$geoNear includeLocs must be a field path");
+  if (typeof distanceMultiplier !== "number") fail("$geoNear distanceMultiplier must be a number");
+  if (query !== undefined && !isObject(query)) fail("$geoNear query must be an object");
+  const bounds = { $maxDistance: maxDistance, $minDistance: minDistance };
+  const spec = isObject(near) ? parseNear({ $geometry: near }, true, bounds) : parseNear(near, spherical === true, bounds);
+  const matches = query ? new Query(query, options) : null;
+  return coll.transform((docs: Doc[]) => {
+    const path = key ?? (docs.length > 0 ? inferKey(docs) : "");
+    const found: Array<{ doc: Doc; distance: number }> = [];
+    for (const doc of docs) {
+      if (matches && !matches.test(doc)) continue;
+      const { distance, geometry } = nearest(spec, doc, path);
+      if (!inBounds(spec, distance)) continue;
+      const out = { ...doc };
+      setValue(out, distanceField, distance * distanceMultiplier);
+      if (includeLocs) setValue(out, includeLocs, geometry);
+      found.push({ doc: out, distance });
+    }
+    found.sort((a, b) => a.distance - b.distance);
+    return Lazy(found.map(({ doc }) => doc));
+  });
 };
 
 // ---- filter rewriting and ordering ------------------------------------------------------

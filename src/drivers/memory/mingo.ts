@@ -14,7 +14,7 @@ import type { Options } from "mingo/types";
 import { update, type Modifier } from "mingo/updater";
 import { MingoError } from "mingo/util";
 import { InvalidQueryError, type Doc, type Filter, type Projection } from "../types.ts";
-import { foldNearBounds, geoQueryOperators } from "./geo.ts";
+import { $geoNear, foldNearBounds, geoQueryOperators } from "./geo.ts";
 
 /** MongoDB's $count emits no document at all for empty input, where mingo's emits a count of 0. */
 const $count: typeof pipeline.$count = (collection, expr, options) =>
@@ -23,7 +23,7 @@ const $count: typeof pipeline.$count = (collection, expr, options) =>
 const context = Context.init({
   accumulator,
   expression,
-  pipeline: { ...pipeline, $count },
+  pipeline: { ...pipeline, $count, $geoNear },
   projection,
   query: { ...query, ...geoQueryOperators },
   window,
