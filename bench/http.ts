@@ -68,6 +68,7 @@ async function measure(contender: Contender, traffic: Traffic, probing: boolean)
     server.resetPeak();
     row.measurement = await load(server.url, traffic, { connections: CONNECTIONS, duration: DURATION });
     row.rss = server.peakRss();
+    if (row.measurement.rps === 0) return { error: `no response completed within ${DURATION}s (${row.measurement.statuses || "none"})` };
   } catch (error) {
     row.error = firstLines(error);
   }

@@ -60,7 +60,9 @@ export async function load(url: string, traffic: Traffic, options: LoadOptions):
       setupRequest: (request: RawRequest, context: Record<string, unknown>) => {
         const { done, ...step } = traffic.next();
         context.done = done;
-        return { ...request, ...step };
+        // autocannon writes Content-Length into the headers it is given: a copy keeps a
+        // Traffic's shared header objects from carrying one request's length into the next.
+        return { ...request, ...step, headers: { ...request.headers, ...step.headers } };
       },
       ...(traffic.readsResponses
         ? { onResponse: (status: number, body: string, context: Record<string, unknown>) => (context.done as Step["done"])?.(status, body) }
