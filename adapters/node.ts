@@ -3,24 +3,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { AddressInfo } from "node:net";
+import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, once, serverUrl, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 
-export type FetchHandler = (request: Request, env?: unknown, ctx?: unknown) => Promise<Response>;
+export type { FetchHandler, ServeOptions } from "./server.ts";
 
-export interface ServeOptions {
-  port?: number;
-  host?: string;
-  /** Extra env passed to the handler with every request. */
-  env?: Record<string, unknown>;
-  /** Runs after the server stopped accepting requests (close database connections …). */
-  onShutdown?: () => Promise<void> | void;
-  /** Install SIGINT/SIGTERM handlers (default true). */
-  signals?: boolean;
-}
-
-export interface NodeServer {
+export interface NodeServer extends RunningServer {
   server: Server;
-  url: string;
-  close(): Promise<void>;
 }
 
 function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): Request {
@@ -54,7 +42,7 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
 }
 
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
-  const host = options.host ?? "127.0.0.1";
+  const host = options.host ?? DEFAULT_HOST;
   const server = createServer(async (req, res) => {
     const abort = new AbortController();
     res.on("close", () => abort.abort());
@@ -63,24 +51,24 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       const response = await handler(toRequest(req, origin, abort.signal), { ...options.env, clientIp: req.socket.remoteAddress ?? null });
       await writeResponse(response, res);
     } catch (error) {
-      console.error("ERROR adapter failure", error);
-      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-      res.end('{"_status": "ERR", "_error": {"code": 500, "message": "Internal Server Error"}}');
+      const failure = adapterFailure(error);
+      // Half a response cannot be turned into an error; a reset at least tells the client it is cut short.
+      if (res.headersSent) res.destroy();
+      else await writeResponse(failure, res);
     }
   });
 
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= new Promise<void>((resolve) => {
+  const close = once(() =>
+    new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
-    }).then(() => options.onShutdown?.()));
+    }).then(() => options.onShutdown?.()),
+  );
 
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(options.port ?? 5000, host, () => {
-      const { port } = server.address() as AddressInfo;
-      const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
+      const url = serverUrl(host, (server.address() as AddressInfo).port);
       if (options.signals !== false) {
         const stop = () => void close().then(() => process.exit(0));
         process.once("SIGINT", stop);

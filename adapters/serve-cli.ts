@@ -1,0 +1,61 @@
+// `everest serve <settings file> [--port 5000] [--host 127.0.0.1] [--db memory|file:PATH|mongodb://…|https://…]`,
+// one command line for every runtime: each adapter passes the function that serves a handler
+// with its own server. It runs on Node, Deno and Bun alike (node:util, node:fs and the Node
+// FileAccess all exist there), and prints `everest serving <file> at <url>/` once it listens.
+import { parseArgs } from "node:util";
+import { createHandler, type Handler } from "../src/handler.ts";
+import { NodeFileAccess } from "./node-files.ts";
+import { DEFAULT_HOST, DEFAULT_PORT, type RunningServer, type ServeOptions } from "./server.ts";
+import { loadSettingsFile } from "./settings-file.ts";
+
+export const USAGE = "usage: everest serve <settings.json|settings.mjs> [--port 5000] [--host 127.0.0.1] [--db memory|file:PATH|mongodb://…|https://…]";
+
+export interface ServeArgs {
+  file: string;
+  port: number;
+  host: string;
+  /** --db, else $DB_URI; undefined keeps the settings' own database. */
+  db?: string;
+}
+
+/** The arguments, or null after printing the usage (and setting the exit code) when they are not a serve command. */
+export function parseServeArgs(argv: string[]): ServeArgs | null {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      port: { type: "string", default: process.env.PORT ?? String(DEFAULT_PORT) },
+      host: { type: "string", default: DEFAULT_HOST },
+      db: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const [command, file] = positionals;
+  if (values.help || command !== "serve" || !file) {
+    console.log(USAGE);
+    process.exitCode = values.help ? 0 : 2;
+    return null;
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port: '${values.port}' is not a port number`);
+  const db = values.db ?? process.env.DB_URI;
+  return { file, port, host: values.host, ...(db ? { db } : {}) };
+}
+
+export type Serve = (handler: Handler, options: ServeOptions) => Promise<RunningServer>;
+
+/** Runs the command line; on any failure prints the message and exits with 1. */
+export async function runServeCommand(argv: string[], serve: Serve): Promise<void> {
+  try {
+    const args = parseServeArgs(argv);
+    if (!args) return;
+    const settings = await loadSettingsFile(args.file);
+    if (args.db) settings.DB_URI = args.db;
+    const handler = createHandler(settings, { services: { files: new NodeFileAccess() } });
+    const { url } = await serve(handler, { port: args.port, host: args.host, onShutdown: () => handler.app.close() });
+    console.log(`everest serving ${args.file} at ${url}/`);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  }
+}
