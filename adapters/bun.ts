@@ -1,0 +1,53 @@
+// Serves a web-standard handler with Bun.serve: the peer address passed on as env.clientIp,
+// graceful shutdown on SIGINT/SIGTERM.
+//   import { serve } from "./adapters/bun.ts";  await serve(createHandler(settings), { port: 3000 });
+// Run directly it is the `everest serve` command line (npm run serve:bun):
+//   bun adapters/bun.ts serve settings.json --port 3000
+import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, once, serverUrl, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
+
+// The few Bun APIs used here, so the module type-checks without Bun's own declarations.
+interface BunServer {
+  port: number;
+  requestIP(request: Request): { address: string } | null;
+  stop(closeActiveConnections?: boolean): Promise<void>;
+}
+interface BunApi {
+  argv: string[];
+  serve(options: {
+    port: number;
+    hostname: string;
+    development: boolean;
+    fetch: (request: Request, server: BunServer) => Promise<Response>;
+    error: (error: unknown) => Response;
+  }): BunServer;
+}
+
+const bun = (): BunApi => (globalThis as unknown as { Bun: BunApi }).Bun;
+
+export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<RunningServer> {
+  const host = options.host ?? DEFAULT_HOST;
+  const server = bun().serve({
+    port: options.port ?? DEFAULT_PORT,
+    hostname: host,
+    // Development mode answers a failure with Bun's error page, stack and source included.
+    development: false,
+    fetch: (request, server) => handler(request, { ...options.env, clientIp: server.requestIP(request)?.address ?? null }),
+    error: adapterFailure,
+  });
+  const close = once(async () => {
+    await server.stop();
+    await options.onShutdown?.();
+  });
+  if (options.signals !== false) {
+    const stop = () => void close().then(() => process.exit(0));
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+  }
+  return Promise.resolve({ url: serverUrl(host, server.port), close });
+}
+
+// Deno and Bun set import.meta.main on the module they were started with.
+if ((import.meta as ImportMeta & { main?: boolean }).main) {
+  const { runServeCommand } = await import("./serve-cli.ts");
+  await runServeCommand(bun().argv.slice(2), serve);
+}
