@@ -3,6 +3,9 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { json, testApi } from "../support/api.ts";
 import type { App } from "../../src/app.ts";
+import { TokenAuth } from "../../src/auth/auth.ts";
+import type { RequestContext } from "../../src/context.ts";
+import type { Resource } from "../../src/settings/normalize.ts";
 import type { Doc } from "../../src/drivers/types.ts";
 import type { Settings } from "../../src/settings/types.ts";
 
@@ -122,5 +125,43 @@ describe("app.internal", () => {
 
   it("refuses an unknown resource outright", async () => {
     await expect(internal.get("nothing")).rejects.toThrow("unknown resource 'nothing'");
+  });
+});
+
+/** Token = user name, made the request's auth value. */
+class Users extends TokenAuth {
+  override checkAuth(token: string, _roles: string[], _resource: string | null, _method: string, ctx: RequestContext): boolean {
+    ctx.setRequestAuthValue(token);
+    return true;
+  }
+}
+
+describe("app.internal on behalf of a request", () => {
+  // A document feature counts the notes there are after each insert: all of them, and those
+  // the writing user can see through `on`.
+  const counts: Array<[number, number]> = [];
+  const api = testApi(
+    { AUTH: Users, AUTH_FIELD: "owner", RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { notes: { schema: { text: { type: "string" } } } } },
+    {
+      features: [
+        {
+          async afterInsert(ctx: RequestContext, resource: Resource) {
+            const internal = ctx.app.internal;
+            const all = (await internal.get(resource.name)).body!._meta as Doc;
+            const own = (await internal.get(resource.name, {}, {}, { on: ctx })).body!._meta as Doc;
+            counts.push([all.total as number, own.total as number]);
+          },
+        },
+      ],
+    },
+  );
+  afterAll(() => api.close());
+
+  it("takes the request's auth value, so user-restricted access holds", async () => {
+    const as = (user: string) => ({ Authorization: `Bearer ${user}` });
+    await api.post("/notes", { text: "a1" }, as("alice"));
+    await api.post("/notes", { text: "b1" }, as("bob"));
+    await api.post("/notes", { text: "a2" }, as("alice"));
+    expect(counts).toEqual([[1, 1], [2, 1], [3, 2]]);
   });
 });
