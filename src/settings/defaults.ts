@@ -130,6 +130,9 @@ export const GLOBAL_DEFAULTS = {
   DB_NAME: "everest",
   DB_AUTH_SOURCE: null,
   DB_OPTIONS: {},
+  // The data-api driver's key and dataSource; null leaves them to the driver (src/drivers/data-api).
+  DATA_API_KEY: null,
+  DATA_API_SOURCE: null,
 
   MAX_BODY_SIZE: 16 * 1024 * 1024,
   MAX_JSON_DEPTH: 64,

@@ -261,8 +261,8 @@ export interface Settings {
   DB_AUTH_SOURCE?: string | null;
   DB_OPTIONS?: Record<string, unknown>;
   DB_WRITE_CONCERN?: Record<string, unknown>;
-  DATA_API_KEY?: string;
-  DATA_API_SOURCE?: string;
+  DATA_API_KEY?: string | null;
+  DATA_API_SOURCE?: string | null;
   RATE_LIMIT_GET?: [number, number] | null;
   RATE_LIMIT_POST?: [number, number] | null;
   RATE_LIMIT_PATCH?: [number, number] | null;

@@ -205,6 +205,8 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   DB_USERNAME: nullable(text),
   DB_PASSWORD: nullable(text),
   DB_AUTH_SOURCE: nullable(name),
+  DATA_API_KEY: nullable(text),
+  DATA_API_SOURCE: nullable(name),
   DB_QUERY_BLACKLIST: operators,
   DB_QUERY_WHITELIST: operators,
   RATE_LIMIT_GET: rateLimit,
