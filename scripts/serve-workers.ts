@@ -1,0 +1,121 @@
+// `everest serve` on workerd, the runtime of Cloudflare Workers, offline: bundles the settings
+// file with scripts/build-worker.ts, writes a workerd config beside it and runs the workerd
+// binary that wrangler itself uses. Same command line as the other runtimes:
+//   node --import tsx scripts/serve-workers.ts serve <settings.json> [--port 8787] [--host 127.0.0.1] [--db …]
+// --db (or $DB_URI) and $DB_NAME, $DATA_API_KEY, $DATA_API_SOURCE become text bindings, which
+// the worker maps into the settings as it does a deployment's vars and secrets.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { connect, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseServeArgs } from "../adapters/serve-cli.ts";
+import { serverUrl } from "../adapters/server.ts";
+import { ENV_SETTINGS } from "../adapters/workers.ts";
+import { buildWorker } from "./build-worker.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const WORKERD = resolve(ROOT, "node_modules/.bin/workerd");
+const STARTUP_LIMIT_MS = 30_000;
+
+/** wrangler.toml keeps the compatibility date, so `wrangler dev` and this agree. */
+async function compatibilityDate(): Promise<string> {
+  const toml = await readFile(resolve(ROOT, "wrangler.toml"), "utf8");
+  const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
+  if (!date) throw new Error("wrangler.toml has no compatibility_date");
+  return date;
+}
+
+/** A port nothing listens on now: workerd cannot report a port it chose itself. */
+function freePort(host: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createServer().once("error", reject);
+    probe.listen(0, host, () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolvePort(port));
+    });
+  });
+}
+
+function accepts(host: string, port: number): Promise<boolean> {
+  return new Promise((done) => {
+    const socket = connect({ host, port }, () => {
+      socket.destroy();
+      done(true);
+    }).once("error", () => done(false));
+  });
+}
+
+// Binding values are files the config embeds, so none needs Cap'n Proto string escaping.
+function workerdConfig(address: string, bindings: string[], date: string): string {
+  const textBindings = bindings.map((name) => `(name = ${JSON.stringify(name)}, text = embed ${JSON.stringify(`bindings/${name}`)})`);
+  return `using Workerd = import "/workerd/workerd.capnp";
+
+const config :Workerd.Config = (
+  services = [
+    (name = "everest", worker = .worker),
+    # Outbound fetch (the data-api driver), to a gateway on this machine too.
+    (name = "internet", network = (allow = ["public", "private", "local"])),
+  ],
+  sockets = [(name = "http", address = ${JSON.stringify(address)}, http = (), service = "everest")],
+);
+
+const worker :Workerd.Worker = (
+  modules = [(name = "worker.js", esModule = embed "worker.js")],
+  compatibilityDate = ${JSON.stringify(date)},
+  bindings = [${textBindings.join(", ")}],
+  globalOutbound = "internet",
+);
+`;
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<number>((done) => (child.exitCode !== null ? done(child.exitCode) : child.once("exit", (code) => done(code ?? 1))));
+
+async function waitUntilListening(child: ChildProcess, host: string, port: number): Promise<void> {
+  const deadline = Date.now() + STARTUP_LIMIT_MS;
+  while (!(await accepts(host, port))) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`workerd exited (${child.signalCode ?? child.exitCode}) before it listened`);
+    if (Date.now() > deadline) throw new Error(`workerd did not listen on ${host}:${port} within ${STARTUP_LIMIT_MS / 1000}s`);
+    await new Promise((wait) => setTimeout(wait, 50));
+  }
+}
+
+async function main(): Promise<void> {
+  const args = parseServeArgs(process.argv.slice(2));
+  if (!args) return;
+  const dir = await mkdtemp(join(tmpdir(), "everest-workerd-"));
+  let child: ChildProcess | undefined;
+  let stopping = false;
+  // Once: a signal stops workerd, whose exit would ask again.
+  const stop = async (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    child?.kill("SIGTERM");
+    if (child) await exited(child);
+    await rm(dir, { recursive: true, force: true });
+    process.exit(code);
+  };
+  process.once("SIGINT", () => void stop(0));
+  process.once("SIGTERM", () => void stop(0));
+  try {
+    await buildWorker({ settingsFile: args.file, outfile: join(dir, "worker.js"), minify: false });
+    const values: Record<string, string | undefined> = { ...process.env, DB_URI: args.db };
+    const bindings = ENV_SETTINGS.filter((name) => values[name]);
+    await mkdir(join(dir, "bindings"));
+    for (const name of bindings) await writeFile(join(dir, "bindings", name), values[name]!);
+    const port = args.port || (await freePort(args.host));
+    const address = `${args.host.includes(":") ? `[${args.host}]` : args.host}:${port}`;
+    await writeFile(join(dir, "config.capnp"), workerdConfig(address, bindings, await compatibilityDate()));
+    child = spawn(WORKERD, ["serve", join(dir, "config.capnp")], { stdio: ["ignore", "inherit", "inherit"] });
+    child.once("exit", (code) => void stop(code ?? 1));
+    await waitUntilListening(child, args.host, port);
+    console.log(`everest serving ${args.file} at ${serverUrl(args.host, port)}/`);
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error);
+    await stop(1);
+  }
+}
+
+await main();
