@@ -5,7 +5,7 @@ import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
 import { buildResponseDocument } from "./document.ts";
-import { validationEnv } from "./post.ts";
+import { duplicateIssues, validationEnv } from "./post.ts";
 import { checkImmutableId, conditionalWriteFailed, loadOriginal, marshalWriteResponse, now, readDocument, requiredEtag, type Reply } from "./common.ts";
 
 function isPlainObject(value: unknown): value is Doc {
@@ -29,9 +29,7 @@ export function validationFailure(ctx: RequestContext, issues: unknown): HttpErr
 
 /** The unique index refused a value the validator's query did not catch (a concurrent writer). */
 export function duplicateFailure(ctx: RequestContext, error: DuplicateKeyError): HttpError {
-  const issues: Record<string, string> = {};
-  for (const [field, value] of Object.entries(error.keyValue)) issues[field] = `value '${value}' is not unique`;
-  return validationFailure(ctx, issues);
+  return validationFailure(ctx, duplicateIssues(error));
 }
 
 export async function patchItem(ctx: RequestContext, lookup: Filter): Promise<Reply> {

@@ -26,7 +26,7 @@ export function validationEnv(ctx: RequestContext, original?: Doc): ValidationEn
 }
 
 /** The issue Eve reports for a unique value the database refused. */
-function duplicateIssues(error: DuplicateKeyError): Issues {
+export function duplicateIssues(error: DuplicateKeyError): Issues {
   const issues: Issues = {};
   for (const [field, value] of Object.entries(error.keyValue)) issues[field] = `value '${value}' is not unique`;
   return issues;
@@ -79,6 +79,8 @@ export async function postCollection(ctx: RequestContext, given?: Doc): Promise<
     await ctx.app.data.insert(ctx, resource, documents);
   } catch (error) {
     if (!(error instanceof DuplicateKeyError)) throw error;
+    // An id that already exists is a conflict, as in Eve (pymongo's DuplicateKeyError → 409).
+    if (config.ID_FIELD in error.keyValue) throw new HttpError(409, undefined, { cause: error });
     const [field, value] = Object.entries(error.keyValue)[0] ?? [];
     const clash = documents.findIndex((d) => field !== undefined && String(d[field]) === String(value));
     throw insertionFailure(ctx, documents.map((_, i) => (i === clash || (clash < 0 && i === 0) ? { issues: duplicateIssues(error) } : {})));

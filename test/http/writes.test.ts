@@ -47,6 +47,14 @@ describe("POST", () => {
     expect((await api.get("/people?where={\"lastname\":\"Twin\"}")).headers.get("x-total-count")).toBe("0");
   });
 
+  it("answers 409 for an id that already exists, storing nothing", async () => {
+    const created = await json(await api.post("/people", { lastname: "Original" }));
+    const response = await api.post("/people", [{ lastname: "Other" }, { _id: created._id, lastname: "Clash" }]);
+    expect(response.status).toBe(409);
+    expect((await json(response))._error.code).toBe(409);
+    expect((await api.get("/people/Other")).status).toBe(404);
+  });
+
   it("accepts a form-encoded document", async () => {
     const response = await api.fetch("/people", {
       method: "POST",
