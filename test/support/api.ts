@@ -5,6 +5,7 @@ import { createHandler, type Handler } from "../../src/handler.ts";
 import type { HandlerOptions } from "../../src/app.ts";
 import type { Settings } from "../../src/settings/types.ts";
 import { testDriver } from "./drivers.ts";
+import { runtimeApi } from "./runtime.ts";
 
 export interface TestApi {
   /** Sends a request to a path relative to the API root ("/people?where=…"). */
@@ -35,10 +36,24 @@ function cloneSettings<T>(value: T): T {
 }
 
 export function testApi(settings: Settings, options?: HandlerOptions): TestApi {
+  // ── npm run test:runtimes: EVEREST_TEST_RUNTIME serves the API on node, deno, bun or
+  // workers in a server process and speaks HTTP to it (runtime.ts). ──
+  const runtime = process.env.EVEREST_TEST_RUNTIME;
+  if (runtime) return withVerbs(runtimeApi(runtime, ORIGIN, settings, options));
+
   // A test that brings its own driver keeps it; otherwise EVEREST_TEST_DB picks one (drivers.ts).
   const driver = options?.driver ?? testDriver();
   const handler = createHandler(cloneSettings(settings), driver ? { ...options, driver } : options);
-  const fetch = (path: string, init?: RequestInit) => handler(new Request(ORIGIN + path, init));
+  return withVerbs({
+    fetch: (path, init) => handler(new Request(ORIGIN + path, init)),
+    handler,
+    close: () => handler.app.close(),
+  });
+}
+
+/** get, post … over an API's fetch. */
+function withVerbs(api: Pick<TestApi, "fetch" | "handler" | "close">): TestApi {
+  const fetch = api.fetch;
   const send = (method: string) => (path: string, body: unknown, headers: Record<string, string> = {}) =>
     fetch(path, {
       method,
@@ -52,8 +67,11 @@ export function testApi(settings: Settings, options?: HandlerOptions): TestApi {
     patch: send("PATCH"),
     put: send("PUT"),
     delete: (path, headers) => fetch(path, { method: "DELETE", headers }),
-    handler,
-    close: () => handler.app.close(),
+    // A getter: a remote API answers an attempt to reach its handler with an explanation.
+    get handler() {
+      return api.handler;
+    },
+    close: api.close,
   };
 }
 

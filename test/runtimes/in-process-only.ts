@@ -1,0 +1,56 @@
+// The one list of what the conformance suite runs in-process only. A server on another runtime
+// is reached over HTTP alone, so a test that needs the API inside its own process — hooks,
+// loggers, drivers and other HandlerOptions, or api.handler to reach the data layer — cannot run
+// there. Nothing else belongs here: a runtime that answers differently is a bug in src/.
+
+export interface InProcessOnly {
+  why: string;
+  /** Tests as "describe > test"; none means the whole file (it reaches the app while it is collected). */
+  tests?: string[];
+}
+
+export const IN_PROCESS_ONLY: Record<string, InProcessOnly> = {
+  "test/http/hooks-logging.test.ts": { why: "collects log records with a logger function and raises errors from hooks" },
+  "test/http/hooks.test.ts": { why: "subscribes callbacks with app.on in every test" },
+  "test/http/internal.test.ts": { why: "calls Eve's internal resource API, app.internal, which has no HTTP form" },
+  "test/http/parent-children.test.ts": { why: "installs its parent/children behaviour as hooks on the app" },
+  "test/http/aggregation.test.ts": { why: "both groups observe or rewrite pipelines through before/after_aggregation hooks" },
+  "test/http/embedding.test.ts": { why: "counts database reads with a wrapping driver passed as options.driver" },
+  "test/http/oplog.test.ts": {
+    why:
+      "reads stored entries through app.data and app.internal, adds to them with an on_oplog_push hook, or authenticates with a TokenAuth class in the settings; " +
+      "the first expects the client address from CF-Connecting-IP, which only counts without an adapter (in-process, or behind Cloudflare's edge): a server behind node:http, Deno.serve or Bun.serve records the socket's address, as Eve does",
+    tests: [
+      "oplog > logs every write with its operation, endpoint, id, time and audit fields",
+      "oplog > leaves internal resources and internal calls on them out, logs internal calls on public ones",
+      "oplog settings > without OPLOG_AUDIT keeps no ip, user or changes",
+      "oplog settings > stores what on_oplog_push adds; returns `extra` only with OPLOG_RETURN_EXTRA_FIELD",
+      "oplog settings > without OPLOG_ENDPOINT the log is internal, still written",
+      "oplog settings > OPLOG off: no log resource, nothing written",
+      "oplog with authentication > the endpoint carries its own settings: auth on the log of a public API",
+      "oplog with authentication > entries name the user, and user-restricted access shows each user their own",
+    ],
+  },
+  "test/http/schema-endpoint.test.ts": { why: "its settings carry a coerce function and a TokenAuth instance, which only exist in this process" },
+  "test/http/soft-delete.test.ts": {
+    why: "stores documents that predate soft delete, or dangling references, through app.data",
+    tests: [
+      "soft delete > reads documents stored without the flag as live, and a resource can opt out",
+      "soft delete > with versioning, deleting and restoring are versions; the deleted version answers 404",
+    ],
+  },
+  "test/http/versioning.test.ts": {
+    why: "counts the shadow collection and stores unversioned documents through app.data; one test installs hooks",
+    tests: [
+      "document versioning > removes the versions with the document, and with the collection",
+      "document versioning > catches up on documents stored before versioning, and restarts numbering when the version is removed",
+      "versioning settings > fires on_fetched_item for each version of `all` and on_fetched_diffs once for diffs",
+    ],
+  },
+};
+
+export const WHOLE_FILES = Object.keys(IN_PROCESS_ONLY).filter((file) => !IN_PROCESS_ONLY[file]!.tests);
+
+export function isInProcessOnly(file: string, test: string): boolean {
+  return IN_PROCESS_ONLY[file]?.tests?.includes(test) ?? false;
+}

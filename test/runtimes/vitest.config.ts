@@ -1,0 +1,19 @@
+// The HTTP-level conformance suite (test/http) against a real server on the runtime
+// EVEREST_TEST_RUNTIME names; test/runtimes/run.ts runs it once per runtime.
+import { defineConfig } from "vitest/config";
+import { WHOLE_FILES } from "./in-process-only.ts";
+
+export default defineConfig({
+  test: {
+    root: new URL("../../", import.meta.url).pathname,
+    include: ["test/http/**/*.test.ts"],
+    exclude: WHOLE_FILES,
+    globalSetup: ["test/runtimes/global-setup.ts"],
+    setupFiles: ["test/runtimes/setup.ts"],
+    // A test's first request waits for its server to start (bounded in test/support/runtime.ts).
+    testTimeout: 60_000,
+    hookTimeout: 30_000,
+    // Two files at a time: their servers need the cores too.
+    maxWorkers: 2,
+  },
+});
