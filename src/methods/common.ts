@@ -7,6 +7,7 @@ import { HttpError, badRequest } from "../errors.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { parseDate } from "../render/dates.ts";
 import { bareEtag } from "../render/etag.ts";
+import { isPrototypeKey } from "../query/common.ts";
 
 /** What a method hands to the renderer. */
 export interface Reply {
@@ -21,8 +22,6 @@ export interface Reply {
   raw?: Response;
 }
 
-const FORBIDDEN_KEYS = new Set(["__proto__", "constructor", "prototype"]);
-
 /** Refuses prototype keys and absurd nesting anywhere in a parsed JSON value. */
 export function checkJsonShape(value: unknown, maxDepth: number, depth = 0): void {
   if (depth > maxDepth) throw new HttpError(400, `The JSON document is nested deeper than ${maxDepth} levels`);
@@ -30,7 +29,7 @@ export function checkJsonShape(value: unknown, maxDepth: number, depth = 0): voi
     for (const item of value) checkJsonShape(item, maxDepth, depth + 1);
   } else if (value && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) {
-      if (FORBIDDEN_KEYS.has(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
+      if (isPrototypeKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
       checkJsonShape(item, maxDepth, depth + 1);
     }
   }
@@ -96,7 +95,7 @@ export async function readPayload(ctx: RequestContext): Promise<unknown> {
     const form = new URLSearchParams(await readBodyText(ctx));
     const doc: Record<string, unknown> = {};
     for (const [key, value] of form) {
-      if (FORBIDDEN_KEYS.has(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
+      if (isPrototypeKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
       if (!(key in doc)) doc[key] = value;
     }
     if (Object.keys(doc).length === 0) throw new HttpError(400, "No form-urlencoded data supplied");
