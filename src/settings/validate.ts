@@ -88,7 +88,8 @@ export function closest(name: string, candidates: Iterable<string>): string | un
   return best;
 }
 
-const didYouMean = (name: string, candidates: Iterable<string>) => {
+/** A " (did you mean ...?)" suffix when a candidate is close, else "". */
+export const didYouMean = (name: string, candidates: Iterable<string>) => {
   const match = closest(name, candidates);
   return match ? ` (did you mean '${match}'?)` : "";
 };

@@ -7,42 +7,10 @@ import { compileDateFormat } from "../render/dates.ts";
 import { BUILTIN_TYPE_NAMES, isPlainObject } from "./datatypes.ts";
 import { customRule, type ValidatorExtensions } from "./extensions.ts";
 import { pyRepr } from "./pyrepr.ts";
+import { didYouMean } from "../settings/validate.ts";
 import { compilePattern } from "./rules.ts";
 import { expandDefinition, KNOWN_RULES, LOGIC_RULES, RULE_ALIASES, schemaIsForItems } from "./vocabulary.ts";
 
-/** Damerau-Levenshtein (optimal string alignment) distance. */
-function distance(a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-    }
-  }
-  return d[a.length]![b.length]!;
-}
-
-/** The candidate closest to `name`, if one is close enough to be a typo of it. */
-export function closest(name: string, candidates: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  const lower = name.toLowerCase();
-  for (const candidate of candidates) {
-    const d = distance(lower, candidate.toLowerCase());
-    if (d < bestDistance) {
-      best = candidate;
-      bestDistance = d;
-    }
-  }
-  return best !== undefined && bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
-}
-
-const suggestion = (name: string, candidates: Iterable<string>) => {
-  const match = closest(name, candidates);
-  return match ? ` (did you mean '${match}'?)` : "";
-};
 
 interface Problem {
   field: string;
@@ -191,14 +159,14 @@ class SchemaInspector {
       const problem = customRule(custom).check?.(value);
       return problem ? this.bad(field, rule, `rule '${rule}' ${problem}`) : ok();
     }
-    return this.bad(field, rule, `unknown rule '${rule}'${suggestion(rule, this.ruleNames)}`);
+    return this.bad(field, rule, `unknown rule '${rule}'${didYouMean(rule, this.ruleNames)}`);
   }
 
   private type(value: unknown, field: string): { ok: true; value: unknown } | { ok: false } {
     const names = Array.isArray(value) ? value : [value];
     for (const name of names) {
       if (typeof name !== "string") return this.bad(field, "type", `rule 'type' must be a type name or a list of them, got ${pyRepr(value)}`);
-      if (!this.typeNames.includes(name)) return this.bad(field, "type", `rule 'type': unknown type '${name}'${suggestion(name, this.typeNames)}`);
+      if (!this.typeNames.includes(name)) return this.bad(field, "type", `rule 'type': unknown type '${name}'${didYouMean(name, this.typeNames)}`);
     }
     return { ok: true, value };
   }
@@ -209,7 +177,7 @@ class SchemaInspector {
       if (typeof entry === "function") continue;
       if (typeof entry !== "string") return this.bad(field, rule, `rule '${rule}' must be a function or the name of a registered ${kind}, got ${pyRepr(entry)}`);
       if (!registry?.[entry]) {
-        return this.bad(field, rule, `rule '${rule}': no ${kind} named '${entry}' is registered${suggestion(entry, Object.keys(registry ?? {}))}`, true);
+        return this.bad(field, rule, `rule '${rule}': no ${kind} named '${entry}' is registered${didYouMean(entry, Object.keys(registry ?? {}))}`, true);
       }
     }
     return { ok: true as const, value };
@@ -221,14 +189,14 @@ class SchemaInspector {
     const target = value.resource;
     if (typeof target !== "string") return this.bad(field, "data_relation", "rule 'data_relation' needs a 'resource'", true);
     if (!resources.includes(target)) {
-      return this.bad(field, "data_relation", `rule 'data_relation': unknown resource '${target}'${suggestion(target, resources)}`, true);
+      return this.bad(field, "data_relation", `rule 'data_relation': unknown resource '${target}'${didYouMean(target, resources)}`, true);
     }
     for (const [key, v] of Object.entries(value)) {
       const problem =
         key === "resource" ? undefined
         : key === "field" ? isString(v)
         : key === "embeddable" || key === "version" ? isBoolean(v)
-        : `is not a data_relation key${suggestion(key, ["resource", "field", "embeddable", "version"])}`;
+        : `is not a data_relation key${didYouMean(key, ["resource", "field", "embeddable", "version"])}`;
       if (problem) return this.bad(field, "data_relation", `rule 'data_relation': '${key}' ${problem}`);
     }
     return { ok: true as const, value };
