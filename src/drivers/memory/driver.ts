@@ -20,7 +20,7 @@ import { Collection, type ScanStats } from "./collection.ts";
 import type { Stored } from "./indexes.ts";
 import { encodeRecord, Journal, replayJournal, type JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
-import { applyUpdate, compileFilter, cursor, runPipeline, withMingo } from "./mingo.ts";
+import { applyUpdate, compileFilter, cursor, project, runPipeline, withMingo } from "./mingo.ts";
 import { nearDistance } from "./geo.ts";
 import { copyDocument, copyValue, valueKey } from "./values.ts";
 
@@ -95,7 +95,7 @@ export class MemoryDriver implements Driver {
         }
       }
       if (query.projection && Object.keys(query.projection).length > 0) {
-        page = cursor(page, query.projection).all();
+        page = project(page, query.projection);
       }
       return page.map(copyDocument);
     });
