@@ -3,7 +3,7 @@
 // a line per runtime. Exits non-zero when any runtime failed.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { RUNTIMES, type Runtime } from "../support/runtime.ts";
+import { RUNTIMES, type Runtime } from "../../scripts/serve-command.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const VITEST = fileURLToPath(new URL("../../node_modules/vitest/vitest.mjs", import.meta.url));

@@ -5,7 +5,7 @@
 // with the Host the in-process API sees, so absolute URLs in answers are the same. One server
 // per testApi call keeps each API's data its own, as in-process.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -14,14 +14,11 @@ import { inject } from "vitest";
 import type { HandlerOptions } from "../../src/app.ts";
 import type { Handler } from "../../src/handler.ts";
 import type { Settings } from "../../src/settings/types.ts";
-
-export const RUNTIMES = ["node", "deno", "bun", "workers"] as const;
-export type Runtime = (typeof RUNTIMES)[number];
+import { READY_LINE, RUNTIMES, serveCommand, type Runtime } from "../../scripts/serve-command.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const STARTUP_LIMIT_MS = 45_000;
 const STOP_LIMIT_MS = 5_000;
-const READY = /^everest serving .* at (http:\/\/\S+?)\/?$/m;
 const IN_PROCESS_ONLY = "test/runtimes/in-process-only.ts";
 
 declare module "vitest" {
@@ -35,16 +32,6 @@ export interface RemoteApi {
   fetch(path: string, init?: RequestInit): Promise<Response>;
   readonly handler: Handler;
   close(): Promise<void>;
-}
-
-/** `serve:<runtime>` from package.json, split into the program and its arguments. */
-function serveCommand(runtime: Runtime): string[] {
-  const scripts = (JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> }).scripts;
-  const script = scripts[`serve:${runtime}`];
-  if (!script) throw new Error(`package.json has no serve:${runtime} script`);
-  const [program, ...args] = script.trim().split(/\s+/);
-  const local = join(ROOT, "node_modules/.bin", program!);
-  return [program === "node" ? process.execPath : existsSync(local) ? local : program!, ...args];
 }
 
 function checkedRuntime(name: string): Runtime {
@@ -100,7 +87,7 @@ class Server {
       child.once("exit", (code, signal) => fail(`exited (${signal ?? code}) before it was ready`));
       child.once("error", (error) => fail(`could not be started: ${error.message}`));
       const onOutput = () => {
-        const url = READY.exec(this.output)?.[1];
+        const url = READY_LINE.exec(this.output)?.[1];
         if (!url) return;
         clearTimeout(timer);
         child.removeAllListeners("exit").removeAllListeners("error");
