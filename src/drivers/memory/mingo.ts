@@ -13,8 +13,10 @@ import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
 import { update, type Modifier } from "mingo/updater";
 import { MingoError } from "mingo/util";
+import { ObjectId } from "bson";
 import { InvalidQueryError, type Doc, type Filter, type Projection } from "../types.ts";
 import { $geoNear, foldNearBounds, geoQueryOperators } from "./geo.ts";
+import { valueKey } from "./values.ts";
 
 /** MongoDB's $count emits no document at all for empty input, where mingo's emits a count of 0. */
 const $count: typeof pipeline.$count = (collection, expr, options) =>
@@ -63,10 +65,43 @@ export function withMingo<T>(run: () => T): T {
   }
 }
 
+/** Values whose equality mingo decides as valueKey does, with no special cases (null, NaN, regexes, documents, arrays). */
+function isPlainScalar(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return !Number.isNaN(value);
+    default:
+      return value instanceof ObjectId || (value instanceof Date && !Number.isNaN(value.getTime()));
+  }
+}
+
+/**
+ * `{field: scalar, …}` on top-level fields, the filter of every read and write by `_id` (with
+ * `_etag` for a conditional write), as a predicate built without mingo, whose Query costs a
+ * copy of all its operator tables. Same matches: equal, or an array holding an equal element.
+ */
+function equalityTest(filter: Filter): ((doc: Doc) => boolean) | null {
+  const conditions: Array<[string, string]> = [];
+  for (const [field, value] of Object.entries(filter)) {
+    if (field.startsWith("$") || field.includes(".") || !isPlainScalar(value)) return null;
+    conditions.push([field, valueKey(value)]);
+  }
+  return (doc) =>
+    conditions.every(([field, key]) => {
+      const value = Object.hasOwn(doc, field) ? doc[field] : undefined;
+      return valueKey(value) === key || (Array.isArray(value) && value.some((element) => valueKey(element) === key));
+    });
+}
+
 /** A filter as a predicate; throws InvalidQueryError for a filter MongoDB would refuse. */
 export function compileFilter(filter: Filter): (doc: Doc) => boolean {
   refuseScripts(filter);
   if (Object.keys(filter).length === 0) return () => true;
+  const equal = equalityTest(filter);
+  if (equal) return equal;
   const compiled = withMingo(() => new Query(foldNearBounds(filter), OPTIONS));
   return (doc) => compiled.test(doc);
 }
