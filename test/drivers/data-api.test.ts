@@ -302,6 +302,22 @@ describe("data-api driver", () => {
     expect(await rejection(driverWith(answering(200, { nothing: true })).find(t, { filter: {} }))).toBeInstanceOf(Error);
   });
 
+  it("carries regular expressions: operators keep their options and the operators beside them", async () => {
+    const memory = await MemoryDriver.open({ databaseName: "app" });
+    const driver = dataApiOver(memory, "app");
+    await driver.insertMany(t, [{ name: "alice" }, { name: "Al" }, { name: "bob", pattern: /^b/m }]);
+    const names = async (filter: Record<string, unknown>) => (await driver.find(t, { filter, sort: [["name", 1]] })).map((d) => d.name);
+    expect(await names({ name: { $regex: "^al" } })).toEqual(["alice"]);
+    expect(await names({ name: { $regex: "^al", $options: "i" } })).toEqual(["Al", "alice"]);
+    expect(await names({ name: { $regex: "^al", $options: "i", $ne: "Al" } })).toEqual(["alice"]);
+    expect(await names({ name: /^AL$/i })).toEqual(["Al"]);
+    expect(await names({ name: { $not: /^a/i } })).toEqual(["bob"]);
+    expect(await driver.count(t, { $or: [{ name: { $regex: "b$" } }] })).toBe(1);
+    const [bob] = await driver.find(t, { filter: { name: "bob" } });
+    expect(bob!.pattern).toEqual(/^b/m);
+    expect(await rejection(driver.find(t, { filter: { name: { $regex: "a", $options: "g" } } }))).toBeInstanceOf(InvalidQueryError);
+  });
+
   it("reads media larger than one response in ranges", async () => {
     const memory = await MemoryDriver.open({ databaseName: "app" });
     const driver = driverWith(inProcessFetch(createDataApiHandler(memory, { apiKeys: [KEY], maxResponseBytes: 2 * 1024 * 1024 })));

@@ -1,7 +1,7 @@
 // The data-api driver: the contract over the MongoDB Data API v1 protocol, with nothing but
 // fetch, so it runs wherever everest does (Workers, Deno, Bun, Node). Counts go through
 // `aggregate`; indexes and media use everest's extension actions (see docs/drivers.md).
-import { Binary, ObjectId } from "bson";
+import { Binary, BSONError, ObjectId } from "bson";
 import {
   DatabaseUnavailableError,
   DuplicateKeyError,
@@ -17,7 +17,7 @@ import {
   type Update,
 } from "../types.ts";
 import { nearAsWithin } from "../near-count.ts";
-import { decode, EJSON_TYPE, encode, isPlainObject, type Action } from "./protocol.ts";
+import { decode, EJSON_TYPE, encode, isPlainObject, protectRegexOperators, type Action } from "./protocol.ts";
 
 /** Bytes per media read: a range the gateway answers well within its response cap. */
 const MEDIA_CHUNK = 1024 * 1024;
@@ -193,14 +193,30 @@ export class DataApiDriver implements Driver {
     return { database: target.database ?? this.options.databaseName, collection: target.collection };
   }
 
+  private payload(body: Doc): Doc {
+    const payload: Doc = { dataSource: this.options.dataSource, ...body };
+    for (const field of ["filter", "update", "pipeline"]) {
+      if (payload[field] !== undefined) payload[field] = protectRegexOperators(payload[field]);
+    }
+    return payload;
+  }
+
   private async call(action: Action, body: Doc): Promise<Doc> {
+    let request: string;
+    try {
+      request = encode(this.payload(body));
+    } catch (error) {
+      // What BSON cannot hold (a regex flag it lacks, a cycle) is the query's fault, as with the mongodb driver.
+      if (error instanceof BSONError) throw new InvalidQueryError(error.message, { cause: error });
+      throw error;
+    }
     let status: number;
     let text: string;
     try {
       const response = await this.options.fetch(`${this.base}/action/${action}`, {
         method: "POST",
         headers: this.headers,
-        body: encode({ dataSource: this.options.dataSource, ...body }),
+        body: request,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
       status = response.status;

@@ -1,6 +1,7 @@
 // The MongoDB Data API v1 wire format, shared by the data-api driver and the gateway: action
 // names, error codes and the Extended JSON codec. Web-standard only (it runs on Workers).
-import { EJSON } from "bson";
+import { BSONRegExp, EJSON } from "bson";
+import { InvalidQueryError } from "../types.ts";
 
 /** The actions of the Data API v1 protocol. */
 export const STANDARD_ACTIONS = [
@@ -69,10 +70,66 @@ export function encode(value: unknown, canonical = true): string {
 
 /**
  * Extended JSON → everest's canonical values: ObjectId, Date, Decimal128 and Binary come back as
- * bson objects, numbers as plain numbers (relaxed parsing), as the native driver returns them.
+ * bson objects, numbers as plain numbers (relaxed parsing) and regular expressions as RegExp
+ * where JavaScript can express them, as the native driver returns them.
  */
 export function decode(text: string): unknown {
-  return EJSON.parse(text, { relaxed: true });
+  const value: unknown = EJSON.parse(text, { relaxed: true });
+  return text.includes('"$regularExpression"') || text.includes('"$regex"') ? nativeRegExps(value) : value;
+}
+
+/** Assigns without ever reaching a prototype, whatever the key (`__proto__` included). */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** BSON options JavaScript shares; `x` and `l` have no equivalent, so such patterns stay BSONRegExp. */
+const JS_REGEX_OPTIONS = /^[imsu]*$/;
+
+function nativeRegExps(value: unknown): unknown {
+  if (value instanceof BSONRegExp) {
+    if (!JS_REGEX_OPTIONS.test(value.options)) return value;
+    try {
+      return new RegExp(value.pattern, value.options);
+    } catch {
+      // Valid for the database's regex engine, not for JavaScript's: left for the driver to judge.
+      return value;
+    }
+  }
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = nativeRegExps(value[i]);
+  } else if (isPlainObject(value)) {
+    for (const [key, inner] of Object.entries(value)) {
+      const next = nativeRegExps(inner);
+      if (next !== inner) setOwn(value, key, next);
+    }
+  }
+  return value;
+}
+
+/**
+ * Extended JSON reads `{"$regex": "…"}` as a legacy regular-expression literal, which would
+ * swallow the query operators beside it (`$options`, `$ne` …). A `$regex` operator with a string
+ * pattern is therefore sent with a regex value, `{ $regex: /…/ }`, which MongoDB accepts as well.
+ */
+export function protectRegexOperators(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(protectRegexOperators);
+  if (!isPlainObject(value)) return value;
+  const pattern = value.$regex;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    if (typeof pattern === "string" && (key === "$regex" || key === "$options")) continue;
+    setOwn(out, key, protectRegexOperators(inner));
+  }
+  if (typeof pattern === "string") {
+    const options = typeof value.$options === "string" ? value.$options : undefined;
+    try {
+      out.$regex = new BSONRegExp(pattern, options);
+    } catch (error) {
+      throw new InvalidQueryError(`invalid $options '${options}' for $regex`, { cause: error });
+    }
+  }
+  return out;
 }
 
 /** A plain object (what JSON objects parse to), as opposed to arrays and bson values. */
