@@ -18,6 +18,11 @@ function dayOfYear(date: Date): number {
 
 /** `datetime.strftime` in UTC. Unknown directives are copied as written. */
 export function formatDate(date: Date, format: string): string {
+  // The default format is toUTCString's, for four-digit years: every date of every body goes here.
+  if (format === RFC1123_FORMAT) {
+    const year = date.getUTCFullYear();
+    if (year >= 1000 && year <= 9999) return date.toUTCString();
+  }
   return format.replace(/%(.)/gs, (whole, directive: string) => {
     switch (directive) {
       case "a": return DAYS[date.getUTCDay()]!.slice(0, 3);
