@@ -2,7 +2,12 @@
 // ": " separators, non-ASCII escaped (ensure_ascii), `indent` for pretty output. Matching it keeps
 // Content-Length and ETags identical to Eve's for the same document.
 
+/** Printable ASCII except the quote and the backslash: written as is by json.dumps and JSON.stringify alike. */
+const VERBATIM = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 function pyString(text: string): string {
+  // Most strings of a body (keys, ids, dates, links) need no escaping: skip the two passes.
+  if (VERBATIM.test(text)) return `"${text}"`;
   return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
 }
 
@@ -34,15 +39,25 @@ export function dumps(value: unknown, options: DumpOptions = {}): string {
     }
     const pad = indent === undefined ? "" : "\n" + " ".repeat(indent * (depth + 1));
     const close = indent === undefined ? "" : "\n" + " ".repeat(indent * depth);
-    const sep = indent === undefined ? ", " : ",";
+    const sep = (indent === undefined ? ", " : ",") + pad;
+    // Plain loops and concatenation: bodies are serialised on every response.
+    let out = "";
     if (Array.isArray(node)) {
       if (node.length === 0) return "[]";
-      return "[" + pad + node.map((v) => walk(v, depth + 1)).join(sep + pad) + close + "]";
+      for (let i = 0; i < node.length; i++) out += (i === 0 ? "" : sep) + walk(node[i], depth + 1);
+      return "[" + pad + out + close + "]";
     }
-    let entries = Object.entries(node as Record<string, unknown>).filter(([, v]) => v !== undefined);
-    if (entries.length === 0) return "{}";
-    if (sortKeys) entries = entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return "{" + pad + entries.map(([k, v]) => pyString(k) + ": " + walk(v, depth + 1)).join(sep + pad) + close + "}";
+    const object = node as Record<string, unknown>;
+    const keys = Object.keys(object);
+    if (sortKeys) keys.sort();
+    let first = true;
+    for (const key of keys) {
+      const v = object[key];
+      if (v === undefined) continue;
+      out += (first ? "" : sep) + pyString(key) + ": " + walk(v, depth + 1);
+      first = false;
+    }
+    return first ? "{}" : "{" + pad + out + close + "}";
   };
   return walk(value, 0);
 }
