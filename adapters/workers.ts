@@ -1,7 +1,9 @@
 // Cloudflare Workers (workerd): the module worker for a settings object bundled at build time.
 //   import settings from "./settings.json";
-//   import { createWorker } from "everest/adapters/workers.ts";
+//   import { createWorker } from "everest/workers";
 //   export default createWorker(settings);
+// scripts/build-worker.ts makes that bundle (wrangler.toml runs it): wrangler's own bundling
+// would also pull in the native mongodb driver, which cannot run on Workers.
 // Secrets and variables named in ENV_SETTINGS (wrangler.toml [vars], `wrangler secret put`) are
 // merged over the bundled settings, so a deployment picks its database without a rebuild:
 // DB_URI=https://…/endpoint/data/v1 plus DATA_API_KEY selects the data-api driver, which keeps
