@@ -36,13 +36,60 @@ export function etagSource(value: unknown): string {
   return dumps(relaxed(value), { sortKeys: true });
 }
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+const encoder = new TextEncoder();
+const schedule = new Int32Array(80);
 
-export async function sha1Hex(text: string): Promise<string> {
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-1", new TextEncoder().encode(text)));
-  let out = "";
-  for (const byte of digest) out += HEX[byte];
-  return out;
+const hex = (word: number) => (word >>> 0).toString(16).padStart(8, "0");
+
+/**
+ * SHA-1 of a string's UTF-8 bytes, in hex. In plain JavaScript because an ETag is computed
+ * for every document written and crypto.subtle's digest is asynchronous, which costs more than
+ * the hash itself for documents of a few hundred bytes. ETags are validators, not secrets.
+ */
+export function sha1Hex(text: string): string {
+  const bytes = encoder.encode(text);
+  const length = bytes.length;
+  // Message, the 0x80 terminator and the 64-bit bit length, padded to whole 64-byte blocks.
+  const words = new Int32Array((((length + 8) >>> 6) + 1) * 16);
+  for (let i = 0; i < length; i++) words[i >> 2]! |= bytes[i]! << (24 - (i & 3) * 8);
+  words[length >> 2]! |= 0x80 << (24 - (length & 3) * 8);
+  words[words.length - 2] = Math.floor(length / 0x20000000);
+  words[words.length - 1] = length << 3;
+  let h0 = 0x67452301;
+  let h1 = 0xefcdab89 | 0;
+  let h2 = 0x98badcfe | 0;
+  let h3 = 0x10325476;
+  let h4 = 0xc3d2e1f0 | 0;
+  const w = schedule;
+  for (let block = 0; block < words.length; block += 16) {
+    for (let t = 0; t < 16; t++) w[t] = words[block + t]!;
+    for (let t = 16; t < 80; t++) {
+      const x = w[t - 3]! ^ w[t - 8]! ^ w[t - 14]! ^ w[t - 16]!;
+      w[t] = (x << 1) | (x >>> 31);
+    }
+    let a = h0;
+    let b = h1;
+    let c = h2;
+    let d = h3;
+    let e = h4;
+    for (let t = 0; t < 80; t++) {
+      // The round constants 0x8f1bbcdc and 0xca62c1d6 written as signed 32-bit values.
+      const f =
+        t < 20 ? ((b & c) | (~b & d)) + 0x5a827999 : t < 40 ? (b ^ c ^ d) + 0x6ed9eba1 : t < 60 ? ((b & c) | (b & d) | (c & d)) - 0x70e44324 : (b ^ c ^ d) - 0x359d3e2a;
+      const next = (((a << 5) | (a >>> 27)) + f + e + w[t]!) | 0;
+      e = d;
+      d = c;
+      c = (b << 30) | (b >>> 2);
+      b = a;
+      a = next;
+    }
+    h0 = (h0 + a) | 0;
+    h1 = (h1 + b) | 0;
+    h2 = (h2 + c) | 0;
+    h3 = (h3 + d) | 0;
+    h4 = (h4 + e) | 0;
+  }
+  return hex(h0) + hex(h1) + hex(h2) + hex(h3) + hex(h4);
 }
 
 function withoutFields(doc: Record<string, unknown>, fields: string[]): Record<string, unknown> {
@@ -62,7 +109,7 @@ function withoutFields(doc: Record<string, unknown>, fields: string[]): Record<s
   return copy;
 }
 
-export function documentEtag(doc: Record<string, unknown>, ignoreFields?: string[] | null): Promise<string> {
+export function documentEtag(doc: Record<string, unknown>, ignoreFields?: string[] | null): string {
   const source = ignoreFields?.length ? withoutFields(doc, ignoreFields) : doc;
   return sha1Hex(etagSource(source));
 }
