@@ -15,6 +15,7 @@ import type { Filter } from "../drivers/types.ts";
 import { badRequest, HttpError } from "../errors.ts";
 import { parseDate } from "../render/dates.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
+import { GEO_TYPES, geoTest, type GeoTypeName } from "../validation/geo.ts";
 import type { FieldSchema, Schema } from "../settings/types.ts";
 import { isPlainObject, isPrototypeKey, parseJsonOrUndefined } from "./common.ts";
 import { parsePythonWhere } from "./python-where.ts";
@@ -318,5 +319,31 @@ export function parseWhere(raw: string, resource: Resource, config: Config): Fil
   const json = parseJsonOrUndefined(raw);
   const query = json === undefined ? parsePythonWhere(raw, config.MAX_JSON_DEPTH) : json;
   if (!isPlainObject(query)) throw badRequest("where must be an object");
-  return new WhereWalker(resource, config).query(query, 1);
+  const filter = new WhereWalker(resource, config).query(query, 1);
+  checkGeoOperands(filter);
+  return filter;
+}
+
+const GEOMETRY_TESTS = new Map<string, (value: unknown) => boolean>(Object.entries(GEO_TYPES).map(([name, type]) => [type, geoTest(name as GeoTypeName, true)]));
+const isPair = (value: unknown) => Array.isArray(value) && value.length === 2 && value.every((n) => typeof n === "number" && Number.isFinite(n));
+
+/**
+ * Geo operands checked here rather than left to the database, so that every driver refuses the
+ * same malformed query with the same 400 (backends differ in what they let through).
+ */
+function checkGeoOperands(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(checkGeoOperands);
+  if (!isPlainObject(node)) return;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "$geometry") {
+      const test = isPlainObject(value) && typeof value.type === "string" ? GEOMETRY_TESTS.get(value.type) : undefined;
+      if (!test || !test(value)) throw badRequest("$geometry must be a valid GeoJSON geometry");
+    } else if (key === "$maxDistance" || key === "$minDistance") {
+      if (typeof value !== "number" || !(value >= 0) || !Number.isFinite(value)) throw badRequest(`${key} must be a non-negative number`);
+    } else if (key === "$near" || key === "$nearSphere") {
+      const point = isPlainObject(value) ? value.$geometry : value;
+      if (!(isPair(point) || (isPlainObject(point) && point.type === "Point"))) throw badRequest(`${key} needs a Point or a coordinate pair`);
+    }
+    checkGeoOperands(value);
+  }
 }

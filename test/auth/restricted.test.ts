@@ -140,8 +140,8 @@ describe("writes", () => {
     const headers = { ...bob, "If-Match": note._etag };
     expect((await api.patch(`/notes/${note._id}`, { title: "mine now" }, headers)).status).toBe(404);
     expect((await api.delete(`/notes/${note._id}`, headers)).status).toBe(404);
-    // PUT upserts a missing item: here the id is taken, so nothing can be written.
-    expect((await api.put(`/notes/${note._id}`, { title: "mine now" }, headers)).status).toBe(422);
+    // PUT upserts a missing item: here the id is taken, a conflict (409, as Eve), nothing written.
+    expect((await api.put(`/notes/${note._id}`, { title: "mine now" }, headers)).status).toBe(409);
     const stored = await json(await api.get(`/notes/${note._id}`, alice));
     expect(stored).toMatchObject({ title: "a1", owner: "alice", _etag: note._etag });
   });

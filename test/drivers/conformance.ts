@@ -40,7 +40,18 @@ function people(): Doc[] {
   ];
 }
 
-export function runDriverConformance(label: string, make: () => Promise<Driver>): void {
+/** Set by .ci/run when MONGODB_URI points at ../shared/mongo-emulator rather than a mongod. */
+export const MONGODB_EMULATED = process.env.MONGODB_EMULATOR === "1";
+
+export interface ConformanceOptions {
+  /**
+   * The backend is ../shared/mongo-emulator (mongomock), which answers `$count` over no
+   * documents with `{count: 0}` where MongoDB answers nothing; that one check is skipped.
+   */
+  emulated?: boolean;
+}
+
+export function runDriverConformance(label: string, make: () => Promise<Driver>, options: ConformanceOptions = {}): void {
   describe(`${label} — Driver contract`, () => {
     let driver: Driver;
     beforeAll(async () => {
@@ -398,7 +409,7 @@ export function runDriverConformance(label: string, make: () => Promise<Driver>)
         expect(result).toEqual([{ total: [{ count: 5 }], page: [{ name: "barbara" }, { name: "edsger" }] }]);
       });
 
-      it("a $count over nothing yields no document, as in MongoDB", async () => {
+      it.skipIf(options.emulated)("a $count over nothing yields no document, as in MongoDB", async () => {
         const t = await seeded();
         const result = await driver.aggregate(t, [{ $match: { age: { $gt: 1000 } } }, { $facet: { total: [{ $count: "count" }], page: [{ $limit: 2 }] } }]);
         expect(result).toEqual([{ total: [], page: [] }]);

@@ -12,7 +12,7 @@ import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Dr
 import { createHandler } from "../../src/handler.ts";
 import { createLogger, type LogRecord } from "../../src/logging.ts";
 import { dataApiOver, inProcessFetch } from "../support/drivers.ts";
-import { runDriverConformance } from "./conformance.ts";
+import { MONGODB_EMULATED, runDriverConformance } from "./conformance.ts";
 
 const mongodbUri = process.env.MONGODB_URI;
 const KEY = "s3cret-key";
@@ -44,7 +44,7 @@ describe.skipIf(!mongodbUri)("data-api over mongodb", () => {
     const mongodb = new MongoDriver({ uri: mongodbUri!, databaseName: "everest" });
     backings.push(mongodb);
     return dataApiOver(mongodb);
-  });
+  }, { emulated: MONGODB_EMULATED });
 });
 
 /** A gateway over a fresh memory driver, and a raw client for it. */

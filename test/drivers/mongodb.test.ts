@@ -9,7 +9,7 @@ import { createDriver } from "../../src/drivers/registry.ts";
 import { createHandler } from "../../src/handler.ts";
 import { createLogger } from "../../src/logging.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Target } from "../../src/drivers/types.ts";
-import { runDriverConformance } from "./conformance.ts";
+import { MONGODB_EMULATED, runDriverConformance } from "./conformance.ts";
 
 const uri = process.env.MONGODB_URI;
 
@@ -83,7 +83,7 @@ describe("mongodb driver: settings", () => {
 });
 
 describe.skipIf(!uri)("mongodb driver", () => {
-  runDriverConformance("mongodb", async () => new MongoDriver({ uri: uri!, databaseName: "everest", client: { serverSelectionTimeoutMS: 2000 } }));
+  runDriverConformance("mongodb", async () => new MongoDriver({ uri: uri!, databaseName: "everest", client: { serverSelectionTimeoutMS: 2000 } }), { emulated: MONGODB_EMULATED });
 
   describe("specifics", () => {
     let driver: MongoDriver;
