@@ -69,6 +69,19 @@ function normaliseXml(text: string): string {
     .replace(/\b[0-9a-f]{24}\b/g, "<id>");
 }
 
+/**
+ * A version diff lists `_updated` only when it changed. The recording made its writes within
+ * one second; a server in another process (test:runtimes) cannot have its clock frozen, so a
+ * second may tick between two writes and add `_updated` to a diff. That key alone is ignored.
+ */
+function ignoreTickedSeconds(mine: any, theirs: any): void {
+  if (!Array.isArray(mine?._items) || !Array.isArray(theirs?._items)) return;
+  mine._items.forEach((item: any, i: number) => {
+    const reference = theirs._items[i];
+    if (item && reference && "_updated" in item && !("_updated" in reference)) delete item._updated;
+  });
+}
+
 async function replay(exchange: Exchange): Promise<Response> {
   const { request } = exchange;
   const path = translate(request.url.pathname + request.url.search);
@@ -111,6 +124,7 @@ describe("reference exchanges (Eve 2.3.1)", () => {
       const mine = JSON.parse(text);
       const theirs = JSON.parse(expected.body);
       learn(theirs, mine);
+      ignoreTickedSeconds(mine, theirs);
       expect(normalise(mine)).toEqual(normalise(theirs));
       if (expected.headers.etag) expect(response.headers.get("etag")).toBe(translate(expected.headers.etag));
     });
