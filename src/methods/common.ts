@@ -8,6 +8,7 @@ import type { Config, Resource } from "../settings/normalize.ts";
 import { parseDate } from "../render/dates.ts";
 import { bareEtag } from "../render/etag.ts";
 import { isPrototypeKey } from "../query/common.ts";
+import { BodyError, readTextWithin } from "../http/body.ts";
 
 /** What a method hands to the renderer. */
 export interface Reply {
@@ -38,34 +39,11 @@ export function checkJsonShape(value: unknown, maxDepth: number, depth = 0): voi
 /** Reads the body as text, refusing more than MAX_BODY_SIZE bytes before reading them all. */
 export async function readBodyText(ctx: RequestContext): Promise<string> {
   if (ctx.bodyText !== undefined) return ctx.bodyText;
-  const limit = ctx.app.config.MAX_BODY_SIZE;
-  const declared = Number(ctx.request.headers.get("content-length") ?? NaN);
-  if (declared > limit) throw new HttpError(413);
-  const body = ctx.request.body;
-  if (!body) return (ctx.bodyText = "");
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => undefined);
-      throw new HttpError(413);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
   try {
-    ctx.bodyText = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new HttpError(400, "The request body is not valid UTF-8");
+    ctx.bodyText = await readTextWithin(ctx.request, ctx.app.config.MAX_BODY_SIZE);
+  } catch (error) {
+    if (!(error instanceof BodyError)) throw error;
+    throw error.problem === "too-large" ? new HttpError(413) : new HttpError(400, "The request body is not valid UTF-8");
   }
   return ctx.bodyText;
 }

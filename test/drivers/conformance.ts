@@ -12,7 +12,8 @@ async function readAll(file: MediaFile, range?: { start: number; end: number }):
   return new Uint8Array(await new Response(result).arrayBuffer());
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
+/** The error a promise rejects with (the test fails if it resolves). */
+export async function rejection(promise: Promise<unknown>): Promise<unknown> {
   try {
     await promise;
   } catch (error) {

@@ -12,20 +12,12 @@ import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Dr
 import { createHandler } from "../../src/handler.ts";
 import { createLogger, type LogRecord } from "../../src/logging.ts";
 import { dataApiOver, inProcessFetch } from "../support/drivers.ts";
-import { MONGODB_EMULATED, runDriverConformance } from "./conformance.ts";
+import { MONGODB_EMULATED, rejection, runDriverConformance } from "./conformance.ts";
 
 const mongodbUri = process.env.MONGODB_URI;
 const KEY = "s3cret-key";
 const BASE = "https://gateway.test/app/everest/endpoint/data/v1";
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected the promise to reject");
-}
 
 /** Backing drivers the conformance runs built, closed at the end (the data-api driver holds nothing). */
 const backings: Driver[] = [];

@@ -16,7 +16,7 @@ import {
   type Filter,
   type Target,
 } from "../../src/drivers/types.ts";
-import { runDriverConformance } from "./conformance.ts";
+import { rejection, runDriverConformance } from "./conformance.ts";
 
 const directories: string[] = [];
 async function tempDir(): Promise<string> {
@@ -32,14 +32,6 @@ async function journalAt(path: string, files: FileAccess = new NodeFileAccess())
   return MemoryDriver.open({ databaseName: "everest", journal: { files, path } });
 }
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected the promise to reject");
-}
 
 /** Lets queued microtasks and I/O callbacks run; no test depends on how long this takes. */
 const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 0));

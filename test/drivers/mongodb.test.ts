@@ -9,18 +9,10 @@ import { createDriver } from "../../src/drivers/registry.ts";
 import { createHandler } from "../../src/handler.ts";
 import { createLogger } from "../../src/logging.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Target } from "../../src/drivers/types.ts";
-import { MONGODB_EMULATED, runDriverConformance } from "./conformance.ts";
+import { MONGODB_EMULATED, rejection, runDriverConformance } from "./conformance.ts";
 
 const uri = process.env.MONGODB_URI;
 
-async function rejection(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error("expected the promise to reject");
-}
 
 const fresh = (collection = "c"): Target => ({ database: `mongo_${new ObjectId().toHexString()}`, collection });
 

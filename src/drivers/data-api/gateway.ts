@@ -5,6 +5,7 @@
 // Every request needs an API key; unknown actions, oversized batches, requests and responses,
 // and databases or collections outside the allow-lists are refused with a JSON error body
 // `{ error, error_code }` (see docs/drivers.md).
+import { BodyError, readTextWithin } from "../../http/body.ts";
 import { Binary } from "bson";
 import { timingSafeEqual } from "../../auth/auth.ts";
 import {
@@ -176,32 +177,11 @@ async function sha256(text: string): Promise<string> {
 }
 
 async function readBody(request: Request, limit: number): Promise<string> {
-  const declared = Number(request.headers.get("content-length") ?? NaN);
-  if (declared > limit) throw new GatewayError("PayloadTooLarge", `the request body exceeds ${limit} bytes`);
-  if (!request.body) return "";
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw new GatewayError("PayloadTooLarge", `the request body exceeds ${limit} bytes`);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
   try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    throw new GatewayError("InvalidParameter", "the request body is not UTF-8");
+    return await readTextWithin(request, limit);
+  } catch (error) {
+    if (!(error instanceof BodyError)) throw error;
+    throw new GatewayError(error.problem === "too-large" ? "PayloadTooLarge" : "InvalidParameter", error.message);
   }
 }
 

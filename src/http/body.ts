@@ -1,0 +1,47 @@
+// Reading a request body without trusting its size: refused as soon as it passes the limit,
+// before the rest is read, whether or not Content-Length declared it.
+
+export type BodyProblem = "too-large" | "not-utf8";
+
+/** Thrown by readTextWithin; callers turn it into their own protocol's error. */
+export class BodyError extends Error {
+  constructor(readonly problem: BodyProblem, limit: number) {
+    super(problem === "too-large" ? `the request body exceeds ${limit} bytes` : "the request body is not UTF-8");
+    this.name = "BodyError";
+  }
+}
+
+export async function readBytesWithin(request: Request, limit: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get("content-length") ?? NaN);
+  if (declared > limit) throw new BodyError("too-large", limit);
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      throw new BodyError("too-large", limit);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}
+
+export async function readTextWithin(request: Request, limit: number): Promise<string> {
+  const bytes = await readBytesWithin(request, limit);
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new BodyError("not-utf8", limit);
+  }
+}
