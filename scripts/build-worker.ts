@@ -1,10 +1,15 @@
-// Builds the Cloudflare Workers bundle for a settings file: one ES module holding the settings,
-// everest and the memory and data-api drivers. The native mongodb driver is replaced by a
-// module that explains itself, since it needs TCP sockets and would add megabytes.
+// Builds the Cloudflare Workers bundle for a settings file: an entry module holding the
+// settings and everest, and beside it, in `<name>-chunks/`, the ES modules it imports only when
+// a deployment needs them (the memory and data-api drivers, the jsonschema validation engine,
+// the geometry behind the memory driver's geo operators). Workers load several ES modules;
+// wrangler.toml uploads them all (its module rules) and serve-workers lists them in the workerd
+// config. The native mongodb driver is replaced by a module that explains itself, since it needs
+// TCP sockets and would add megabytes.
 //   node --import tsx scripts/build-worker.ts <settings.json|settings.mjs> <outfile> [--no-minify]
 // wrangler.toml runs this as its build command; serve:workers and bench/bundle.ts call buildWorker.
-import { build, type BuildResult, type Plugin } from "esbuild";
-import { dirname, resolve } from "node:path";
+import { build, type BuildResult, type Metafile, type Plugin } from "esbuild";
+import { rm } from "node:fs/promises";
+import { basename, dirname, extname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -30,13 +35,40 @@ const withoutMongodb: Plugin = {
 export interface WorkerBuildOptions {
   /** A JSON settings file, or an ES module that default-exports the settings. */
   settingsFile: string;
+  /** The entry module; the chunks go to `<its name without .js>-chunks/` beside it. */
   outfile: string;
   /** Default true: what gets deployed. Off, stack traces stay readable. */
   minify?: boolean;
 }
 
-export function buildWorker(options: WorkerBuildOptions): Promise<BuildResult<{ metafile: true }>> {
-  return build({
+export interface WorkerModule {
+  /** Path relative to the entry's directory, which is also its module name on Workers. */
+  name: string;
+  /** Absolute path of the file written. */
+  path: string;
+  /** Modules it imports as it loads, and those it imports on demand (names as above). */
+  imports: string[];
+  dynamicImports: string[];
+  /** The source module a lazily loaded chunk stands for (`src/drivers/memory/index.ts`), if any. */
+  entryPoint?: string;
+}
+
+export interface WorkerBuild {
+  result: BuildResult<{ metafile: true }>;
+  /** The entry first, then every chunk. */
+  modules: WorkerModule[];
+}
+
+/** The directory of an entry's chunks, a name no other file of a deployment is likely to have. */
+export const chunkDirectory = (outfile: string) => `${basename(outfile, extname(outfile))}-chunks`;
+
+export async function buildWorker(options: WorkerBuildOptions): Promise<WorkerBuild> {
+  const outfile = resolve(options.outfile);
+  const outdir = dirname(outfile);
+  const chunks = chunkDirectory(outfile);
+  // Chunk names carry content hashes; those of an earlier build would otherwise be uploaded too.
+  await rm(join(outdir, chunks), { recursive: true, force: true });
+  const result = await build({
     stdin: {
       contents: [
         `import settings from ${JSON.stringify(resolve(options.settingsFile))};`,
@@ -49,16 +81,35 @@ export function buildWorker(options: WorkerBuildOptions): Promise<BuildResult<{ 
     },
     bundle: true,
     format: "esm",
+    // Dynamic imports become modules of their own, loaded when first needed.
+    splitting: true,
     platform: "browser",
     // What wrangler resolves package exports with.
     conditions: ["workerd", "worker", "browser"],
     target: "es2022",
     minify: options.minify ?? true,
-    outfile: options.outfile,
+    outdir,
+    entryNames: basename(outfile, extname(outfile)),
+    chunkNames: `${chunks}/[name]-[hash]`,
     metafile: true,
     logLevel: "warning",
     plugins: [withoutMongodb],
   });
+  return { result, modules: workerModules(result.metafile, outdir, outfile) };
+}
+
+function workerModules(metafile: Metafile, outdir: string, outfile: string): WorkerModule[] {
+  const name = (output: string) => relative(outdir, resolve(output)).split("\\").join("/");
+  const modules = Object.entries(metafile.outputs)
+    .filter(([output]) => output.endsWith(".js"))
+    .map(([output, meta]): WorkerModule => ({
+      name: name(output),
+      path: resolve(output),
+      imports: meta.imports.filter((i) => i.kind === "import-statement" && !i.external).map((i) => name(i.path)),
+      dynamicImports: meta.imports.filter((i) => i.kind === "dynamic-import" && !i.external).map((i) => name(i.path)),
+      ...(meta.entryPoint && resolve(output) !== outfile ? { entryPoint: meta.entryPoint } : {}),
+    }));
+  return modules.sort((a, b) => Number(b.path === outfile) - Number(a.path === outfile) || a.name.localeCompare(b.name));
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

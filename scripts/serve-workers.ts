@@ -1,6 +1,7 @@
 // `everest serve` on workerd, the runtime of Cloudflare Workers, offline: bundles the settings
-// file with scripts/build-worker.ts, writes a workerd config beside it and runs the workerd
-// binary that wrangler itself uses. Same command line as the other runtimes:
+// file with scripts/build-worker.ts (an entry module and the chunks it loads on demand), writes a
+// workerd config beside it listing every module and runs the workerd binary that wrangler itself
+// uses. Same command line as the other runtimes:
 //   node --import tsx scripts/serve-workers.ts serve <settings.json> [--port 8787] [--host 127.0.0.1] [--db …]
 // --db (or $DB_URI) and $DB_NAME, $DATA_API_KEY, $DATA_API_SOURCE become text bindings, which
 // the worker maps into the settings as it does a deployment's vars and secrets.
@@ -13,7 +14,7 @@ import { fileURLToPath } from "node:url";
 import { parseServeArgs } from "../adapters/serve-cli.ts";
 import { serverUrl } from "../adapters/server.ts";
 import { ENV_SETTINGS } from "../adapters/workers.ts";
-import { buildWorker } from "./build-worker.ts";
+import { buildWorker, type WorkerModule } from "./build-worker.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const WORKERD = resolve(ROOT, "node_modules/.bin/workerd");
@@ -48,7 +49,10 @@ function accepts(host: string, port: number): Promise<boolean> {
 }
 
 // Binding values are files the config embeds, so none needs Cap'n Proto string escaping.
-function workerdConfig(address: string, bindings: string[], date: string): string {
+// Modules are named by their paths relative to the entry, which is how they import each other;
+// the entry comes first, workerd's main module.
+function workerdConfig(address: string, modules: WorkerModule[], bindings: string[], date: string): string {
+  const moduleList = modules.map((module) => `(name = ${JSON.stringify(module.name)}, esModule = embed ${JSON.stringify(module.name)})`);
   const textBindings = bindings.map((name) => `(name = ${JSON.stringify(name)}, text = embed ${JSON.stringify(`bindings/${name}`)})`);
   return `using Workerd = import "/workerd/workerd.capnp";
 
@@ -62,7 +66,7 @@ const config :Workerd.Config = (
 );
 
 const worker :Workerd.Worker = (
-  modules = [(name = "worker.js", esModule = embed "worker.js")],
+  modules = [${moduleList.join(", ")}],
   compatibilityDate = ${JSON.stringify(date)},
   bindings = [${textBindings.join(", ")}],
   globalOutbound = "internet",
@@ -100,14 +104,14 @@ async function main(): Promise<void> {
   process.once("SIGINT", () => void stop(0));
   process.once("SIGTERM", () => void stop(0));
   try {
-    await buildWorker({ settingsFile: args.file, outfile: join(dir, "worker.js"), minify: false });
+    const { modules } = await buildWorker({ settingsFile: args.file, outfile: join(dir, "worker.js"), minify: false });
     const values: Record<string, string | undefined> = { ...process.env, DB_URI: args.db };
     const bindings = ENV_SETTINGS.filter((name) => values[name]);
     await mkdir(join(dir, "bindings"));
     for (const name of bindings) await writeFile(join(dir, "bindings", name), values[name]!);
     const port = args.port || (await freePort(args.host));
     const address = `${args.host.includes(":") ? `[${args.host}]` : args.host}:${port}`;
-    await writeFile(join(dir, "config.capnp"), workerdConfig(address, bindings, await compatibilityDate()));
+    await writeFile(join(dir, "config.capnp"), workerdConfig(address, modules, bindings, await compatibilityDate()));
     child = spawn(WORKERD, ["serve", join(dir, "config.capnp")], { stdio: ["ignore", "inherit", "inherit"] });
     child.once("exit", (code) => void stop(code ?? 1));
     await waitUntilListening(child, args.host, port);
