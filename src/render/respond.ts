@@ -17,6 +17,7 @@ interface Offer {
   format: Format;
 }
 
+const ENCODER = new TextEncoder();
 const JSON_MIMES = ["application/json"];
 const XML_MIMES = ["application/xml", "text/xml", "application/x-xml"];
 
@@ -129,7 +130,10 @@ export function renderReply(ctx: RequestContext, reply: Reply): Response {
     // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".
     if (callback && isValidJsonpCallback(callback)) text = wrapJsonp(callback, text);
   }
-  return new Response(ctx.method === "HEAD" ? null : text, { status: reply.status, headers });
+  // Encoded once, so the length is known: Content-Length as Eve sends it (HEAD included), not chunked.
+  const bytes = ENCODER.encode(text);
+  headers.set("Content-Length", String(bytes.byteLength));
+  return new Response(ctx.method === "HEAD" ? null : bytes, { status: reply.status, headers });
 }
 
 /** The error envelope of DECISIONS.md §3, or the body the error carries. */
