@@ -6,7 +6,7 @@ import type { Config, Resource } from "../settings/normalize.ts";
 import { compileResource, type DictNode } from "./compile.ts";
 import { Level, MESSAGES, renderIssues } from "./errors.ts";
 import type { ValidatorExtensions } from "./extensions.ts";
-import { compileJsonEngine, type JsonEngine } from "./jsonschema.ts";
+import type { JsonEngine } from "./jsonschema.ts";
 import { convertDict, normalizeDict, prepare, type KeyIssue } from "./normalize.ts";
 import { pyRepr } from "./pyrepr.ts";
 import { settle, validateDict, type DocRun } from "./rules.ts";
@@ -19,6 +19,14 @@ import type { ResourceValidator, ValidationEnv, ValidationMode, ValidationResult
  * closures. Same results; closures measured five to six times faster (bench/VALIDATION.md).
  */
 export type ValidationEngine = "jsonschema" | "closures";
+
+let jsonEngineModule: Promise<typeof import("./jsonschema.ts")> | undefined;
+
+/**
+ * The jsonschema engine and @cfworker/json-schema, imported when a validator first needs them:
+ * a module of their own in a bundle (the Workers build), which the default engine never loads.
+ */
+const loadJsonEngine = () => (jsonEngineModule ??= import("./jsonschema.ts"));
 
 export interface CompileOptions {
   engine?: ValidationEngine;
@@ -36,11 +44,20 @@ function isPlainDocument(value: unknown): value is Doc {
 
 export function compileValidator(resource: Resource, config: Config, extensions: ValidatorExtensions = {}, options: CompileOptions = {}): ResourceValidator {
   const root: DictNode = compileResource(resource, config, extensions, usableSchema(resource, config, extensions));
-  const json: JsonEngine | null = options.engine === "jsonschema" ? compileJsonEngine(root) : null;
+  // The jsonschema engine's schemas are compiled as soon as its module is loaded (asked for
+  // here, so usually before the first document); a document waits for them only until then.
+  // Compiling stays synchronous, and the first validation reports a failure to load.
+  let json: JsonEngine | null = null;
+  let jsonReady: Promise<unknown> | null = null;
+  if (options.engine === "jsonschema") {
+    jsonReady = loadJsonEngine().then((engine) => (json = engine.compileJsonEngine(root)));
+    jsonReady.catch(() => {});
+  }
   const expandDots = (resource.raw.normalize_dotted_fields ?? config.NORMALIZE_DOTTED_FIELDS) !== false;
   const asList = config.VALIDATION_ERROR_AS_LIST === true;
 
   async function check(input: Doc, mode: ValidationMode, env: ValidationEnv): Promise<Checked> {
+    if (jsonReady !== null && json === null) await jsonReady;
     if (!isPlainDocument(input)) throw new TypeError(`a document must be an object, got ${pyRepr(input)}`);
     const keyIssues: KeyIssue[] = [];
     const document = prepare(input, [], expandDots, keyIssues) as Doc;
