@@ -3,6 +3,8 @@
 //
 // Every operation does its checking and its change to memory synchronously, before its first
 // `await`, so a conditional write (`{_id, _etag}` filter) cannot interleave with another one.
+// Only the import of turf comes before: an operation using a geo operator before turf is
+// loaded awaits that first, and then does the rest as any other.
 import { Binary, ObjectId } from "bson";
 import {
   InvalidQueryError,
@@ -21,7 +23,7 @@ import type { Stored } from "./indexes.ts";
 import { encodeRecord, Journal, replayJournal, type JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
 import { applyUpdate, compileFilter, cursor, project, runPipeline, withMingo } from "./mingo.ts";
-import { nearDistance } from "./geo.ts";
+import { loadGeometry, nearDistance, needsGeometry } from "./geo.ts";
 import { copyDocument, copyValue, valueKey } from "./values.ts";
 
 /** Stages that write collections, which would bypass the store's indexes and journal. */
@@ -69,6 +71,7 @@ export class MemoryDriver implements Driver {
   }
 
   async find(target: Target, query: FindQuery): Promise<Doc[]> {
+    if (needsGeometry(query.filter, query.projection)) await loadGeometry();
     this.assertUsable();
     const test = compileFilter(query.filter);
     const collection = this.collection(target);
@@ -102,6 +105,7 @@ export class MemoryDriver implements Driver {
   }
 
   async count(target: Target, filter: Filter): Promise<number> {
+    if (needsGeometry(filter)) await loadGeometry();
     this.assertUsable();
     const test = compileFilter(filter);
     const collection = this.collection(target);
@@ -128,6 +132,7 @@ export class MemoryDriver implements Driver {
   }
 
   async replaceOne(target: Target, filter: Filter, doc: Doc): Promise<boolean> {
+    if (needsGeometry(filter)) await loadGeometry();
     this.assertUsable();
     const test = compileFilter(filter);
     const collection = this.collection(target);
@@ -140,6 +145,7 @@ export class MemoryDriver implements Driver {
   }
 
   async updateOne(target: Target, filter: Filter, update: Update): Promise<boolean> {
+    if (needsGeometry(filter, update)) await loadGeometry();
     this.assertUsable();
     const test = compileFilter(filter);
     const collection = this.collection(target);
@@ -153,6 +159,7 @@ export class MemoryDriver implements Driver {
   }
 
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
+    if (needsGeometry(filter)) await loadGeometry();
     this.assertUsable();
     const test = compileFilter(filter);
     const collection = this.collection(target);
@@ -165,6 +172,7 @@ export class MemoryDriver implements Driver {
   }
 
   async deleteMany(target: Target, filter: Filter): Promise<number> {
+    if (needsGeometry(filter)) await loadGeometry();
     this.assertUsable();
     const test = compileFilter(filter);
     const collection = this.collection(target);
@@ -187,6 +195,7 @@ export class MemoryDriver implements Driver {
   }
 
   async aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]> {
+    if (needsGeometry(pipeline)) await loadGeometry();
     this.assertUsable();
     for (const stage of pipeline) {
       for (const key of Object.keys(stage)) {

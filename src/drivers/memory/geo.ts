@@ -4,9 +4,8 @@
 // $polygon, $center, $centerSphere), $geoIntersects, and the $geoNear stage. One approximation:
 // the distance to a stored geometry other than a point is 0 when it contains or touches the
 // point, otherwise the distance to its nearest vertex (MongoDB measures to the nearest edge).
-import booleanIntersects from "@turf/boolean-intersects";
-import booleanWithin from "@turf/boolean-within";
-import distance from "@turf/distance";
+// turf is imported on first use: the driver awaits loadGeometry() before running anything for
+// which needsGeometry() is true, and the operators, synchronous as mingo's are, find it loaded.
 import type { Geometry, MultiPolygon, Polygon, Position } from "geojson";
 import type { Options } from "mingo/types";
 import { Lazy, type Iterator } from "mingo/lazy";
@@ -16,6 +15,50 @@ import { EARTH_RADIUS_METERS } from "../near-count.ts";
 import type { Doc, Filter } from "../types.ts";
 
 type Json = Record<string, unknown>;
+
+type Turf = typeof import("./turf.ts");
+let turf: Turf | null = null;
+let loading: Promise<void> | null = null;
+
+/** The operators and the stage that measure geometries with turf. */
+const GEO_OPERATORS = new Set(["$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$geoNear"]);
+
+function namesGeoOperator(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(namesGeoOperator);
+  if (value === null || typeof value !== "object") return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return false;
+  for (const [key, inner] of Object.entries(value)) if (GEO_OPERATORS.has(key) || namesGeoOperator(inner)) return true;
+  return false;
+}
+
+/** Whether a filter, update or pipeline uses a geo operator while turf is not loaded yet. */
+export function needsGeometry(...values: unknown[]): boolean {
+  return turf === null && values.some(namesGeoOperator);
+}
+
+/** Imports turf, once; a failed import is tried again by the next operation that needs it. */
+export function loadGeometry(): Promise<void> {
+  loading ??= import("./turf.ts").then(
+    (module) => {
+      turf = module;
+    },
+    (error: unknown) => {
+      loading = null;
+      throw error;
+    },
+  );
+  return loading;
+}
+
+function geometry(): Turf {
+  if (turf === null) throw new Error("a geo operator ran before loadGeometry() had loaded turf");
+  return turf;
+}
+
+const distance: Turf["distance"] = (...args) => geometry().distance(...args);
+const booleanIntersects: Turf["booleanIntersects"] = (...args) => geometry().booleanIntersects(...args);
+const booleanWithin: Turf["booleanWithin"] = (...args) => geometry().booleanWithin(...args);
 
 /** The shape of mingo's own query operators (`$gt` …), which its context accepts. */
 type QueryOperator = (selector: string, value: unknown, options: Options) => (doc: Doc) => boolean;
