@@ -23,7 +23,8 @@ const ON_DEMAND: Record<string, string> = {
   "src/drivers/data-api/index.ts": "data-api driver (DB_URI https://…)",
   "everest-unavailable:mongodb-driver": "mongodb stand-in (explains Workers cannot)",
   "src/validation/jsonschema.ts": "validationEngine: \"jsonschema\"",
-  "src/drivers/memory/turf.ts": "geo operators of the memory driver",
+  "src/drivers/memory/aggregation.ts": "pipelines and $expr on the memory driver",
+  "src/drivers/memory/turf.ts": "geo operators on the memory driver",
 };
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -82,9 +83,11 @@ try {
   const dataApi = lazy("src/drivers/data-api/index.ts");
   if (!memory || !dataApi) throw new Error("the build has no separate memory or data-api driver module");
   const example = loaded(entry, memory);
+  const memoryExtras = ["src/drivers/memory/aggregation.ts", "src/drivers/memory/turf.ts"].map(lazy).filter((module) => module !== undefined);
   const deployments: Array<[string, WorkerModule[], boolean]> = [
     ["at start: the entry and its imports", loaded(entry), false],
     ["**example as deployed**: at start + memory driver", example, true],
+    ["example once it has run a pipeline or $expr and a geo query", loaded(entry, memory, ...memoryExtras), false],
     ["data-api deployment: at start + data-api driver", loaded(entry, dataApi), false],
     ["whole upload: every module", modules, false],
   ];

@@ -3,8 +3,9 @@
 //
 // Every operation does its checking and its change to memory synchronously, before its first
 // `await`, so a conditional write (`{_id, _etag}` filter) cannot interleave with another one.
-// Only the import of turf comes before: an operation using a geo operator before turf is
-// loaded awaits that first, and then does the rest as any other.
+// Only an import may come before: an operation whose filter, update or pipeline needs a module
+// not loaded yet (turf for geo operators, aggregation for pipelines and $expr; mingo.ts,
+// loadFor) awaits it first, and then does the rest as any other.
 import { Binary, ObjectId } from "bson";
 import {
   InvalidQueryError,
@@ -22,8 +23,8 @@ import { Collection, type ScanStats } from "./collection.ts";
 import type { Stored } from "./indexes.ts";
 import { encodeRecord, Journal, replayJournal, type JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
-import { applyUpdate, compileFilter, cursor, project, runPipeline, withMingo } from "./mingo.ts";
-import { loadGeometry, nearDistance, needsGeometry } from "./geo.ts";
+import { applyUpdate, compileFilter, cursor, loadFor, project, runPipeline, withMingo } from "./mingo.ts";
+import { nearDistance } from "./geo.ts";
 import { copyDocument, copyValue, valueKey } from "./values.ts";
 
 /** Stages that write collections, which would bypass the store's indexes and journal. */
@@ -71,7 +72,8 @@ export class MemoryDriver implements Driver {
   }
 
   async find(target: Target, query: FindQuery): Promise<Doc[]> {
-    if (needsGeometry(query.filter, query.projection)) await loadGeometry();
+    const loading = loadFor({ filter: query.filter });
+    if (loading) await loading;
     this.assertUsable();
     const test = compileFilter(query.filter);
     const collection = this.collection(target);
@@ -105,7 +107,8 @@ export class MemoryDriver implements Driver {
   }
 
   async count(target: Target, filter: Filter): Promise<number> {
-    if (needsGeometry(filter)) await loadGeometry();
+    const loading = loadFor({ filter });
+    if (loading) await loading;
     this.assertUsable();
     const test = compileFilter(filter);
     const collection = this.collection(target);
@@ -132,7 +135,8 @@ export class MemoryDriver implements Driver {
   }
 
   async replaceOne(target: Target, filter: Filter, doc: Doc): Promise<boolean> {
-    if (needsGeometry(filter)) await loadGeometry();
+    const loading = loadFor({ filter });
+    if (loading) await loading;
     this.assertUsable();
     const test = compileFilter(filter);
     const collection = this.collection(target);
@@ -145,7 +149,8 @@ export class MemoryDriver implements Driver {
   }
 
   async updateOne(target: Target, filter: Filter, update: Update): Promise<boolean> {
-    if (needsGeometry(filter, update)) await loadGeometry();
+    const loading = loadFor({ filter, update });
+    if (loading) await loading;
     this.assertUsable();
     const test = compileFilter(filter);
     const collection = this.collection(target);
@@ -159,7 +164,8 @@ export class MemoryDriver implements Driver {
   }
 
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
-    if (needsGeometry(filter)) await loadGeometry();
+    const loading = loadFor({ filter });
+    if (loading) await loading;
     this.assertUsable();
     const test = compileFilter(filter);
     const collection = this.collection(target);
@@ -172,7 +178,8 @@ export class MemoryDriver implements Driver {
   }
 
   async deleteMany(target: Target, filter: Filter): Promise<number> {
-    if (needsGeometry(filter)) await loadGeometry();
+    const loading = loadFor({ filter });
+    if (loading) await loading;
     this.assertUsable();
     const test = compileFilter(filter);
     const collection = this.collection(target);
@@ -195,7 +202,8 @@ export class MemoryDriver implements Driver {
   }
 
   async aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]> {
-    if (needsGeometry(pipeline)) await loadGeometry();
+    const loading = loadFor({ pipeline });
+    if (loading) await loading;
     this.assertUsable();
     for (const stage of pipeline) {
       for (const key of Object.keys(stage)) {

@@ -4,8 +4,9 @@
 // $polygon, $center, $centerSphere), $geoIntersects, and the $geoNear stage. One approximation:
 // the distance to a stored geometry other than a point is 0 when it contains or touches the
 // point, otherwise the distance to its nearest vertex (MongoDB measures to the nearest edge).
-// turf is imported on first use: the driver awaits loadGeometry() before running anything for
-// which needsGeometry() is true, and the operators, synchronous as mingo's are, find it loaded.
+// turf is imported on first use: an operation for which needsGeometry() is true awaits
+// loadGeometry() first (mingo.ts, loadFor), and the operators, synchronous as mingo's are, find
+// it loaded.
 import type { Geometry, MultiPolygon, Polygon, Position } from "geojson";
 import type { Options } from "mingo/types";
 import { Lazy, type Iterator } from "mingo/lazy";
@@ -13,6 +14,7 @@ import { Query } from "mingo/query";
 import { MingoError, resolve, setValue } from "mingo/util";
 import { EARTH_RADIUS_METERS } from "../near-count.ts";
 import type { Doc, Filter } from "../types.ts";
+import { namesOperator } from "./values.ts";
 
 type Json = Record<string, unknown>;
 
@@ -23,18 +25,9 @@ let loading: Promise<void> | null = null;
 /** The operators and the stage that measure geometries with turf. */
 const GEO_OPERATORS = new Set(["$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$geoNear"]);
 
-function namesGeoOperator(value: unknown): boolean {
-  if (Array.isArray(value)) return value.some(namesGeoOperator);
-  if (value === null || typeof value !== "object") return false;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
-  for (const [key, inner] of Object.entries(value)) if (GEO_OPERATORS.has(key) || namesGeoOperator(inner)) return true;
-  return false;
-}
-
 /** Whether a filter, update or pipeline uses a geo operator while turf is not loaded yet. */
 export function needsGeometry(...values: unknown[]): boolean {
-  return turf === null && values.some(namesGeoOperator);
+  return turf === null && values.some((value) => namesOperator(value, GEO_OPERATORS));
 }
 
 /** Imports turf, once; a failed import is tried again by the next operation that needs it. */

@@ -1,37 +1,68 @@
 // mingo, set up to behave like MongoDB for the memory driver: script operators refused, one
-// deviation corrected, and mingo's own errors reported as the caller's InvalidQueryError.
-import { Aggregator } from "mingo/aggregator";
+// deviation corrected ($count, aggregation.ts), and mingo's own errors reported as the
+// caller's InvalidQueryError.
+// Filters, projections and updates need the query and projection operators, here from the
+// start. Pipelines and `$expr` need the stages, expression and accumulator operators
+// (aggregation.ts), and geo operators need turf (geo.ts): both are imported when an operation
+// first needs them (loadFor), so a bundle keeps them in modules of their own.
 import { Context } from "mingo/core";
 import type { Cursor } from "mingo/cursor";
-import * as accumulator from "mingo/operators/accumulator";
-import * as expression from "mingo/operators/expression";
-import * as pipeline from "mingo/operators/pipeline";
 import * as projection from "mingo/operators/projection";
 import * as query from "mingo/operators/query";
-import * as window from "mingo/operators/window";
 import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
 import { update, type Modifier } from "mingo/updater";
 import { MingoError } from "mingo/util";
 import { ObjectId } from "bson";
 import { InvalidQueryError, type Doc, type Filter, type Projection } from "../types.ts";
-import { $geoNear, foldNearBounds, geoQueryOperators } from "./geo.ts";
-import { valueKey } from "./values.ts";
+import { $geoNear, foldNearBounds, geoQueryOperators, loadGeometry, needsGeometry } from "./geo.ts";
+import { namesOperator, valueKey } from "./values.ts";
 
-/** MongoDB's $count emits no document at all for empty input, where mingo's emits a count of 0. */
-const $count: typeof pipeline.$count = (collection, expr, options) =>
-  pipeline.$count(collection, expr, options).filter((doc: Record<string, number>) => doc[expr as string]! > 0);
-
+/** aggregation.ts adds its operators to this context when it is loaded. */
 const context = Context.init({
-  accumulator,
-  expression,
-  pipeline: { ...pipeline, $count, $geoNear },
   projection,
   query: { ...query, ...geoQueryOperators },
-  window,
 });
 
 const OPTIONS: Partial<Options> = { context, scriptEnabled: false };
+
+type Aggregation = typeof import("./aggregation.ts");
+let aggregation: Aggregation | null = null;
+let loadingAggregation: Promise<void> | null = null;
+
+/** The query operator that evaluates aggregation expressions. */
+const EXPRESSION_OPERATORS = new Set(["$expr"]);
+
+/** Imports aggregation.ts, once, and adds its operators; a failed import is tried again next time. */
+function loadAggregation(): Promise<void> {
+  loadingAggregation ??= import("./aggregation.ts").then(
+    (module) => {
+      context
+        .addExpressionOps(module.expressionOperators)
+        .addAccumulatorOps(module.accumulatorOperators)
+        .addPipelineOps({ ...module.pipelineOperators, $geoNear });
+      aggregation = module;
+    },
+    (error: unknown) => {
+      loadingAggregation = null;
+      throw error;
+    },
+  );
+  return loadingAggregation;
+}
+
+/**
+ * The imports an operation needs before it runs, started: turf for a geo operator, aggregation
+ * for a pipeline or `$expr`. Null when nothing is missing, so that the operation awaits only
+ * then, and otherwise runs as before without awaiting anything.
+ */
+export function loadFor(parts: { filter?: Filter; update?: object; pipeline?: Doc[] }): Promise<unknown> | null {
+  const pending: Array<Promise<void>> = [];
+  if (needsGeometry(parts.filter, parts.update, parts.pipeline)) pending.push(loadGeometry());
+  const aggregates = () => parts.pipeline !== undefined || namesOperator(parts.filter, EXPRESSION_OPERATORS) || namesOperator(parts.update, EXPRESSION_OPERATORS);
+  if (aggregation === null && aggregates()) pending.push(loadAggregation());
+  return pending.length === 0 ? null : Promise.all(pending);
+}
 
 /** Script operators run arbitrary code; they are refused outright rather than left to mingo. */
 const SCRIPT_OPERATORS = new Set(["$where", "$function", "$accumulator"]);
@@ -139,7 +170,9 @@ export function applyUpdate(doc: Doc, modifier: Record<string, unknown>): string
   return update(doc, modifier as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS });
 }
 
+/** Runs a pipeline; loadFor({pipeline}) must have been awaited. */
 export function runPipeline(stages: Doc[], input: Doc[], collectionResolver: (name: string) => Doc[]): Doc[] {
   refuseScripts(stages);
-  return new Aggregator(stages, { ...OPTIONS, collectionResolver }).run<Doc>(input);
+  if (aggregation === null) throw new Error("runPipeline before loadFor({ pipeline }) had loaded aggregation.ts");
+  return aggregation.aggregate(stages, input, { ...OPTIONS, collectionResolver });
 }

@@ -9,6 +9,14 @@ function isPlainObject(value: object): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
+/** Whether a filter, update or pipeline uses one of `operators`: a key of that name at any depth. */
+export function namesOperator(value: unknown, operators: ReadonlySet<string>): boolean {
+  if (Array.isArray(value)) return value.some((element) => namesOperator(element, operators));
+  if (value === null || typeof value !== "object" || !isPlainObject(value)) return false;
+  for (const [key, inner] of Object.entries(value)) if (operators.has(key) || namesOperator(inner, operators)) return true;
+  return false;
+}
+
 function assign(target: Record<string, unknown>, key: string, value: unknown): void {
   // A plain assignment of "__proto__" would replace the copy's prototype instead of storing data.
   if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
