@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { gzipSync } from "node:zlib";
-import { buildWorker, type WorkerModule } from "../scripts/build-worker.ts";
+import { buildWorker, loadedWith, type WorkerModule } from "../scripts/build-worker.ts";
 import { ROOT } from "./lib/proc.ts";
 import { table } from "./lib/table.ts";
 
@@ -40,7 +40,6 @@ function owner(input: string): string {
 const dir = mkdtempSync(join(tmpdir(), "everest-bundle-"));
 try {
   const { result, modules } = await buildWorker({ settingsFile: join(ROOT, "examples/settings.json"), outfile: join(dir, "worker.js") });
-  const byName = new Map(modules.map((module) => [module.name, module]));
   const sizes = new Map(
     modules.map((module) => {
       const code = readFileSync(module.path);
@@ -50,17 +49,7 @@ try {
   const entry = modules[0]!;
   const lazy = (source: string) => modules.find((module) => module.entryPoint === source);
 
-  /** The modules loaded with these: each, and what it imports as it loads, transitively. */
-  function loaded(...roots: WorkerModule[]): WorkerModule[] {
-    const seen = new Set<string>();
-    const visit = (module: WorkerModule) => {
-      if (seen.has(module.name)) return;
-      seen.add(module.name);
-      for (const name of module.imports) visit(byName.get(name)!);
-    };
-    roots.forEach(visit);
-    return modules.filter((module) => seen.has(module.name));
-  }
+  const loaded = (...roots: WorkerModule[]) => loadedWith(modules, ...roots);
   const total = (set: WorkerModule[]) =>
     set.reduce((sum, module) => ({ raw: sum.raw + sizes.get(module.name)!.raw, gzip: sum.gzip + sizes.get(module.name)!.gzip }), { raw: 0, gzip: 0 });
 

@@ -98,6 +98,19 @@ export async function buildWorker(options: WorkerBuildOptions): Promise<WorkerBu
   return { result, modules: workerModules(result.metafile, outdir, outfile) };
 }
 
+/** The modules loaded with `roots`: each, and what it imports as it loads, transitively. */
+export function loadedWith(modules: WorkerModule[], ...roots: WorkerModule[]): WorkerModule[] {
+  const byName = new Map(modules.map((module) => [module.name, module]));
+  const seen = new Set<string>();
+  const visit = (module: WorkerModule) => {
+    if (seen.has(module.name)) return;
+    seen.add(module.name);
+    for (const name of module.imports) visit(byName.get(name)!);
+  };
+  roots.forEach(visit);
+  return modules.filter((module) => seen.has(module.name));
+}
+
 function workerModules(metafile: Metafile, outdir: string, outfile: string): WorkerModule[] {
   const name = (output: string) => relative(outdir, resolve(output)).split("\\").join("/");
   const modules = Object.entries(metafile.outputs)

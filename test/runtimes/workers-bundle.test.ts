@@ -1,0 +1,54 @@
+// The Workers bundle of the example (scripts/build-worker.ts): what only some deployments need
+// stays out of what the example loads, and that stays within issue 7's 100 KB gzip target.
+// `npm run bench` (bench/bundle.ts) prints the sizes.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { gzipSync } from "node:zlib";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildWorker, loadedWith, type WorkerBuild, type WorkerModule } from "../../scripts/build-worker.ts";
+
+const ROOT = new URL("../../", import.meta.url).pathname;
+const TARGET_GZIP = 100 * 1024;
+
+let dir: string;
+let build: WorkerBuild;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "everest-bundle-test-"));
+  build = await buildWorker({ settingsFile: join(ROOT, "examples/settings.json"), outfile: join(dir, "worker.js") });
+}, 60_000);
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+const lazy = (source: string): WorkerModule => {
+  const module = build.modules.find((m) => m.entryPoint === source);
+  if (!module) throw new Error(`no module of its own for ${source}`);
+  return module;
+};
+
+/** The source files bundled into these modules. */
+function inputs(modules: WorkerModule[]): string[] {
+  const paths = new Set(modules.map((module) => module.path));
+  return Object.entries(build.result.metafile.outputs)
+    .filter(([output]) => paths.has(resolve(output)))
+    .flatMap(([, output]) => Object.keys(output.inputs));
+}
+
+describe("Workers bundle of the example", () => {
+  it("loads drivers, the jsonschema engine, aggregation and geometry as modules of their own", () => {
+    for (const source of ["src/drivers/memory/index.ts", "src/drivers/data-api/index.ts", "src/validation/jsonschema.ts", "src/drivers/memory/aggregation.ts", "src/drivers/memory/turf.ts"]) {
+      expect(build.modules[0]!.imports).not.toContain(lazy(source).name);
+    }
+  });
+
+  it("leaves them out of what the example loads: the entry, the memory driver and their imports", () => {
+    const example = inputs(loadedWith(build.modules, build.modules[0]!, lazy("src/drivers/memory/index.ts")));
+    expect(example.filter((input) => /@cfworker|@turf|mingo\/esm\/(aggregator|operators\/(expression\/date|accumulator|window))/.test(input))).toEqual([]);
+    expect(example.some((input) => input.endsWith("src/drivers/memory/driver.ts"))).toBe(true);
+  });
+
+  it(`keeps what the example loads within ${TARGET_GZIP / 1024} KB gzip`, async () => {
+    const example = loadedWith(build.modules, build.modules[0]!, lazy("src/drivers/memory/index.ts"));
+    const sizes = await Promise.all(example.map(async (module) => gzipSync(await readFile(module.path)).byteLength));
+    expect(sizes.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(TARGET_GZIP);
+  });
+});
