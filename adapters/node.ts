@@ -45,7 +45,11 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
   const host = options.host ?? DEFAULT_HOST;
   const server = createServer(async (req, res) => {
     const abort = new AbortController();
-    res.on("close", () => abort.abort());
+    // Only a client gone before the response is complete aborts the request: aborting every
+    // finished one too cost a DOMException and an event dispatch per request.
+    res.on("close", () => {
+      if (!res.writableFinished) abort.abort();
+    });
     try {
       const origin = `http://${req.headers.host ?? host}`;
       const response = await handler(toRequest(req, origin, abort.signal), { ...options.env, clientIp: req.socket.remoteAddress ?? null });
