@@ -1,6 +1,6 @@
 // HTTP throughput: everest beside the floor and the hand-written equivalent, on every installed
 // runtime. Each server is a child process pinned to its own core; autocannon runs here.
-//   npx tsx bench/http.ts [--quick] [--runtimes node,bun,deno]
+//   npx tsx bench/http.ts [--quick] [--runtimes node,bun,deno] [--workloads "GET item,POST"]
 import { load, probe, type Measurement, type Step, type Traffic } from "./lib/load.ts";
 import { pinning, pinSelf, runtimes, startServer, type Runtime, type Server } from "./lib/proc.ts";
 import { fmt, table } from "./lib/table.ts";
@@ -8,7 +8,11 @@ import { floorTraffic, sampleDocs, WORKLOADS, type SampleDoc } from "./lib/workl
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
-const only = argv.includes("--runtimes") ? argv[argv.indexOf("--runtimes") + 1]!.split(",") : null;
+const listed = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) + 1]!.split(",") : null);
+const only = listed("--runtimes");
+/** Workloads whose names start with one of these (`--workloads "GET item,PATCH"`), for profiling one at a time. */
+const chosen = listed("--workloads");
+const workloads = WORKLOADS.filter((w) => !chosen || chosen.some((prefix) => w.name.startsWith(prefix)));
 const WARMUP = quick ? 0.5 : 1;
 const DURATION = quick ? 1 : 3;
 const CONNECTIONS = 10;
@@ -83,7 +87,7 @@ async function compare(runtime: Runtime): Promise<Record<Kind, Contender>> {
   const contenders = {} as Record<Kind, Contender>;
   for (const kind of KINDS) contenders[kind] = await start(runtime, kind);
   try {
-    for (const workload of WORKLOADS) {
+    for (const workload of workloads) {
       for (const kind of ["everest", "hand"] as const) {
         const contender = contenders[kind];
         if (contender.server) contender.rows.set(workload.name, await measure(contender, workload.traffic(contender.sample), true));
@@ -116,7 +120,7 @@ function ratio(row: Row | undefined, base: Row | undefined, target?: number): st
 
 function report(runtime: Runtime, outcomes: Record<Kind, Contender>): boolean {
   const { everest, hand, floor } = outcomes;
-  const rows = WORKLOADS.map((workload) => {
+  const rows = workloads.map((workload) => {
     const [e, h, f] = [everest, hand, floor].map((o) => o.rows.get(workload.name));
     const item = workload.name === "GET item by _id";
     return [workload.name, ...cells(e), ...cells(h), ...cells(f), ratio(e, h, TARGET_HAND), ratio(e, f, item ? TARGET_FLOOR_ITEM : undefined)];
