@@ -165,9 +165,34 @@ export function cursor(docs: Doc[], fields?: Projection): Cursor<Doc> {
   return new Query<Doc>({}, OPTIONS).find<Doc>(docs, fields);
 }
 
+/**
+ * `$set`/`$unset` of top-level fields only (a PATCH of plain fields), applied without mingo,
+ * whose updater builds a fresh operator context per call; null for anything else. A field
+ * counts as changed as mingo counts it: its value is not equal (valueKey) to the old one.
+ */
+function setTopLevel(doc: Doc, modifier: Record<string, unknown>): string[] | null {
+  const { $set = {}, $unset = {}, ...others } = modifier as { $set?: Doc; $unset?: Doc };
+  if (Object.keys(others).length > 0) return null;
+  const fields = [...Object.keys($set), ...Object.keys($unset)];
+  // Dotted paths, operators, prototype keys and conflicts between $set and $unset are mingo's to handle (or refuse).
+  if (fields.some((field) => field.includes(".") || field.startsWith("$") || field === "__proto__") || new Set(fields).size < fields.length) return null;
+  const changed: string[] = [];
+  for (const [field, value] of Object.entries($set)) {
+    if (Object.hasOwn(doc, field) && valueKey(doc[field]) === valueKey(value)) continue;
+    doc[field] = value;
+    changed.push(field);
+  }
+  for (const field of Object.keys($unset)) {
+    if (!Object.hasOwn(doc, field)) continue;
+    delete doc[field];
+    changed.push(field);
+  }
+  return changed;
+}
+
 /** Applies an update to `doc` in place; the changed paths. */
 export function applyUpdate(doc: Doc, modifier: Record<string, unknown>): string[] {
-  return update(doc, modifier as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS });
+  return setTopLevel(doc, modifier) ?? update(doc, modifier as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS });
 }
 
 /** Runs a pipeline; loadFor({pipeline}) must have been awaited. */
