@@ -19,6 +19,7 @@ const SIZES = quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000];
 /** Allowed growth of the time per request from the smallest to the largest size. */
 const TARGET = 1.5;
 const SAMPLE = 1000;
+const ROUNDS = 5;
 
 interface Case {
   name: string;
@@ -77,12 +78,20 @@ const CASES: Case[] = [
   },
 ];
 
-/** Times `run` over the keys in a bounded loop (after a shorter warm-up), in µs per call. */
+/**
+ * Times `run` over the keys in bounded loops: a warm-up, then five rounds, reporting the median
+ * round in µs per call, which a busy machine's pauses disturb less than one long mean.
+ */
 async function time(keys: Key[], iterations: number, run: (key: Key) => Promise<unknown>): Promise<number> {
+  const round = Math.ceil(iterations / ROUNDS);
   for (let i = 0; i < iterations / 4; i++) await run(keys[i % keys.length]!);
-  const start = performance.now();
-  for (let i = 0; i < iterations; i++) await run(keys[i % keys.length]!);
-  return ((performance.now() - start) * 1000) / iterations;
+  const rounds: number[] = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const start = performance.now();
+    for (let i = 0; i < round; i++) await run(keys[(r * round + i) % keys.length]!);
+    rounds.push(((performance.now() - start) * 1000) / round);
+  }
+  return rounds.sort((a, b) => a - b)[ROUNDS >> 1]!;
 }
 
 async function measureSize(size: number): Promise<SizeResult> {
@@ -121,10 +130,10 @@ async function measureSize(size: number): Promise<SizeResult> {
 
   const cases: CaseResult[] = [];
   const layers = [
-    { layer: "driver" as const, iterations: quick ? 2_000 : 10_000, call: (c: Case) => (key: Key) => c.driver(driver, target, key) },
+    { layer: "driver" as const, iterations: quick ? 2_000 : 5_000, call: (c: Case) => (key: Key) => c.driver(driver, target, key) },
     {
       layer: "handler" as const,
-      iterations: quick ? 500 : 3_000,
+      iterations: quick ? 500 : 1_500,
       call: (c: Case) => async (key: Key) => {
         const response = await handler(new Request(`http://bench.local${c.path(key)}`));
         if (response.status !== 200) throw new Error(`${c.name}: ${response.status} ${await response.text()}`);
@@ -135,7 +144,7 @@ async function measureSize(size: number): Promise<SizeResult> {
   for (const { layer, iterations, call } of layers) {
     for (const c of CASES) {
       const before = { ...driver.stats };
-      const calls = iterations + iterations / 4;
+      const calls = iterations / 4 + Math.ceil(iterations / ROUNDS) * ROUNDS;
       const microseconds = await time(keys, iterations, call(c));
       cases.push({
         name: c.name,
@@ -195,7 +204,7 @@ if (argv[0] === "--child") {
   resetPeak(process.pid);
   process.stdout.write(`RESULT ${JSON.stringify(await measureSize(size))}\n`);
 } else {
-  console.log(`## Scale: memory driver and handler in-process, time per request (mean), at ${SIZES.join(", ")} documents`);
+  console.log(`## Scale: memory driver and handler in-process, time per request (median of ${ROUNDS} rounds), at ${SIZES.join(", ")} documents`);
   const cores = pinning();
   const results: SizeResult[] = [];
   for (const size of SIZES) {
