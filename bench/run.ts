@@ -14,13 +14,14 @@ const modules = readdirSync(`${ROOT}bench`)
   .filter((name) => name.endsWith(".ts") && !name.endsWith(".d.ts") && name !== "run.ts")
   .sort((a, b) => (FIRST.indexOf(a) + 1 || FIRST.length + 1) - (FIRST.indexOf(b) + 1 || FIRST.length + 1) || a.localeCompare(b));
 
-function version(command: string[]): string {
-  const run = spawnSync(command[0]!, [...command.slice(1), "--version"], { encoding: "utf8" });
-  return run.status === 0 ? run.stdout.trim().split("\n")[0]! : "?";
+/** `1.4.5` from `bun --version`, `2.9.6` from `deno --version`'s "deno 2.9.6 (stable, …)". */
+function version(name: string, binary: string): string {
+  const run = spawnSync(binary, ["--version"], { encoding: "utf8" });
+  return run.status === 0 ? (run.stdout.trim().replace(`${name} `, "").split(/\s/)[0] ?? "?") : "?";
 }
 
 const model = cpus()[0]?.model ?? "unknown CPU";
-const versions = runtimes().map((runtime) => `${runtime.name} ${runtime.name === "node" ? process.version : version([runtime.command[0]!])}`);
+const versions = runtimes().map((runtime) => `${runtime.name} ${runtime.name === "node" ? process.version : version(runtime.name, runtime.command[0]!)}`);
 console.log(`# everest bench${args.length ? ` (${args.join(" ")})` : ""}`);
 console.log(`${availableParallelism()} cores (nproc), ${model}; ${versions.join(", ")}; ${new Date().toISOString().slice(0, 16)}Z\n`);
 
