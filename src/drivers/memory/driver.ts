@@ -72,11 +72,7 @@ export class MemoryDriver implements Driver {
   }
 
   async find(target: Target, query: FindQuery): Promise<Doc[]> {
-    const loading = loadFor({ filter: query.filter });
-    if (loading) await loading;
-    this.assertUsable();
-    const test = compileFilter(query.filter);
-    const collection = this.collection(target);
+    const { test, collection } = await this.open(target, query.filter);
     if (!collection) return [];
     return withMingo(() => {
       const skip = Math.max(0, query.skip ?? 0);
@@ -107,11 +103,7 @@ export class MemoryDriver implements Driver {
   }
 
   async count(target: Target, filter: Filter): Promise<number> {
-    const loading = loadFor({ filter });
-    if (loading) await loading;
-    this.assertUsable();
-    const test = compileFilter(filter);
-    const collection = this.collection(target);
+    const { test, collection } = await this.open(target, filter);
     if (!collection) return 0;
     if (Object.keys(filter).length === 0) return collection.size;
     return withMingo(() => {
@@ -135,11 +127,7 @@ export class MemoryDriver implements Driver {
   }
 
   async replaceOne(target: Target, filter: Filter, doc: Doc): Promise<boolean> {
-    const loading = loadFor({ filter });
-    if (loading) await loading;
-    this.assertUsable();
-    const test = compileFilter(filter);
-    const collection = this.collection(target);
+    const { test, collection } = await this.open(target, filter);
     const stored = collection && firstMatch(collection, filter, test);
     if (!collection || !stored) return false;
     const id = stored.doc._id;
@@ -149,11 +137,7 @@ export class MemoryDriver implements Driver {
   }
 
   async updateOne(target: Target, filter: Filter, update: Update): Promise<boolean> {
-    const loading = loadFor({ filter, update });
-    if (loading) await loading;
-    this.assertUsable();
-    const test = compileFilter(filter);
-    const collection = this.collection(target);
+    const { test, collection } = await this.open(target, filter, update);
     const stored = collection && firstMatch(collection, filter, test);
     if (!collection || !stored) return false;
     const next = copyDocument(stored.doc);
@@ -164,11 +148,7 @@ export class MemoryDriver implements Driver {
   }
 
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
-    const loading = loadFor({ filter });
-    if (loading) await loading;
-    this.assertUsable();
-    const test = compileFilter(filter);
-    const collection = this.collection(target);
+    const { test, collection } = await this.open(target, filter);
     const stored = collection && firstMatch(collection, filter, test);
     if (!collection || !stored) return false;
     const line = this.encode(() => ({ op: "delete", db: this.databaseName(target), coll: target.collection, ids: [stored.doc._id] }));
@@ -178,11 +158,7 @@ export class MemoryDriver implements Driver {
   }
 
   async deleteMany(target: Target, filter: Filter): Promise<number> {
-    const loading = loadFor({ filter });
-    if (loading) await loading;
-    this.assertUsable();
-    const test = compileFilter(filter);
-    const collection = this.collection(target);
+    const { test, collection } = await this.open(target, filter);
     if (!collection) return 0;
     const db = this.databaseName(target);
     if (Object.keys(filter).length === 0) {
@@ -311,6 +287,17 @@ export class MemoryDriver implements Driver {
       this.databases.set(name, database);
     }
     return database;
+  }
+
+  /**
+   * How every filtered operation starts: the operators it names loaded, the store usable, the
+   * filter compiled. Nothing is awaited after this, so a check and its write stay atomic.
+   */
+  private async open(target: Target, filter: Filter, update?: object): Promise<{ test: ReturnType<typeof compileFilter>; collection: Collection | undefined }> {
+    const loading = loadFor({ filter, update });
+    if (loading) await loading;
+    this.assertUsable();
+    return { test: compileFilter(filter), collection: this.collection(target) };
   }
 
   private collection(target: Target, create: true): Collection;
