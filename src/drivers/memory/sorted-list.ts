@@ -65,14 +65,14 @@ export class SortedList<T> {
     }
   }
 
+  /** Sums only the chunks the range spans, so counting a narrow range stays flat as the list grows. */
   countBetween(from: Boundary<T>, to: Boundary<T>): number {
-    return Math.max(0, this.rank(this.locate(to)) - this.rank(this.locate(from)));
-  }
-
-  private rank(position: Position): number {
-    let rank = position.offset;
-    for (let i = 0; i < position.chunk; i++) rank += this.chunks[i]!.length;
-    return rank;
+    const start = this.locate(from);
+    const end = this.locate(to);
+    if (end.chunk < start.chunk) return 0;
+    let count = end.offset - start.offset;
+    for (let i = start.chunk; i < end.chunk; i++) count += this.chunks[i]!.length;
+    return Math.max(0, count);
   }
 
   private locate(boundary: Boundary<T>): Position {
