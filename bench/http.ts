@@ -27,6 +27,8 @@ const TARGET_FLOOR_ITEM = 0.6;
 interface Row {
   measurement?: Measurement;
   rss?: number | null;
+  /** Server CPU time (user + system) per completed request, in µs. */
+  cpu?: number | null;
   /** Why there is no measurement. */
   error?: string;
   /** The request a probe sent, and how big the answer was: the floor replays it with a body that size. */
@@ -74,8 +76,11 @@ async function measure(contender: Contender, traffic: Traffic, probing: boolean,
     }
     await load(server.url, traffic, { connections: CONNECTIONS, duration: warmup });
     server.resetPeak();
+    const cpuBefore = server.cpuSeconds();
     row.measurement = await load(server.url, traffic, { connections: CONNECTIONS, duration });
+    const cpuAfter = server.cpuSeconds();
     row.rss = server.peakRss();
+    row.cpu = cpuBefore === null || cpuAfter === null ? null : ((cpuAfter - cpuBefore) * 1e6) / row.measurement.requests;
     if (row.measurement.rps === 0) return { error: `no response completed within ${duration}s (${row.measurement.statuses || "none"})` };
   } catch (error) {
     row.error = firstLines(error);
@@ -115,25 +120,37 @@ function cells(row: Row | undefined): string[] {
   return [fmt.rps(m.rps) + (m.failures > 0 ? "!" : ""), fmt.ms(m.p50), fmt.ms(m.p99), fmt.mb(row.rss ?? null)];
 }
 
-function ratio(row: Row | undefined, base: Row | undefined, target?: number): string {
-  const a = row?.measurement?.rps;
-  const b = base?.measurement?.rps;
+/** a ÷ b, marked against a target when there is one. */
+function ratio(a: number | null | undefined, b: number | null | undefined, target?: number): string {
   if (!a || !b) return "n/a";
   const value = a / b;
   return target === undefined ? fmt.ratio(value) : `${fmt.ratio(value)} ${value >= target ? "✓" : "✗"}`;
 }
+
+const rps = (row: Row | undefined) => row?.measurement?.rps;
+const cpu = (row: Row | undefined) => row?.cpu;
 
 function report(runtime: Runtime, outcomes: Record<Kind, Contender>): boolean {
   const { everest, hand, floor } = outcomes;
   const rows = workloads.map((workload) => {
     const [e, h, f] = [everest, hand, floor].map((o) => o.rows.get(workload.name));
     const item = workload.name === "GET item by _id";
-    return [workload.name, ...cells(e), ...cells(h), ...cells(f), ratio(e, h, TARGET_HAND), ratio(e, f, item ? TARGET_FLOOR_ITEM : undefined)];
+    return [workload.name, ...cells(e), ...cells(h), ...cells(f), ratio(rps(e), rps(h), TARGET_HAND), ratio(rps(e), rps(f), item ? TARGET_FLOOR_ITEM : undefined)];
+  });
+  // The same comparison by server CPU per request: what throughput would be on a core of its own,
+  // and far steadier than requests/s on a machine whose other work takes turns on the same core.
+  const efficiency = workloads.map((workload) => {
+    const [e, h, f] = [everest, hand, floor].map((o) => o.rows.get(workload.name));
+    const item = workload.name === "GET item by _id";
+    const us = (row: Row | undefined) => (cpu(row) ? fmt.rps(cpu(row)!) : "n/a");
+    return [workload.name, us(e), us(h), us(f), ratio(cpu(h), cpu(e), TARGET_HAND), ratio(cpu(f), cpu(e), item ? TARGET_FLOOR_ITEM : undefined)];
   });
   const header = ["workload", "everest req/s", "p50 ms", "p99 ms", "RSS MB", "hand req/s", "p50 ms", "p99 ms", "RSS MB", "floor req/s", "p50 ms", "p99 ms", "RSS MB", "÷hand", "÷floor"];
   const { warmup, duration } = plan(runtime);
   console.log(`\n### ${runtime.name} (${warmup}s warm-up + ${duration}s per measurement)\n`);
   console.log(table(header, rows));
+  console.log(`\nServer CPU time per request (µs; ratios inverted, so higher is better for everest as above):\n`);
+  console.log(table(["workload", "everest", "hand", "floor", "÷hand", "÷floor"], efficiency));
   const notes: string[] = [];
   for (const [kind, outcome] of Object.entries(outcomes)) {
     if (outcome.error) notes.push(`${kind}: n/a — ${outcome.error}`);
@@ -143,11 +160,11 @@ function report(runtime: Runtime, outcomes: Record<Kind, Contender>): boolean {
     }
   }
   if (notes.length) console.log(`\n${notes.map((note) => `- ${note}`).join("\n")}`);
-  return rows.every((row) => !row.slice(-2).some((cell) => cell.endsWith("✗") || cell === "n/a"));
+  return [...rows, ...efficiency].every((row) => !row.slice(-2).some((cell) => cell.endsWith("✗") || cell === "n/a"));
 }
 
 console.log(`## HTTP: ${DOCUMENTS.toLocaleString("en-US")} documents, ${CONNECTIONS} connections`);
 console.log(cores ? `server on core ${cores.server}, load generator on core ${cores.generator}` : "not pinned (fewer than two cores or no taskset)");
 let held = true;
 for (const runtime of runtimes().filter((r) => !only || only.includes(r.name))) held = report(runtime, await compare(runtime)) && held;
-console.log(`\ntargets (everest ≥ ${TARGET_HAND}× hand-written everywhere, GET item ≥ ${TARGET_FLOOR_ITEM}× floor): ${held ? "hold" : "NOT all held"}`);
+console.log(`\ntargets (everest ≥ ${TARGET_HAND}× hand-written everywhere, GET item ≥ ${TARGET_FLOOR_ITEM}× floor; by requests/s and by CPU per request): ${held ? "hold" : "NOT all held"}`);

@@ -20,6 +20,8 @@ export interface Traffic {
 }
 
 export interface Measurement {
+  /** Responses completed. */
+  requests: number;
   rps: number;
   /** Latency percentiles in milliseconds. */
   p50: number;
@@ -78,6 +80,7 @@ export async function load(url: string, traffic: Traffic, options: LoadOptions):
     .map(([code, { count }]) => `${code}×${count}`)
     .join(" ");
   return {
+    requests: result.requests.total,
     rps: result.requests.total / result.duration,
     p50: quantile(measured, 0.5),
     p99: quantile(measured, 0.99),

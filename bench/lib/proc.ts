@@ -51,6 +51,8 @@ export interface Server {
   resetPeak(): void;
   /** Peak resident set since start or the last resetPeak(), in bytes; null where unknown. */
   peakRss(): number | null;
+  /** CPU time the process has used (user + system), in seconds; null where unknown. */
+  cpuSeconds(): number | null;
   stop(): Promise<void>;
 }
 
@@ -66,6 +68,20 @@ export function peakRss(pid: number): number | null {
   try {
     const kb = /VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
     return kb ? Number(kb) * 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Linux reports process times in clock ticks of 1/100 s (USER_HZ) on every common platform. */
+const TICKS_PER_SECOND = 100;
+
+export function cpuSeconds(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // Fields after the parenthesised command name: state is the first, utime the 12th, stime the 13th.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
   } catch {
     return null;
   }
@@ -97,7 +113,7 @@ export function startServer(runtime: Runtime, args: string[], core: number | nul
       if (!port) return;
       clearTimeout(timer);
       child.stdout!.removeAllListeners("data").resume();
-      resolve({ url: `http://127.0.0.1:${port}`, resetPeak: () => resetPeak(pid), peakRss: () => peakRss(pid), stop });
+      resolve({ url: `http://127.0.0.1:${port}`, resetPeak: () => resetPeak(pid), peakRss: () => peakRss(pid), cpuSeconds: () => cpuSeconds(pid), stop });
     });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);
