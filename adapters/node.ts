@@ -1,8 +1,15 @@
 // Serves a web-standard handler with node:http: streamed request and response bodies, the
 // socket address passed on as env.clientIp, graceful shutdown on SIGINT/SIGTERM.
+//
+// The handler gets a lightweight Request (as @hono/node-server does): method, url and headers
+// come straight from the IncomingMessage, and the undici Request (URL parsing, body stream,
+// AbortSignal) is only built when something asks for more: the body, the signal, clone(), text() …
+// A response everest built from bytes (src/http/known-body.ts) is written with one res.end();
+// any other body is streamed.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { AddressInfo } from "node:net";
+import { knownBody } from "../src/http/known-body.ts";
 import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, once, serverUrl, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 
 export type { FetchHandler, ServeOptions } from "./server.ts";
@@ -11,29 +18,153 @@ export interface NodeServer extends RunningServer {
   server: Server;
 }
 
-function toRequest(req: IncomingMessage, origin: string, signal: AbortSignal): Request {
+// Per request, the only state: where it came from, and what was built from it on demand.
+interface LazyState {
+  req: IncomingMessage;
+  url: string;
+  headers?: Headers;
+  request?: Request;
+  abort?: AbortController;
+  /** The client left before the response was complete. */
+  gone: boolean;
+}
+
+const STATE = Symbol("node request");
+
+type LazyRequest = Request & { [STATE]: LazyState };
+
+function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
   for (const [key, value] of Object.entries(req.headers)) {
     if (Array.isArray(value)) for (const v of value) headers.append(key, v);
     else if (value !== undefined) headers.set(key, value);
   }
-  const method = req.method ?? "GET";
-  const hasBody = method !== "GET" && method !== "HEAD";
-  return new Request(new URL(req.url ?? "/", origin), {
-    method,
-    headers,
-    body: hasBody ? (Readable.toWeb(req) as unknown as ReadableStream<Uint8Array>) : undefined,
-    duplex: "half",
-    signal,
-  } as RequestInit);
+  return headers;
 }
 
-async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+function signalOf(state: LazyState): AbortSignal {
+  if (!state.abort) {
+    state.abort = new AbortController();
+    if (state.gone) state.abort.abort();
+  }
+  return state.abort.signal;
+}
+
+function materialise(state: LazyState): Request {
+  if (!state.request) {
+    const method = state.req.method ?? "GET";
+    const hasBody = method !== "GET" && method !== "HEAD";
+    state.request = new Request(state.url, {
+      method,
+      headers: state.headers ?? headersOf(state.req),
+      body: hasBody ? (Readable.toWeb(state.req) as unknown as ReadableStream<Uint8Array>) : undefined,
+      duplex: "half",
+      signal: signalOf(state),
+    } as RequestInit);
+  }
+  return state.request;
+}
+
+// method, url and headers answered from the IncomingMessage; every other member of
+// Request.prototype forwarded to the Request built on first use. Its prototype is
+// Request.prototype, so `instanceof Request` holds.
+const lazyPrototype: object = Object.create(Request.prototype, {
+  method: {
+    get(this: LazyRequest) {
+      return this[STATE].request?.method ?? this[STATE].req.method ?? "GET";
+    },
+  },
+  url: {
+    get(this: LazyRequest) {
+      return this[STATE].url;
+    },
+  },
+  headers: {
+    get(this: LazyRequest) {
+      const state = this[STATE];
+      return state.request?.headers ?? (state.headers ??= headersOf(state.req));
+    },
+  },
+  signal: {
+    get(this: LazyRequest) {
+      return signalOf(this[STATE]);
+    },
+  },
+  [Symbol.toStringTag]: { value: "Request" },
+});
+for (const name of Object.getOwnPropertyNames(Request.prototype)) {
+  if (name === "constructor" || Object.hasOwn(lazyPrototype, name)) continue;
+  const descriptor = Object.getOwnPropertyDescriptor(Request.prototype, name)!;
+  if (typeof descriptor.value === "function") {
+    const method = descriptor.value as (...args: unknown[]) => unknown;
+    Object.defineProperty(lazyPrototype, name, {
+      value(this: LazyRequest, ...args: unknown[]) {
+        return method.apply(materialise(this[STATE]), args);
+      },
+      writable: true,
+      configurable: true,
+    });
+  } else if (descriptor.get) {
+    Object.defineProperty(lazyPrototype, name, {
+      get(this: LazyRequest) {
+        return (materialise(this[STATE]) as unknown as Record<string, unknown>)[name];
+      },
+      configurable: true,
+    });
+  }
+}
+
+// The origin of each Host header seen, as URL normalises it (case, default port); a few hosts
+// at most, so a small cache that is simply dropped when it fills.
+const origins = new Map<string, string>();
+
+function originOf(host: string): string {
+  let origin = origins.get(host);
+  if (origin === undefined) {
+    origin = new URL(`http://${host}`).origin;
+    if (origins.size >= 64) origins.clear();
+    origins.set(host, origin);
+  }
+  return origin;
+}
+
+// A path and query URL would keep as they are: none of the characters it percent-encodes or
+// reads as separators, no dot segments (`%2e` included), no `//` start. Anything else goes
+// through URL, as every target did before.
+const PLAIN_PATH = /^\/(?!\/)[\w\-.~!$&'()*+,;=:@%/]*$/;
+const DOT_SEGMENT = /\/(?:\.|%2e)/i;
+const PLAIN_QUERY = /^[\w\-.~!$&()*+,;=:@%/?[\]|^]*$/;
+
+function isPlainTarget(target: string): boolean {
+  const q = target.indexOf("?");
+  const path = q < 0 ? target : target.slice(0, q);
+  return PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path) && (q < 0 || PLAIN_QUERY.test(target.slice(q + 1)));
+}
+
+function urlOf(req: IncomingMessage, host: string): string {
+  const target = req.url ?? "/";
+  const origin = originOf(req.headers.host ?? host);
+  return isPlainTarget(target) ? origin + target : new URL(target, origin).href;
+}
+
+function toRequest(req: IncomingMessage, host: string): LazyRequest {
+  const request = Object.create(lazyPrototype) as LazyRequest;
+  request[STATE] = { req, url: urlOf(req, host), gone: false };
+  return request;
+}
+
+function headersFor(response: Response): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, key) => {
     headers[key] = key === "set-cookie" ? response.headers.getSetCookie() : value;
   });
-  res.writeHead(response.status, headers);
+  return headers;
+}
+
+async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const bytes = knownBody(response);
+  res.writeHead(response.status, headersFor(response));
+  if (bytes) return void res.end(bytes);
   if (!response.body) return void res.end();
   for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
     if (!res.write(chunk)) await new Promise((resolve) => res.once("drain", resolve));
@@ -44,15 +175,19 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
   const host = options.host ?? DEFAULT_HOST;
   const server = createServer(async (req, res) => {
-    const abort = new AbortController();
+    let request: LazyRequest | undefined;
     // Only a client gone before the response is complete aborts the request: aborting every
-    // finished one too cost a DOMException and an event dispatch per request.
+    // finished one too cost a DOMException and an event dispatch per request. No signal is
+    // made unless the handler asks for one.
     res.on("close", () => {
-      if (!res.writableFinished) abort.abort();
+      if (res.writableFinished || !request) return;
+      const state = request[STATE];
+      state.gone = true;
+      state.abort?.abort();
     });
     try {
-      const origin = `http://${req.headers.host ?? host}`;
-      const response = await handler(toRequest(req, origin, abort.signal), { ...options.env, clientIp: req.socket.remoteAddress ?? null });
+      request = toRequest(req, host);
+      const response = await handler(request, { ...options.env, clientIp: req.socket.remoteAddress ?? null });
       await writeResponse(response, res);
     } catch (error) {
       const failure = adapterFailure(error);

@@ -2,6 +2,7 @@
 // caching and validator headers, HEAD without a body. Eve's `_prepare_response`.
 import type { RequestContext } from "../context.ts";
 import { HttpError } from "../errors.ts";
+import { bytesResponse } from "../http/known-body.ts";
 import type { Reply } from "../methods/common.ts";
 import type { Config } from "../settings/normalize.ts";
 import { formatHttpDate } from "./http-date.ts";
@@ -133,7 +134,7 @@ export function renderReply(ctx: RequestContext, reply: Reply): Response {
   // Encoded once, so the length is known: Content-Length as Eve sends it (HEAD included), not chunked.
   const bytes = ENCODER.encode(text);
   headers.set("Content-Length", String(bytes.byteLength));
-  return new Response(ctx.method === "HEAD" ? null : bytes, { status: reply.status, headers });
+  return bytesResponse(ctx.method === "HEAD" ? null : bytes, { status: reply.status, headers });
 }
 
 /** The error envelope of DECISIONS.md §3, or the body the error carries. */
