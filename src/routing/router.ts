@@ -70,11 +70,18 @@ export function compileRouter(config: Config): CompiledRouter {
   }
   for (const resource of resources) add("/" + urlToRegex(resource.url), { kind: "collection", resource });
 
-  const router = IttyRouter({ routes: routes as never });
+  // itty-router holds the table; matching walks it directly, as itty-router's own fetch does
+  // (first route whose regex matches; `params` its groups), without a URL or a fake request.
+  const table = IttyRouter({ routes: routes as never }).routes as unknown as Route[];
   return {
     async match(pathname) {
-      // itty-router only reads method and url; a bare object keeps it from touching the Request.
-      const found = (await router.fetch({ method: "ALL", url: `http://route${pathname}` } as never)) as RouteMatch | undefined;
+      let found: RouteMatch | undefined;
+      for (const [, pattern, handlers] of table) {
+        const groups = pathname.match(pattern);
+        if (!groups) continue;
+        found = handlers[0]!({ params: groups.groups || {} });
+        break;
+      }
       if (!found) return null;
       const params = found.params;
       const lookupValue = params[ITEM_GROUP] ?? params[LOOKUP_GROUP];
