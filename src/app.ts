@@ -127,6 +127,19 @@ export class App {
     return this.pool.close();
   }
 
+  /** allowedMethods per endpoint (endpoints are compiled once) with its Allow header value. */
+  private readonly allowedCache = new WeakMap<Endpoint, { methods: string[]; header: string }>();
+
+  private allowedFor(endpoint: Endpoint): { methods: string[]; header: string } {
+    let entry = this.allowedCache.get(endpoint);
+    if (!entry) {
+      const methods = this.allowedMethods(endpoint);
+      entry = { methods, header: methods.join(", ") };
+      this.allowedCache.set(endpoint, entry);
+    }
+    return entry;
+  }
+
   /** Methods an endpoint answers, for dispatch, 405's Allow header and CORS. */
   allowedMethods(endpoint: Endpoint): string[] {
     const resource = endpoint.resource;
@@ -162,14 +175,14 @@ export class App {
     if (override && ctx.method === "POST" && config.ALLOW_OVERRIDE_HTTP_METHOD && OVERRIDABLE.has(override.trim().toUpperCase())) {
       ctx.method = override.trim().toUpperCase();
     }
-    const allowed = this.allowedMethods(ctx.endpoint);
-    applyCors(this.cors, ctx.request.headers.get("origin"), allowed.join(", "), ctx.responseHeaders);
+    const { methods: allowed, header: allowHeader } = this.allowedFor(ctx.endpoint);
+    if (this.cors) applyCors(this.cors, ctx.request.headers.get("origin"), allowHeader, ctx.responseHeaders);
     if (ctx.method === "OPTIONS") {
       const headers = new Headers(ctx.responseHeaders);
-      headers.set("Allow", allowed.join(", "));
+      headers.set("Allow", allowHeader);
       return new Response(null, { status: 200, headers });
     }
-    if (!allowed.includes(ctx.method)) throw new HttpError(405, undefined, { headers: { Allow: allowed.join(", ") } });
+    if (!allowed.includes(ctx.method)) throw new HttpError(405, undefined, { headers: { Allow: allowHeader } });
     const jsonp = config.JSONP_ARGUMENT ? ctx.args.get(config.JSONP_ARGUMENT) : null;
     if (jsonp !== null && !isValidJsonpCallback(jsonp)) throw new HttpError(400, "Invalid JSONP callback name");
     await this.access.admit(ctx);
@@ -177,7 +190,7 @@ export class App {
     const reply = await this.dispatch(ctx);
     if (LOGGED_WRITES.has(ctx.method)) this.logger.info(`${ctx.method} ${ctx.resource?.name ?? ctx.url.pathname}: ${reply.status}`, ctx);
     const response = renderReply(ctx, reply);
-    await this.emitPost(ctx, response);
+    if (!this.hooks.empty) await this.emitPost(ctx, response);
     return response;
   }
 
@@ -190,7 +203,7 @@ export class App {
     const handler = table?.[ctx.method];
     if (!resource || !handler) throw new HttpError(404);
     const lookup = kind === "item" ? itemLookup(ctx) : pathConditions(ctx, resource);
-    await this.emitPre(ctx, resource, lookup);
+    if (!this.hooks.empty) await this.emitPre(ctx, resource, lookup);
     return handler(ctx, lookup);
   }
 

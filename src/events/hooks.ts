@@ -8,6 +8,12 @@ export type HookCallback = (...args: any[]) => unknown;
 export class Hooks {
   private readonly callbacks = new Map<string, HookCallback[]>();
 
+  /** No callback registered for any event: emitting anything is a no-op. */
+  get empty(): boolean {
+    for (const list of this.callbacks.values()) if (list.length > 0) return false;
+    return true;
+  }
+
   on(event: string, callback: HookCallback): this {
     const list = this.callbacks.get(event);
     if (list) list.push(callback);
@@ -33,6 +39,7 @@ export class Hooks {
 
   /** Fires the generic event with the resource name, then the per-resource one without it. */
   async emitForResource(event: string, resource: string, ...args: unknown[]): Promise<void> {
+    if (this.callbacks.size === 0) return;
     await this.emit(event, resource, ...args);
     await this.emit(`${event}_${resource}`, ...args);
   }
