@@ -9,6 +9,15 @@ export function bytesToBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** toPlain's conversion of one canonical leaf (date, id, decimal, bytes); any other value as is. */
+export function plainLeaf(value: object, dateFormat: string): unknown {
+  if (value instanceof Date) return formatDate(value, dateFormat);
+  if (value instanceof ObjectId) return value.toHexString();
+  if (value instanceof Decimal128) return value.toString();
+  if (value instanceof Uint8Array) return bytesToBase64(value);
+  return value;
+}
+
 export function toPlain(value: unknown, dateFormat: string): unknown {
   if (value === null || typeof value !== "object") return value;
   if (value instanceof Date) return formatDate(value, dateFormat);

@@ -20,13 +20,19 @@ function pyNumber(value: number): string {
 export interface DumpOptions {
   sortKeys?: boolean;
   indent?: number;
+  /** Applied to every object (arrays included) before it is written: what it returns is written instead. */
+  replace?: (node: object) => unknown;
 }
 
 /** Serialises plain JSON values (strings, numbers, booleans, null, arrays, objects). */
 export function dumps(value: unknown, options: DumpOptions = {}): string {
-  const { sortKeys = false, indent } = options;
+  const { sortKeys = false, indent, replace } = options;
   const walk = (node: unknown, depth: number): string => {
     if (node === null || node === undefined) return "null";
+    if (replace && typeof node === "object") {
+      const replaced = replace(node);
+      if (replaced !== node) return walk(replaced, depth);
+    }
     switch (typeof node) {
       case "string":
         return pyString(node);
