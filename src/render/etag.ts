@@ -31,9 +31,15 @@ function relaxed(value: unknown): unknown {
   return value;
 }
 
-/** What Eve hashes: `bson.json_util.dumps(value, sort_keys=True)`. */
+/** relaxed() of one canonical leaf (date, id, decimal, bytes); any other value as is. */
+function relaxedLeaf(value: object): unknown {
+  if (value instanceof Date || value instanceof ObjectId || value instanceof Decimal128 || value instanceof Uint8Array) return relaxed(value);
+  return value;
+}
+
+/** What Eve hashes: `bson.json_util.dumps(value, sort_keys=True)`; relaxed() applied during the walk, not to a copy. */
 export function etagSource(value: unknown): string {
-  return dumps(relaxed(value), { sortKeys: true });
+  return dumps(value, { sortKeys: true, replace: relaxedLeaf });
 }
 
 const encoder = new TextEncoder();
