@@ -103,14 +103,8 @@ export class Collection {
     for (const unique of this.uniques) unique.check(next, id);
     return () => {
       const previous = stored.doc;
-      for (const index of this.fields.values()) {
-        index.remove(id, previous);
-        index.add(id, next);
-      }
-      for (const unique of this.uniques) {
-        unique.remove(id, previous);
-        unique.add(id, next);
-      }
+      for (const index of this.fields.values()) index.replace(id, previous, next);
+      for (const unique of this.uniques) unique.replace(id, previous, next);
       stored.doc = next;
     };
   }

@@ -31,6 +31,12 @@ interface Entry {
 const compareEntries = (a: Entry, b: Entry): number =>
   compareRangeValues(a.value, b.value) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
+function sameKeys(a: string[], b: string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 export function splitPath(path: string): string[] {
   return path.split(".");
 }
@@ -77,6 +83,21 @@ export class FieldIndex {
       }
     }
     if (this.sorted) for (const value of entries.ordered) this.sorted.insert({ value, id });
+  }
+
+  /**
+   * remove(previous) then add(next), skipped when it would change nothing: a hash-only index
+   * whose keys for the document are the same and each held by this document alone. (Deleting
+   * and re-setting a key of a large Map is far from free; most updates leave indexed fields be.)
+   */
+  replace(id: string, previous: Doc, next: Doc): void {
+    if (this.hash && !this.sorted) {
+      const before = indexEntries(previous, this.segments);
+      const after = indexEntries(next, this.segments);
+      if (before.unordered === after.unordered && (!after.multikey || this.isMultikey) && sameKeys(before.keys, after.keys) && after.keys.every((key) => this.hash!.get(key) === id)) return;
+    }
+    this.remove(id, previous);
+    this.add(id, next);
   }
 
   remove(id: string, doc: Doc): void {
@@ -243,6 +264,15 @@ export class UniqueIndex {
 
   add(id: string, doc: Doc): void {
     for (const [key] of this.entries(doc)) this.owners.set(key, id);
+  }
+
+  /** remove(previous) then add(next), skipped when the document's keys are the same and already its own. */
+  replace(id: string, previous: Doc, next: Doc): void {
+    const before = this.entries(previous);
+    const after = this.entries(next);
+    if (before.length === after.length && after.every(([key], i) => key === before[i]![0] && this.owners.get(key) === id)) return;
+    this.remove(id, previous);
+    this.add(id, next);
   }
 
   remove(id: string, doc: Doc): void {
