@@ -38,6 +38,7 @@ interface Requirement {
 export class AccessControl {
   private readonly globalAuth: Auth | null;
   private readonly resourceAuth = new Map<string, Auth | null>();
+  private readonly anyAuth: boolean;
 
   constructor(
     private readonly config: Config,
@@ -51,6 +52,7 @@ export class AccessControl {
       if (!instances.has(value)) instances.set(value, instantiate(value, `DOMAIN.${resource.name}.authentication`));
       this.resourceAuth.set(resource.name, instances.get(value)!);
     }
+    this.anyAuth = this.globalAuth !== null || [...this.resourceAuth.values()].some((auth) => auth !== null);
   }
 
   authFor(resource: Resource | null): Auth | null {
@@ -96,6 +98,8 @@ export class AccessControl {
    * client cannot escape it by claiming names, and failed attempts count too.
    */
   async admit(ctx: RequestContext): Promise<void> {
+    // No auth class anywhere: every request is public, only the rate limit applies.
+    if (!this.anyAuth) return enforceRateLimit(ctx, this.rateLimits, `ip:${ctx.clientIp ?? "unknown"}`);
     const { auth, publicMethods, roles, resource } = this.requirement(ctx);
     const client = (user: string | null) => (user !== null ? `user:${user}` : `ip:${ctx.clientIp ?? "unknown"}`);
     if (!auth || isPublic(publicMethods, ctx.method)) {
