@@ -320,22 +320,28 @@ export function parseWhere(raw: string, resource: Resource, config: Config): Fil
   const query = json === undefined ? parsePythonWhere(raw, config.MAX_JSON_DEPTH) : json;
   if (!isPlainObject(query)) throw badRequest("where must be an object");
   const filter = new WhereWalker(resource, config).query(query, 1);
-  checkGeoOperands(filter);
+  checkOperands(filter);
   return filter;
 }
 
 const GEOMETRY_TESTS = new Map<string, (value: unknown) => boolean>(Object.entries(GEO_TYPES).map(([name, type]) => [type, geoTest(name as GeoTypeName, true)]));
 const isPair = (value: unknown) => Array.isArray(value) && value.length === 2 && value.every((n) => typeof n === "number" && Number.isFinite(n));
 
+/** Operators whose operand MongoDB requires to be an array. */
+const ARRAY_OPERANDS = new Set(["$in", "$nin", "$all", "$and", "$or", "$nor"]);
+
 /**
- * Geo operands checked here rather than left to the database, so that every driver refuses the
- * same malformed query with the same 400 (backends differ in what they let through).
+ * Operand shapes checked here rather than left to the database, so that every driver refuses the
+ * same malformed query with the same 400 (backends differ in what they let through, and the
+ * memory driver would fail on some of them).
  */
-function checkGeoOperands(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(checkGeoOperands);
+function checkOperands(node: unknown): void {
+  if (Array.isArray(node)) return node.forEach(checkOperands);
   if (!isPlainObject(node)) return;
   for (const [key, value] of Object.entries(node)) {
-    if (key === "$geometry") {
+    if (ARRAY_OPERANDS.has(key) && !Array.isArray(value)) {
+      throw badRequest(`${key} needs an array`);
+    } else if (key === "$geometry") {
       const test = isPlainObject(value) && typeof value.type === "string" ? GEOMETRY_TESTS.get(value.type) : undefined;
       if (!test || !test(value)) throw badRequest("$geometry must be a valid GeoJSON geometry");
     } else if (key === "$maxDistance" || key === "$minDistance") {
@@ -344,6 +350,6 @@ function checkGeoOperands(node: unknown): void {
       const point = isPlainObject(value) ? value.$geometry : value;
       if (!(isPair(point) || (isPlainObject(point) && point.type === "Point"))) throw badRequest(`${key} needs a Point or a coordinate pair`);
     }
-    checkGeoOperands(value);
+    checkOperands(value);
   }
 }

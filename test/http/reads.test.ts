@@ -130,3 +130,17 @@ describe("HATEOAS off", () => {
     expect(await json(await api.get("/"))).toEqual({});
   });
 });
+
+describe("malformed operator operands", () => {
+  const api = testApi(peopleSettings());
+  afterAll(() => api.close());
+
+  it("are refused with 400 on every driver, never reaching the database", async () => {
+    await api.post("/people", { lastname: "Operand" });
+    for (const where of ['{"_id": {"$in": "x"}}', '{"lastname": {"$nin": 5}}', '{"role": {"$all": "author"}}', '{"$or": {"lastname": "x"}}', '{"$and": "x"}']) {
+      const response = await api.get(`/people?where=${encodeURIComponent(where)}`);
+      expect(response.status, where).toBe(400);
+    }
+    expect((await api.get(`/people?where=${encodeURIComponent('{"lastname": {"$in": ["Operand"]}}')}`)).headers.get("x-total-count")).toBe("1");
+  });
+});
