@@ -31,7 +31,7 @@ import { compileRouter, type CompiledRouter } from "./routing/router.ts";
 import { normalizeSettings, type Config, type Resource } from "./settings/normalize.ts";
 import type { Settings } from "./settings/types.ts";
 import { validateSettings } from "./settings/validate.ts";
-import { checkSchemaDefinition, compileValidator, type ValidationEngine, type ValidatorExtensions } from "./validation/index.ts";
+import { compileValidator, type ValidationEngine, type ValidatorExtensions } from "./validation/index.ts";
 import type { ResourceValidator } from "./validation/types.ts";
 
 export interface HandlerOptions {
@@ -94,8 +94,8 @@ export class App {
   constructor(settings: Settings, options: HandlerOptions = {}) {
     validateSettings(settings);
     this.config = normalizeSettings(settings);
+    // compileValidator checks the schema definition first (unknown rules, bad values).
     for (const resource of Object.values(this.config.DOMAIN)) {
-      checkSchemaDefinition(resource, this.config, options.validation);
       this.validators.set(resource.name, compileValidator(resource, this.config, options.validation, { engine: options.validationEngine }));
     }
     this.logger = options.logger ?? consoleLogger(this.config.LOG_LEVEL);

@@ -1,0 +1,35 @@
+// Start-up refuses bad settings through createHandler itself, naming the setting, the resource
+// and the closest valid name — never at request time.
+import { describe, expect, it } from "vitest";
+import { createHandler } from "../../src/handler.ts";
+import type { Settings } from "../../src/settings/types.ts";
+
+const start = (settings: Settings) => () => createHandler(settings);
+
+describe("start-up validation", () => {
+  it("refuses an unknown global setting, suggesting the closest", () => {
+    expect(start({ PAGINATION_LIMT: 10, DOMAIN: {} })).toThrow(/PAGINATION_LIMT.*PAGINATION_LIMIT/);
+  });
+
+  it("refuses an unknown resource setting, naming the resource", () => {
+    expect(start({ DOMAIN: { people: { item_titel: "person" } } })).toThrow(/people.*item_titel.*item_title/);
+  });
+
+  it("refuses a bad value", () => {
+    expect(start({ RESOURCE_METHODS: ["FETCH" as never], DOMAIN: {} })).toThrow(/RESOURCE_METHODS/);
+  });
+
+  it("refuses a data_relation to an unknown resource", () => {
+    const settings: Settings = { DOMAIN: { people: {}, works: { schema: { owner: { type: "objectid", data_relation: { resource: "peopel" } } } } } };
+    expect(start(settings)).toThrow(/peopel.*people/);
+  });
+
+  it("refuses an unknown schema rule unless the rules are transparent", () => {
+    expect(start({ DOMAIN: { people: { schema: { name: { type: "string", maxlenght: 3 } } } } })).toThrow(/people.*name.*maxlenght.*maxlength/);
+    expect(start({ DOMAIN: { people: { transparent_schema_rules: true, schema: { name: { type: "string", maxlenght: 3 } } } } })).not.toThrow();
+  });
+
+  it("accepts Eve's MONGO_* spellings", () => {
+    expect(start({ MONGO_DBNAME: "legacy", MONGO_QUERY_BLACKLIST: ["$where"], DOMAIN: {} })).not.toThrow();
+  });
+});
