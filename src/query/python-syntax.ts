@@ -4,6 +4,8 @@
 // that nothing is ever evaluated.
 import { badRequest } from "../errors.ts";
 
+const HEX_DIGITS = /^[0-9a-fA-F]+$/;
+
 export type TokenKind = "name" | "number" | "string" | "op" | "end";
 
 export interface Token {
@@ -54,7 +56,7 @@ function readString(text: string, at: number): [string, number] {
       i += 1 + octal.length;
     } else if (hex) {
       const digits = text.slice(i + 2, i + 2 + hex);
-      if (!new RegExp(`^[0-9a-fA-F]{${hex}}$`).test(digits)) throw badRequest(`bad \\${next} escape`);
+      if (digits.length !== hex || !HEX_DIGITS.test(digits)) throw badRequest(`bad \\${next} escape`);
       const code = parseInt(digits, 16);
       if (code > 0x10ffff) throw badRequest("escape out of range");
       value += String.fromCodePoint(code);
