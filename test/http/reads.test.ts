@@ -144,3 +144,20 @@ describe("malformed operator operands", () => {
     expect((await api.get(`/people?where=${encodeURIComponent('{"lastname": {"$in": ["Operand"]}}')}`)).headers.get("x-total-count")).toBe("1");
   });
 });
+
+describe("OPTIMIZE_PAGINATION_FOR_SPEED", () => {
+  const api = testApi(peopleSettings({ OPTIMIZE_PAGINATION_FOR_SPEED: true, PAGINATION_DEFAULT: 2 }));
+  afterAll(() => api.close());
+
+  it("skips the count: no total, no X-Total-Count, no last link, next always offered", async () => {
+    await api.post("/people", [{ lastname: "Fast1" }, { lastname: "Fast2" }, { lastname: "Fast3" }]);
+    const response = await api.get("/people?page=2");
+    expect(response.headers.get("x-total-count")).toBeNull();
+    const body = await json(response);
+    expect(body._meta).toEqual({ page: 2, max_results: 2 });
+    expect(body._items.map((d: any) => d.lastname)).toEqual(["Fast3"]);
+    expect(body._links.last).toBeUndefined();
+    expect(body._links.next).toEqual({ title: "next page", href: "people?page=3" });
+    expect(body._links.prev).toEqual({ title: "previous page", href: "people" });
+  });
+});
