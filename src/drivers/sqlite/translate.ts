@@ -181,11 +181,13 @@ function operator(subject: Subject, op: string, operand: unknown): Clause | null
       if (!Array.isArray(operand)) return null;
       if (operand.length === 0) return NONE;
       const each = operand.map((value) => valueOrElement(subject, (s) => equalsOneOf(s, [value])));
-      return each.every((c) => c !== null) ? and(each as Clause[]) : null;
+      // mingo, whose answers the memory driver gives, matches arrays only: a superset here.
+      return each.every((c) => c !== null) ? { ...and(each as Clause[]), exact: false } : null;
     }
     case "$elemMatch": {
-      if (!operand || typeof operand !== "object" || Array.isArray(operand)) return null;
-      const inner = anyElement(subject, (element) => (isOperatorObject(operand) ? conditions(element, operand) : document(element, operand as Filter)));
+      // The document form is mingo's to read (it also tries it on scalar elements).
+      if (!isOperatorObject(operand)) return null;
+      const inner = anyElement(subject, (element) => conditions(element, operand));
       // Elements are tested with the array reading again, wider than MongoDB's: a superset.
       return inner && { ...inner, exact: false };
     }
