@@ -41,7 +41,10 @@ export function sharedSchemas(config: Config): Record<string, JsonSchema> {
     Link: LINK,
     Links: {
       type: "object",
-      description: "HATEOAS links: self, parent, collection, and on pages next, prev, last",
+      description: "HATEOAS links: self, parent, collection, on pages next, prev and last, and related: the documents a document refers to",
+      properties: {
+        related: { type: "object", additionalProperties: { anyOf: [ref("Link"), { type: "array", items: ref("Link") }] } },
+      },
       additionalProperties: { anyOf: [ref("Link"), { type: "array", items: ref("Link") }] },
     },
     Meta: {

@@ -80,7 +80,7 @@ function collectionPath(ctx: PathContext, resource: Resource, names: ResourceNam
       });
     } else if (method === "POST") {
       const schema = resource.bulk_enabled ? { oneOf: [ref(names.input), { type: "array", items: ref(names.input), minItems: 1 }] } : ref(names.input);
-      const written = resource.bulk_enabled ? { oneOf: [ref(names.written), ref(names.bulkWritten)] } : ref(names.written);
+      const written = resource.bulk_enabled ? { anyOf: [ref(names.written), ref(names.bulkWritten)] } : ref(names.written);
       ops.post = operation(ctx, resource, method, false, {
         id: `create_${names.item}`,
         summary: resource.bulk_enabled ? `Create one ${resource.item_title} or several` : `Create a ${resource.item_title}`,

@@ -1,6 +1,6 @@
 // Settings the OpenAPI tests describe: every example, the shared test settings, and one domain
 // that uses every feature the document has to express (and some it can only describe loosely).
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { BasicAuth, HMACAuth, TokenAuth } from "../../src/auth/auth.ts";
 import type { Settings } from "../../src/settings/types.ts";
 import { Auth } from "../../src/auth/auth.ts";
@@ -75,6 +75,7 @@ export function everything(): Settings {
       replies: {
         url: 'notes/<regex("[a-f0-9]{24}"):note>/replies',
         authentication: DoorCheck,
+        public_methods: [],
         item_lookup: false,
         schema: { note: { type: "objectid" }, text: { type: "string" } },
       },
@@ -86,10 +87,23 @@ export function everything(): Settings {
   };
 }
 
-const examples = JSON.parse(readFileSync(new URL("../../examples/settings.json", import.meta.url), "utf8")) as Settings;
+const ROOT = new URL("../../", import.meta.url);
+
+/** Every settings.json under examples/ and test/fixtures/, so new ones are covered as they come. */
+function jsonSettings(): Record<string, () => Settings> {
+  const found: Record<string, () => Settings> = {};
+  for (const folder of ["examples", "test/fixtures"]) {
+    for (const file of readdirSync(new URL(folder, ROOT), { recursive: true }) as string[]) {
+      if (!file.endsWith("settings.json")) continue;
+      const path = `${folder}/${file}`;
+      found[path] = () => JSON.parse(readFileSync(new URL(path, ROOT), "utf8")) as Settings;
+    }
+  }
+  return found;
+}
 
 export const SETTINGS: Record<string, () => Settings> = {
-  "examples/settings.json": () => structuredClone(examples),
+  ...jsonSettings(),
   "examples/multi-tenant": () => multiTenant,
   "examples/parent-children": () => parentChildren,
   "examples/mounting": () => mounted,
