@@ -3,6 +3,7 @@
 import type { Driver, DriverFactory, DriverOptions } from "./types.ts";
 
 const memory = (): Promise<DriverFactory> => import("./memory/index.ts").then((m) => m.createMemoryDriver);
+const sqlite = (): Promise<DriverFactory> => import("./sqlite/index.ts").then((m) => m.createSqliteDriver);
 const dataApi = (): Promise<DriverFactory> => import("./data-api/index.ts").then((m) => m.createDataApiDriver);
 
 /** Set by the `everest-api/mongodb` entry when a program imports it (src/drivers/mongodb/index.ts). */
@@ -41,6 +42,8 @@ const factories: Record<string, () => Promise<DriverFactory>> = {
   file: memory,
   mongodb,
   "mongodb+srv": mongodb,
+  sqlite,
+  d1: sqlite,
   https: dataApi,
   http: dataApi,
 };
