@@ -1,5 +1,7 @@
+#!/usr/bin/env node
 // The `everest` command on Node: `everest serve <settings file> [--port …] [--host …] [--db …]`,
-// and `everest data-api --db … --api-key …` (adapters/data-api-cli.ts).
+// `everest data-api --db … --api-key …` (adapters/data-api-cli.ts), and
+// `everest openapi <settings file>` (adapters/openapi-cli.ts).
 import { runDataApiCommand } from "./data-api-cli.ts";
 import { runOpenApiCommand } from "./openapi-cli.ts";
 import { runServeCommand } from "./serve-cli.ts";

@@ -1,6 +1,6 @@
 // The explorer's static files, read from the installed swagger-ui-dist package (Node, Deno and
-// Bun all resolve packages and offer node:fs). The Workers build replaces this module
-// (scripts/build-worker.ts), since workerd has neither node_modules nor a file system.
+// Bun all resolve packages and offer node:fs). Bundles leave this module out (src/openapi/
+// explorer.ts imports it by a computed specifier): workerd has no node_modules to read.
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";

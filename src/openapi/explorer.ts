@@ -14,7 +14,22 @@ const PACKAGE_FILES: Record<string, string> = {
   "favicon-32x32.png": "image/png",
 };
 
-export const packageFiles: ExplorerFiles = async (name) => (await import("./explorer-files.ts")).readExplorerFile(name);
+/**
+ * The UI package's files from node_modules. The module that reads them needs node:fs, so it is
+ * imported through a specifier computed at run time, which bundlers (a Worker's) leave out, as
+ * src/drivers/registry.ts does for the mongodb driver: where it cannot load, there are no files.
+ */
+export const packageFiles: ExplorerFiles = async (name) => {
+  const here = import.meta.url;
+  // .ts when run from the sources (tests, tsx, Deno), .js from the package.
+  const specifier = new URL(`./explorer-files${here.slice(here.lastIndexOf("."))}`, here).href;
+  try {
+    const module = (await import(/* @vite-ignore */ specifier)) as typeof import("./explorer-files.ts");
+    return await module.readExplorerFile(name);
+  } catch {
+    return null;
+  }
+};
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
