@@ -42,8 +42,9 @@ export function createWorker(settings: Settings, options?: HandlerOptions): Modu
     // Bindings arrive with the first request, not at module load; building the handler here
     // also keeps its set-up out of the global scope, where workerd forbids timers and randomness.
     fetch(request, env, ctx) {
+      // The explorer's UI files are not in a Worker (src/openapi/explorer.ts): no page by default.
       // The bindings go along as services: a d1: database URI finds its D1 database there.
-      handler ??= createHandler(settingsWithBindings(settings, env), { ...options, services: { ...options?.services, bindings: env ?? {} } });
+      handler ??= createHandler({ DOCS_ENDPOINT: null, ...settingsWithBindings(settings, env) }, { ...options, services: { ...options?.services, bindings: env ?? {} } });
       return handler(request, env, ctx);
     },
   };
