@@ -1,6 +1,10 @@
 // HTTP throughput: everest beside the floor and the hand-written equivalent, on every installed
 // runtime. Each server is a child process pinned to its own core; autocannon runs here.
-//   npx tsx bench/http.ts [--quick] [--runtimes node,bun,deno] [--workloads "GET item,POST"]
+//   npx tsx bench/http.ts [--quick] [--runtimes node,bun,deno] [--workloads "GET item,POST"] [--db sqlite]
+// --db sqlite runs everest on the sqlite driver (a fresh file per server) instead of memory.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { load, probe, type Measurement, type Step, type Traffic } from "./lib/load.ts";
 import { pinning, pinSelf, runtimes, startServer, type Runtime, type Server } from "./lib/proc.ts";
 import { fmt, table } from "./lib/table.ts";
@@ -12,6 +16,8 @@ const listed = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) 
 const only = listed("--runtimes");
 /** Workloads whose names start with one of these (`--workloads "GET item,PATCH"`), for profiling one at a time. */
 const chosen = listed("--workloads");
+/** everest's database: memory (the default), or `sqlite` for a fresh SQLite file per server. */
+const database = listed("--db")?.[0] ?? "memory";
 const workloads = WORKLOADS.filter((w) => !chosen || chosen.some((prefix) => w.name.startsWith(prefix)));
 /** Seconds of warm-up and of measurement: Node, whose table the targets are about, gets the longest. */
 interface Plan {
@@ -55,7 +61,8 @@ interface Contender {
 async function start(runtime: Runtime, kind: Kind): Promise<Contender> {
   let server: Server | undefined;
   try {
-    server = await startServer(runtime, [kind, "--documents", String(DOCUMENTS)], cores?.server ?? null);
+    const db = kind === "everest" && database === "sqlite" ? ["--db", `sqlite:${join(mkdtempSync(join(tmpdir(), "everest-bench-")), "data.db")}`] : [];
+    server = await startServer(runtime, [kind, "--documents", String(DOCUMENTS), ...db], cores?.server ?? null);
     return { server, sample: kind === "floor" ? [] : await sampleDocs(server.url), rows: new Map() };
   } catch (error) {
     await server?.stop();

@@ -2,6 +2,7 @@
 //   server.ts floor                      answers /<size> with a body of that size, made once per size
 //   server.ts hand   --documents 10000   the hand-written Hono + mingo + bson equivalent
 //   server.ts everest --documents 10000  createHandler(settings) on the memory driver
+//   server.ts everest --db sqlite:PATH   … on another database (DB_URI)
 // It prints `READY <port>` once it listens on 127.0.0.1 (on a port of the system's choosing).
 // Each kind imports only what it needs, so the baselines still run while everest cannot.
 import process from "node:process";
@@ -73,7 +74,8 @@ async function main(): Promise<void> {
     port = await listen(app.fetch);
   } else if (kind === "everest") {
     const { createHandler } = await import("../../src/handler.ts");
-    const handler = createHandler(settings);
+    const db = option("db", "");
+    const handler = createHandler(db ? { ...settings, DB_URI: db } : settings);
     await seed(handler, "http://bench.local", documents);
     port = await listen(handler);
   } else {

@@ -15,7 +15,7 @@ import { decodeDocument, encodeDocument, encodeValue, idKey } from "./codec.ts";
 import { failedIndex, identifier, INDEX_TABLE, indexStatements, keyValueOf, normalizeSpec, sameKeyParams, sameKeyQuery, type UniqueIndexInfo } from "./indexes.ts";
 import { sqliteMedia, MEDIA_SCHEMA } from "./media.ts";
 import { SqlError, unavailable, type Row, type SqlPort, type SqlValue, type Statement } from "./port.ts";
-import { translateFilter, translateSort } from "./translate.ts";
+import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
 
 const WRITING_STAGES = new Set(["$out", "$merge"]);
 /** Attempts of a conditional write whose row another writer changed in between. */
@@ -64,6 +64,8 @@ function collectionsRead(value: unknown, out = new Set<string>()): Set<string> {
 export class SqliteDriver implements Driver {
   readonly kind = "sqlite";
   private readonly tables = new Map<string, Promise<void>>();
+  /** Per table, the fields with expression indexes, read once from `_everest_indexes`. */
+  private readonly hints = new Map<string, Promise<IndexHint>>();
   private closed = false;
 
   private constructor(
@@ -82,7 +84,7 @@ export class SqliteDriver implements Driver {
     const near = query.sort?.length ? null : nearDistance(query.filter);
     let docs: Doc[];
     const order = translateSort(query.sort);
-    const where = translateFilter(query.filter);
+    const where = translateFilter(query.filter, await this.hint(target));
     if (where.exact && order !== null && !near) {
       docs = (await this.select(target, query.filter, test, { order, skip: query.skip, limit: query.limit })).map((m) => m.doc);
     } else {
@@ -99,7 +101,7 @@ export class SqliteDriver implements Driver {
 
   async count(target: Target, filter: Filter): Promise<number> {
     const test = await this.compile(filter);
-    const where = translateFilter(filter);
+    const where = translateFilter(filter, await this.hint(target));
     if (where.exact) {
       const rows = await this.read(target, { sql: `SELECT count(*) AS n FROM ${this.table(target)} WHERE ${where.sql}`, params: where.params });
       return Number(rows[0]?.n ?? 0);
@@ -145,7 +147,7 @@ export class SqliteDriver implements Driver {
 
   async deleteMany(target: Target, filter: Filter): Promise<number> {
     const test = await this.compile(filter);
-    const where = translateFilter(filter);
+    const where = translateFilter(filter, await this.hint(target));
     if (where.exact) return this.change(target, { sql: `DELETE FROM ${this.table(target)} WHERE ${where.sql}`, params: where.params });
     const ids = (await this.select(target, filter, test, {})).map((match) => match.id);
     if (ids.length === 0) return 0;
@@ -179,6 +181,7 @@ export class SqliteDriver implements Driver {
       statements.push(...indexStatements(table, spec, before !== undefined));
     }
     if (statements.length === 0) return;
+    this.hints.delete(table);
     try {
       await guarded(() => this.port.batch(statements));
     } catch (error) {
@@ -221,6 +224,20 @@ export class SqliteDriver implements Driver {
     return ready;
   }
 
+  private hint(target: Target): Promise<IndexHint> {
+    const table = this.tableName(target);
+    let hint = this.hints.get(table);
+    if (!hint) {
+      hint = this.specs(table).then((specs) => ({
+        table: identifier(table),
+        indexed: new Set([...specs.values()].flatMap((spec) => (spec.keys[0] && spec.keys[0][1] !== "2dsphere" && spec.keys[0][1] !== "2d" && spec.keys[0][1] !== "text" ? [spec.keys[0][0]] : []))),
+      }));
+      hint.catch(() => this.hints.delete(table));
+      this.hints.set(table, hint);
+    }
+    return hint;
+  }
+
   private async specs(table: string): Promise<Map<string, Required<IndexSpec>>> {
     const rows = (await guarded(() => this.port.all({ sql: `SELECT name, spec FROM ${INDEX_TABLE} WHERE tbl = ?`, params: [table] }))) ?? [];
     return new Map(rows.map((row) => [String(row.name), JSON.parse(String(row.spec)) as Required<IndexSpec>]));
@@ -244,7 +261,7 @@ export class SqliteDriver implements Driver {
    * refuses (one nested too deeply, say) is dropped for a scan, so it never surfaces as a 500.
    */
   private async select(target: Target, filter: Filter, test: Test, page: { order?: string; skip?: number; limit?: number }): Promise<Match[]> {
-    const where = translateFilter(filter);
+    const where = translateFilter(filter, await this.hint(target));
     const paged = where.exact && (page.skip || page.limit);
     const tail = paged ? " LIMIT ? OFFSET ?" : "";
     const params: SqlValue[] = paged ? [...where.params, page.limit && page.limit > 0 ? page.limit : -1, Math.max(0, page.skip ?? 0)] : where.params;

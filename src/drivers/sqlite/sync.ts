@@ -40,24 +40,29 @@ export function openSynchronous(db: SyncDatabase, errorCode: (error: unknown) =>
     }
   };
   const run = ({ sql, params }: Statement): number => Number(prepared(sql).run(...params).changes);
+  /**
+   * Every write takes the write lock first (BEGIN IMMEDIATE, which waits out busy_timeout): a
+   * statement that reads and then writes in an autocommit transaction fails at once, without
+   * waiting, when another process committed in between (SQLITE_BUSY_SNAPSHOT in WAL mode).
+   */
+  const transaction = (statements: Statement[]): number[] => {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      const changes = statements.map(run);
+      db.exec("COMMIT");
+      return changes;
+    } catch (error) {
+      db.exec("ROLLBACK");
+      throw error;
+    }
+  };
   attempt(() => {
     for (const pragma of OPEN_PRAGMAS) db.exec(pragma);
   });
   return {
     all: async ({ sql, params }) => attempt(() => prepared(sql).all(...params) as Row[]),
-    run: async (statement) => attempt(() => run(statement)),
-    batch: async (statements) =>
-      attempt(() => {
-        db.exec("BEGIN IMMEDIATE");
-        try {
-          const changes = statements.map(run);
-          db.exec("COMMIT");
-          return changes;
-        } catch (error) {
-          db.exec("ROLLBACK");
-          throw error;
-        }
-      }),
+    run: async (statement) => attempt(() => transaction([statement])[0]!),
+    batch: async (statements) => attempt(() => transaction(statements)),
     close: async () => {
       cache.clear();
       db.close();

@@ -55,6 +55,7 @@ function child(subject: Subject, segmentPath: string): Subject {
   return literal ? literalSubject(literal[1]!.replaceAll("''", "'") + segmentPath) : subjectAt(`(${subject.path} || ${sqlString(segmentPath)})`);
 }
 
+/** json_each aliases of the translation under way. */
 let aliases = 0;
 
 function clause(sql: string, params: SqlValue[] = [], exact = true): Clause {
@@ -225,7 +226,37 @@ function intermediates(base: Subject, segments: string[]): Subject[] {
   return out;
 }
 
-function field(base: Subject, name: string, condition: unknown): Clause {
+/** Where the driver has expression indexes on a collection's fields (indexes.ts), so a filter can use them. */
+export interface IndexHint {
+  /** The collection's table, quoted. */
+  table: string;
+  /** Fields whose value and JSON type are indexed. */
+  indexed: ReadonlySet<string>;
+}
+
+/**
+ * Rows a condition on an indexed field can match, found through the indexes: SQLite does not
+ * use them for the OR of a value test and its array branch, so the two are looked up apart and
+ * joined. A superset, ANDed with the exact condition; null when the condition has no index form.
+ */
+function candidates(hint: IndexHint, path: string, condition: unknown): Clause | null {
+  const value = `(doc ->> ${path})`;
+  const scalar = (v: unknown) => (kindOf(v) === null || v === null ? null : sqlValue(v, kindOf(v)!));
+  let test: Clause | null = null;
+  if (!isOperatorObject(condition)) {
+    const v = scalar(condition);
+    if (v !== null) test = clause(`${value} = ?`, [v]);
+  } else if (Object.keys(condition).length === 1 && Array.isArray(condition.$in)) {
+    const values = condition.$in.map(scalar);
+    if (!values.includes(null)) test = clause(`${value} IN (SELECT value FROM json_each(?))`, [JSON.stringify(values)]);
+  } else if (Object.keys(condition).every((op) => op in COMPARISONS) && Object.values(condition).every((v) => typeof v === "number" || typeof v === "string")) {
+    test = and(Object.entries(condition).map(([op, v]) => clause(`${value} ${COMPARISONS[op]} ?`, [v as SqlValue])));
+  }
+  if (!test) return null;
+  return clause(`rowid IN (SELECT rowid FROM ${hint.table} WHERE ${test.sql} UNION SELECT rowid FROM ${hint.table} WHERE json_type(doc, ${path}) = 'array')`, test.params);
+}
+
+function field(base: Subject, name: string, condition: unknown, hint?: IndexHint): Clause {
   const path = jsonPath(name);
   if (!path) return ANY;
   // `_id` is never an array, and its key is the primary key: equality and $in use it directly.
@@ -237,13 +268,16 @@ function field(base: Subject, name: string, condition: unknown): Clause {
   }
   const translated = fieldCondition(child(base, path.slice(1)), condition);
   if (!translated) return ANY;
+  const indexed = hint?.indexed.has(name) && base.path === "'$'" && !name.includes(".") ? candidates(hint, sqlString(path), condition) : null;
+  // Wrapped so that SQLite plans with the candidates, not with an OR of the exact test's parts.
+  if (indexed) return and([indexed, { ...translated, sql: `ifnull(${translated.sql}, 0)` }]);
   const crossings = intermediates(base, name.split("."));
   if (crossings.length === 0) return translated;
   // Through an array on the way the fan-out is JavaScript's to decide; those rows are kept.
   return or([translated, ...crossings.map((s) => clause(`${s.type} = 'array'`))].map((c) => ({ ...c, exact: false })));
 }
 
-function document(base: Subject, filter: Filter): Clause {
+function document(base: Subject, filter: Filter, hint?: IndexHint): Clause {
   const parts: Clause[] = [];
   for (const [key, condition] of Object.entries(filter)) {
     if (key === "$and" || key === "$or" || key === "$nor") {
@@ -255,15 +289,17 @@ function document(base: Subject, filter: Filter): Clause {
     } else if (key.startsWith("$")) {
       parts.push(ANY);
     } else {
-      parts.push(field(base, key, condition));
+      parts.push(field(base, key, condition, hint));
     }
   }
   return and(parts);
 }
 
 /** The WHERE clause for a filter over a table's `id` and `doc` columns. */
-export function translateFilter(filter: Filter): Clause {
-  const where = document(literalSubject("$"), filter);
+export function translateFilter(filter: Filter, hint?: IndexHint): Clause {
+  // Aliases numbered afresh, so a filter of the same shape gives the same SQL (and prepared statement).
+  aliases = 0;
+  const where = document(literalSubject("$"), filter, hint);
   return where.params.length > MAX_PARAMS ? ANY : where;
 }
 
