@@ -122,6 +122,15 @@ export class App {
     return this.access.canRead(ctx, resource);
   }
 
+  /**
+   * Opens the database of every db prefix now, so one that cannot be opened (a damaged or
+   * locked journal, an unknown scheme) stops start-up instead of failing every request.
+   */
+  async open(): Promise<void> {
+    const prefixes = new Set<string | null>([null, ...Object.values(this.config.DOMAIN).map((resource) => resource.db_prefix)]);
+    await Promise.all([...prefixes].map((prefix) => this.pool.get(prefix)));
+  }
+
   /** Closes database connections (graceful shutdown). */
   close(): Promise<void> {
     return this.pool.close();
