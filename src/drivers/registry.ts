@@ -4,6 +4,7 @@ import type { Driver, DriverFactory, DriverOptions } from "./types.ts";
 
 const memory = (): Promise<DriverFactory> => import("./memory/index.ts").then((m) => m.createMemoryDriver);
 const mongodb = (): Promise<DriverFactory> => import("./mongodb/index.ts").then((m) => m.createMongoDriver);
+const sqlite = (): Promise<DriverFactory> => import("./sqlite/index.ts").then((m) => m.createSqliteDriver);
 const dataApi = (): Promise<DriverFactory> => import("./data-api/index.ts").then((m) => m.createDataApiDriver);
 
 /** Factories by URI scheme; `http:` is for a Data API gateway on a private network. */
@@ -12,6 +13,8 @@ const factories: Record<string, () => Promise<DriverFactory>> = {
   file: memory,
   mongodb,
   "mongodb+srv": mongodb,
+  sqlite,
+  d1: sqlite,
   https: dataApi,
   http: dataApi,
 };
