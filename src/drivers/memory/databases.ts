@@ -1,24 +1,12 @@
-// Everything the memory store holds, by database name: its collections and media files; and the
-// two ways the journal meets it, applying a replayed record and capturing a snapshot.
-import { Binary } from "bson";
-import type { Doc, IndexSpec } from "../types.ts";
+// Everything the memory store holds, by database name: its collections and media files; and how
+// a replayed journal record changes it.
 import { Collection, type ScanStats } from "./collection.ts";
-import { encodeRecord, type DataRecord } from "./journal.ts";
+import type { DataRecord } from "./journal.ts";
 import type { MediaRecord } from "./media.ts";
-
-/** Documents per insert record in a snapshot, to keep lines reasonably short. */
-const SNAPSHOT_BATCH = 1000;
 
 export interface Database {
   collections: Map<string, Collection>;
   media: Map<string, MediaRecord>;
-}
-
-interface CapturedCollection {
-  db: string;
-  coll: string;
-  indexes: Array<Required<IndexSpec>>;
-  docs: Doc[];
 }
 
 export class Databases {
@@ -85,32 +73,8 @@ export class Databases {
     }
   }
 
-  /**
-   * The journal lines of the state as it is now, made lazily. Stored documents and media are
-   * never changed in place (a write stores a new object), so holding references to the current
-   * ones is a consistent snapshot that later writes do not disturb, without copying the data.
-   */
-  capture(): Iterable<string> {
-    const collections: CapturedCollection[] = [];
-    const media: Array<{ db: string; files: MediaRecord[] }> = [];
-    for (const [db, database] of this.all) {
-      for (const [coll, collection] of database.collections) {
-        collections.push({ db, coll, indexes: collection.indexSpecs(), docs: Array.from(collection.documents(), (stored) => stored.doc) });
-      }
-      media.push({ db, files: [...database.media.values()] });
-    }
-    return snapshotLines(collections, media);
-  }
-}
-
-function* snapshotLines(collections: CapturedCollection[], media: Array<{ db: string; files: MediaRecord[] }>): Generator<string> {
-  for (const { db, coll, indexes, docs } of collections) {
-    if (indexes.length > 0) yield encodeRecord({ op: "indexes", db, coll, indexes });
-    for (let start = 0; start < docs.length; start += SNAPSHOT_BATCH) {
-      yield encodeRecord({ op: "insert", db, coll, docs: docs.slice(start, start + SNAPSHOT_BATCH) });
-    }
-  }
-  for (const { db, files } of media) {
-    for (const file of files) yield encodeRecord({ op: "media.put", db, file: { ...file, data: new Binary(file.data) } });
+  /** Every database by name. */
+  entries(): IterableIterator<[string, Database]> {
+    return this.all.entries();
   }
 }

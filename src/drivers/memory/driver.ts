@@ -20,10 +20,10 @@ import {
   type Update,
 } from "../types.ts";
 import type { Collection, ScanStats } from "./collection.ts";
-import { Compactor, DEFAULT_COMPACTION, type CompactionPolicy } from "./compaction.ts";
+import type { Compactor, CompactionPolicy } from "./compaction.ts";
 import { Databases } from "./databases.ts";
 import type { Stored } from "./indexes.ts";
-import { encodeRecord, FORMAT_LINE, Journal, replayJournal, type JournalRecord } from "./journal.ts";
+import type { Journal, JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
 import { applyUpdate, compileFilter, cursor, loadFor, project, runPipeline, withMingo } from "./mingo.ts";
 import { nearDistance } from "./geo.ts";
@@ -60,21 +60,8 @@ export class MemoryDriver implements Driver {
     const driver = new MemoryDriver(options.databaseName);
     if (options.journal) {
       const { files, path } = options.journal;
-      const lock = await files.lock(path);
-      let baseline: number;
-      try {
-        const replayed = await replayJournal(files, path, (record) => driver.databases.apply(record));
-        const size = replayed.size;
-        baseline = replayed.baseline;
-        if (size === 0) await files.append(path, FORMAT_LINE);
-        driver.journal = new Journal(files, path, lock, size || FORMAT_LINE.length);
-      } catch (error) {
-        await lock.release();
-        throw error;
-      }
-      const policy = { ...DEFAULT_COMPACTION, ...options.journal.compaction };
-      driver.compactor = new Compactor(files, driver.journal, () => driver.databases.capture(), policy, baseline);
-      driver.compactor.check();
+      const { openJournal } = await import("./persistence.ts");
+      ({ journal: driver.journal, compactor: driver.compactor } = await openJournal(files, path, options.journal.compaction, driver.databases));
     }
     return driver;
   }
@@ -321,7 +308,7 @@ export class MemoryDriver implements Driver {
    * then refuses the write instead of leaving memory ahead of the file.
    */
   private encode(record: () => JournalRecord): string | null {
-    return this.journal ? encodeRecord(record()) : null;
+    return this.journal ? this.journal.encode(record()) : null;
   }
 
   private async commit(line: string | null): Promise<void> {

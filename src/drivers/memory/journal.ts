@@ -1,7 +1,7 @@
 // The memory driver's durable journal: one canonical-EJSON line per acknowledged write,
 // replayed on start. Appends are group-committed: lines queued while a flush is under way go out
 // together in the next one, and each write's promise settles only once its line is on disk.
-// Compaction rewrites the file as the current state in the background (journal-compaction.ts).
+// Compaction rewrites the file as the current state in the background (compaction.ts).
 import { type Binary, EJSON } from "bson";
 import { DatabaseUnavailableError, type Doc, type FileAccess, type FileLock, type IndexSpec } from "../types.ts";
 
@@ -186,7 +186,12 @@ export class Journal {
     return this.broken;
   }
 
-  /** Queues a line (from encodeRecord); resolves when it is durably appended. */
+  /** The line of a record, for append(); throws for a value the journal cannot hold. */
+  encode(record: JournalRecord): string {
+    return encodeRecord(record);
+  }
+
+  /** Queues a line (from encode); resolves when it is durably appended. */
   append(line: string): Promise<void> {
     if (this.broken) return Promise.reject(this.broken);
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
