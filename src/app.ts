@@ -5,22 +5,23 @@ import { RequestContext, type Endpoint } from "./context.ts";
 import { DataLayer } from "./data/layer.ts";
 import { DriverPool } from "./drivers/pool.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
-import { HttpError } from "./errors.ts";
+import { HttpError, internalErrorResponse } from "./errors.ts";
 import { Hooks, type HookCallback } from "./events/hooks.ts";
-import { mediaFeature, readMultipart, serveMedia } from "./features/media.ts";
+import { mediaFeature } from "./features/media.ts";
+import { serveMedia } from "./endpoints/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
 import { InternalApi } from "./features/internal.ts";
-import { schemaEndpoint } from "./features/schema-endpoint.ts";
+import { schemaEndpoint } from "./endpoints/schema.ts";
 import { oplogFeatures } from "./features/oplog.ts";
 import { versioningFeature } from "./features/versioning.ts";
 import { consoleLogger, type Logger } from "./logging.ts";
 import { AccessControl } from "./auth/access.ts";
 import { MemoryRateLimitStore, type RateLimitStore } from "./ratelimit/index.ts";
-import type { Reply } from "./methods/common.ts";
-import { itemLookup, pathConditions } from "./methods/common.ts";
+import type { Reply } from "./render/reply.ts";
+import { itemLookup, pathConditions } from "./routing/lookup.ts";
 import { deleteCollection, deleteItem } from "./methods/delete.ts";
 import { getCollection, getItem } from "./methods/get.ts";
-import { home } from "./methods/home.ts";
+import { home } from "./endpoints/home.ts";
 import { patchItem } from "./methods/patch.ts";
 import { postCollection } from "./methods/post.ts";
 import { putItem } from "./methods/put.ts";
@@ -85,8 +86,6 @@ export class App {
   readonly access: AccessControl;
   /** Server-side access to every resource, internal ones included (docs/internal.md). */
   readonly internal = new InternalApi(this);
-  /** Parses multipart/form-data payloads; set by the media feature. */
-  multipart?: (ctx: RequestContext) => Promise<unknown>;
   private readonly pool: DriverPool;
   private readonly router: CompiledRouter;
   private readonly cors: CorsPolicy | null;
@@ -103,7 +102,6 @@ export class App {
     this.data = new DataLayer(this.config, this.pool);
     // Media before versioning: deleting a document's files needs its versions still stored.
     this.features = new FeaturePipeline([mediaFeature(this.config), versioningFeature(this.config), ...oplogFeatures(this.config), ...(options.features ?? [])]);
-    this.multipart = readMultipart;
     this.offers = compileOffers(this.config);
     this.router = compileRouter(this.config);
     this.cors = compileCors(this.config);
@@ -202,7 +200,7 @@ export class App {
     const table = kind === "collection" ? COLLECTION_METHODS : kind === "item" ? ITEM_METHODS : undefined;
     const handler = table?.[ctx.method];
     if (!resource || !handler) throw new HttpError(404);
-    const lookup = kind === "item" ? itemLookup(ctx) : pathConditions(ctx, resource);
+    const lookup = kind === "item" ? itemLookup(ctx, this.config) : pathConditions(ctx, resource, this.config);
     if (!this.hooks.empty) await this.emitPre(ctx, resource, lookup);
     return handler(ctx, lookup);
   }
@@ -246,10 +244,7 @@ export class App {
       return renderReply(ctx, errorReply(ctx, httpError));
     } catch (renderError) {
       this.logger.error("error while rendering an error", ctx, renderError);
-      return new Response(JSON.stringify({ _status: "ERR", _error: { code: 500, message: "Internal Server Error" } }), {
-        status: 500,
-        headers: { "Content-Type": "application/json" },
-      });
+      return internalErrorResponse();
     }
   }
 }

@@ -22,6 +22,8 @@ export class RequestContext {
   endpoint: Endpoint = { kind: "home" };
   /** Path values: the item lookup value and sub-resource segments. */
   params: Record<string, string> = {};
+  /** Bytes of body this request may send (MAX_BODY_SIZE). */
+  readonly maxBodySize: number;
   /** The raw body, once read (auth checks such as HMAC need it before the method does). */
   bodyText?: string;
   /** A call from server code (`app.internal`): no If-Match is required of it. */
@@ -42,6 +44,7 @@ export class RequestContext {
 
   constructor(app: App, request: Request, env?: unknown, executionCtx?: unknown) {
     this.app = app;
+    this.maxBodySize = app.config.MAX_BODY_SIZE;
     this.request = request;
     this.url = new URL(request.url);
     this.args = this.url.searchParams;

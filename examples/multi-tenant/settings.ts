@@ -7,7 +7,8 @@
 //
 // The API token names the user; the auth check stores the user's id in the request context,
 // and AUTH_FIELD makes everest stamp it on every note created and add it to every query.
-import { TokenAuth, timingSafeEqual } from "../../src/auth/auth.ts";
+import { TokenAuth } from "../../src/auth/auth.ts";
+import { timingSafeEqual } from "../../src/util/compare.ts";
 import type { RequestContext } from "../../src/context.ts";
 import type { Settings } from "../../src/settings/types.ts";
 

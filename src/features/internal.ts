@@ -9,7 +9,8 @@ import type { App } from "../app.ts";
 import { RequestContext, type EndpointKind } from "../context.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
-import { convertPathValue, type Reply } from "../methods/common.ts";
+import type { Reply } from "../render/reply.ts";
+import { convertPathValue } from "../routing/lookup.ts";
 import { deleteCollection, deleteItem } from "../methods/delete.ts";
 import { getCollection, getItem } from "../methods/get.ts";
 import { patchItem } from "../methods/patch.ts";
@@ -17,6 +18,7 @@ import { postCollection } from "../methods/post.ts";
 import { putItem } from "../methods/put.ts";
 import { errorReply } from "../render/respond.ts";
 import type { Resource } from "../settings/normalize.ts";
+import { fillUrl } from "../settings/urls.ts";
 
 export interface InternalReply {
   status: number;
@@ -113,9 +115,7 @@ export class InternalApi {
   /** A request as the route would have made it; links in the answer follow its path. */
   private context(method: string, kind: EndpointKind, resource: Resource, lookup: Filter, options: InternalOptions & { args?: InternalArgs; payload?: unknown }): RequestContext {
     const config = this.app.config;
-    const segments = resource.url.replace(/<regex\((["']).*?\1\):(\w+)>/g, (_, _quote, field: string) =>
-      lookup[field] !== undefined ? encodeURIComponent(idString(lookup[field])) : field,
-    );
+    const segments = fillUrl(resource.url, ({ name }) => (lookup[name] !== undefined ? encodeURIComponent(idString(lookup[name])) : name));
     const lookupField = resource.item_lookup_field;
     const item = kind === "item" && lookup[lookupField] !== undefined ? idString(lookup[lookupField]) : undefined;
     const url = new URL(`http://internal${config.basePath}/${segments}${item !== undefined ? `/${encodeURIComponent(item)}` : ""}`);

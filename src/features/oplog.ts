@@ -6,37 +6,14 @@
 // OPLOG_ENDPOINT serves the log as a read-only resource; without it the log is internal.
 import type { RequestContext } from "../context.ts";
 import type { Doc } from "../drivers/types.ts";
-import { now } from "../methods/common.ts";
-import type { GlobalConfig } from "../settings/defaults.ts";
+import { now } from "../util/clock.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import type { ResourceSettings, Schema } from "../settings/types.ts";
+import { fillUrl } from "../settings/urls.ts";
 import type { DocumentFeature } from "./pipeline.ts";
-
-/**
- * The log's resource definition: what DOMAIN says of OPLOG_NAME (its authentication, say), made
- * read-only, with Eve's fixed schema (`extra` only with OPLOG_RETURN_EXTRA_FIELD, the audit
- * fields only with OPLOG_AUDIT).
- */
-export function oplogDefinition(globals: GlobalConfig, own: ResourceSettings = {}): ResourceSettings {
-  const name = globals.OPLOG_NAME;
-  const endpoint = globals.OPLOG_ENDPOINT;
-  const schema: Schema = { r: {}, o: {}, i: {} };
-  if (globals.OPLOG_RETURN_EXTRA_FIELD) schema.extra = {};
-  if (globals.OPLOG_AUDIT) Object.assign(schema, { ip: {}, c: {}, u: {} });
-  return {
-    ...own,
-    datasource: own.datasource ?? { source: name },
-    resource_methods: ["GET"],
-    item_methods: ["GET"],
-    url: endpoint ? (own.url ?? endpoint) : name,
-    internal_resource: !endpoint,
-    schema,
-  };
-}
 
 /** Eve's `URLS` entry of a resource: its url with each regex converter reduced to `<name>`. */
 function prettyUrl(resource: Resource): string {
-  return resource.url.replace(/<regex\((["']).*?\1\):(\w+)>/g, "<$2>");
+  return fillUrl(resource.url, (param) => `<${param.name}>`);
 }
 
 class OplogFeature implements DocumentFeature {

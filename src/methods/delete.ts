@@ -5,7 +5,9 @@ import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import type { Resource } from "../settings/normalize.ts";
 import { documentEtag } from "../render/etag.ts";
-import { conditionalWriteFailed, loadOriginal, now, requiredEtag, type Reply } from "./common.ts";
+import type { Reply } from "../render/reply.ts";
+import { now } from "../util/clock.ts";
+import { conditionalWriteFailed, loadOriginal, requiredEtag } from "./conditional.ts";
 
 const NO_CONTENT: Reply = { status: 204, body: null };
 
@@ -18,7 +20,7 @@ async function softDelete(ctx: RequestContext, resource: Resource, original: Doc
   await ctx.app.features.beforeSoftDelete(ctx, resource, marked, original);
   const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD] };
   if (etag !== undefined) conditional[config.ETAG] = etag;
-  if (!(await ctx.app.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(ctx, where, etag);
+  if (!(await ctx.app.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(ctx.app.data, ctx, where, etag);
   await ctx.app.features.afterSoftDelete(ctx, resource, marked, original);
 }
 
@@ -26,16 +28,16 @@ export async function deleteItem(ctx: RequestContext, lookup: Filter): Promise<R
   const resource = ctx.resource!;
   const config = ctx.app.config;
   const where = lookup;
-  const original = await loadOriginal(ctx, where);
+  const original = await loadOriginal(ctx.app.data, ctx, where);
   if (resource.soft_delete && original[config.DELETED] === true) throw new HttpError(404);
-  const etag = requiredEtag(ctx, original);
+  const etag = requiredEtag(config, ctx, original);
   await ctx.app.hooks.emitForResource("on_delete_item", resource.name, original);
   if (resource.soft_delete) {
     await softDelete(ctx, resource, original, etag, where);
   } else {
     const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD] };
     if (etag !== undefined) conditional[config.ETAG] = etag;
-    if (!(await ctx.app.data.remove(ctx, resource, conditional))) await conditionalWriteFailed(ctx, where, etag);
+    if (!(await ctx.app.data.remove(ctx, resource, conditional))) await conditionalWriteFailed(ctx.app.data, ctx, where, etag);
     await ctx.app.features.afterDelete(ctx, resource, original);
   }
   await ctx.app.hooks.emitForResource("on_deleted_item", resource.name, original);

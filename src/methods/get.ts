@@ -3,19 +3,20 @@ import type { RequestContext } from "../context.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { combineFilters } from "../data/layer.ts";
-import { embedDocuments, resolveEmbeddedFields } from "../features/embedding.ts";
-import { homeLink, paginationLinks, resourceLink } from "../features/hateoas.ts";
+import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
+import { homeLink, paginationLinks, resourceLink } from "../render/hateoas.ts";
 import { parseWhere } from "../query/where.ts";
 import { parseSort } from "../query/sort.ts";
 import { resolveProjection } from "../query/projection.ts";
 import { parsePaging, type Paging } from "../query/paging.ts";
 import { etagMatches } from "../render/etag.ts";
 import { parseHttpDate } from "../render/http-date.ts";
-import { isSoftDeleted, softDeletedBody } from "../features/soft-delete.ts";
-import { itemEtag, requestedVersion, storedVersion, versionLinks, versionListing } from "../features/versioning.ts";
-import { getAggregation } from "../features/aggregation.ts";
-import { buildResponseDocument, lastUpdated } from "./document.ts";
-import type { Reply } from "./common.ts";
+import { isSoftDeleted, softDeletedBody } from "../read/soft-delete.ts";
+import { itemEtag, requestedVersion, storedVersion, versionLinks } from "../read/versions.ts";
+import { versionListing } from "../endpoints/versions.ts";
+import { getAggregation } from "../endpoints/aggregation.ts";
+import { buildResponseDocument, lastUpdated } from "../read/document.ts";
+import type { Reply } from "../render/reply.ts";
 
 /** The parsed query of a collection read. */
 export interface ReadQuery {

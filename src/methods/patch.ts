@@ -4,13 +4,15 @@ import type { RequestContext } from "../context.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
-import { buildResponseDocument } from "./document.ts";
+import { buildResponseDocument } from "../read/document.ts";
 import { duplicateIssues, validationEnv } from "./post.ts";
-import { checkImmutableId, conditionalWriteFailed, loadOriginal, marshalWriteResponse, now, readDocument, requiredEtag, type Reply } from "./common.ts";
+import type { Reply } from "../render/reply.ts";
+import { readDocument } from "../request/payload.ts";
+import { now } from "../util/clock.ts";
+import { marshalWriteResponse } from "./bandwidth.ts";
+import { checkImmutableId, conditionalWriteFailed, loadOriginal, requiredEtag } from "./conditional.ts";
+import { isPlainObject } from "../util/objects.ts";
 
-function isPlainObject(value: unknown): value is Doc {
-  return !!value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype;
-}
 
 /** Eve's `resolve_nested_documents`: sub-documents merge into the stored ones, recursively. */
 export function mergeNested(original: Doc, updates: Doc): Doc {
@@ -36,10 +38,10 @@ export async function patchItem(ctx: RequestContext, lookup: Filter): Promise<Re
   const resource = ctx.resource!;
   const config = ctx.app.config;
   const where = lookup;
-  const original = await loadOriginal(ctx, where);
-  const etag = requiredEtag(ctx, original);
-  const payload = await readDocument(ctx);
-  checkImmutableId(ctx, payload, original);
+  const original = await loadOriginal(ctx.app.data, ctx, where);
+  const etag = requiredEtag(config, ctx, original);
+  const payload = await readDocument(ctx, config);
+  checkImmutableId(config.ID_FIELD, payload, original);
   const { [config.ID_FIELD]: _id, ...changes } = payload;
   // The owner is the server's to set: a client cannot hand a document to another user.
   const authField = resource.auth_field;
@@ -68,12 +70,12 @@ export async function patchItem(ctx: RequestContext, lookup: Filter): Promise<Re
     if (error instanceof DuplicateKeyError) throw duplicateFailure(ctx, error);
     throw error;
   }
-  if (!written) await conditionalWriteFailed(ctx, where, etag);
+  if (!written) await conditionalWriteFailed(ctx.app.data, ctx, where, etag);
 
   await ctx.app.features.afterUpdate(ctx, resource, updates, updated, original);
   await ctx.app.hooks.emitForResource("on_updated", resource.name, updates, original);
 
   const response = await buildResponseDocument(ctx, updated, resource);
   response[config.STATUS] = config.STATUS_OK;
-  return { status: 200, body: marshalWriteResponse(ctx, response), etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };
+  return { status: 200, body: marshalWriteResponse(config, resource, response), etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };
 }

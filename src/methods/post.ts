@@ -5,10 +5,14 @@ import { DuplicateKeyError, type Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import type { Issues, ValidationEnv, ValidationResult } from "../validation/types.ts";
 import { documentEtag } from "../render/etag.ts";
-import { resourceLink } from "../features/hateoas.ts";
-import { shadowByName } from "../features/versioning.ts";
-import { buildResponseDocument } from "./document.ts";
-import { marshalWriteResponse, now, pathFields, readPayload, type Reply } from "./common.ts";
+import { resourceLink } from "../render/hateoas.ts";
+import { shadowByName } from "../features/shadow.ts";
+import { buildResponseDocument } from "../read/document.ts";
+import type { Reply } from "../render/reply.ts";
+import { readPayload } from "../request/payload.ts";
+import { pathFields } from "../routing/lookup.ts";
+import { now } from "../util/clock.ts";
+import { marshalWriteResponse } from "./bandwidth.ts";
 
 export function validationEnv(ctx: RequestContext, original?: Doc): ValidationEnv {
   const app = ctx.app;
@@ -46,7 +50,7 @@ function insertionFailure(ctx: RequestContext, results: Array<{ issues?: Issues 
 export async function postCollection(ctx: RequestContext, given?: Doc): Promise<Reply> {
   const resource = ctx.resource!;
   const config = ctx.app.config;
-  const payload = given ?? (await readPayload(ctx));
+  const payload = given ?? (await readPayload(ctx, config));
   const items = (Array.isArray(payload) ? payload : [payload]) as unknown[];
   if (items.length === 0) throw new HttpError(400, "Empty bulk insert");
   if (items.length > 1 && !resource.bulk_enabled) throw new HttpError(400, "Bulk insert not allowed");
@@ -54,7 +58,7 @@ export async function postCollection(ctx: RequestContext, given?: Doc): Promise<
     throw new HttpError(400, "Every document must be a JSON object");
   }
 
-  const path = pathFields(ctx, resource);
+  const path = pathFields(ctx, resource, config);
   const incoming = (items as Doc[]).map((item) => ({ ...item, ...path.declared }));
   const validator = ctx.app.validators.get(resource.name)!;
   const env = validationEnv(ctx);
@@ -91,7 +95,7 @@ export async function postCollection(ctx: RequestContext, given?: Doc): Promise<
   for (const document of documents) {
     const built = await buildResponseDocument(ctx, document, resource);
     built[config.STATUS] = config.STATUS_OK;
-    responses.push(marshalWriteResponse(ctx, built));
+    responses.push(marshalWriteResponse(config, resource, built));
   }
   await ctx.app.hooks.emitForResource("on_inserted", resource.name, documents);
 

@@ -5,10 +5,16 @@ import type { RequestContext } from "../context.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
-import { buildResponseDocument } from "./document.ts";
+import { buildResponseDocument } from "../read/document.ts";
 import { postCollection, validationEnv } from "./post.ts";
 import { duplicateFailure, validationFailure } from "./patch.ts";
-import { checkImmutableId, conditionalWriteFailed, marshalWriteResponse, now, pathFields, readDocument, requiredEtag, type Reply } from "./common.ts";
+import type { Reply } from "../render/reply.ts";
+import { readDocument } from "../request/payload.ts";
+import { pathFields } from "../routing/lookup.ts";
+import { now } from "../util/clock.ts";
+import { marshalWriteResponse } from "./bandwidth.ts";
+import { checkImmutableId, conditionalWriteFailed, immutableIdError, requiredEtag } from "./conditional.ts";
+import { isObjectIdHex } from "../util/objectid.ts";
 
 export async function putItem(ctx: RequestContext, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
@@ -17,11 +23,11 @@ export async function putItem(ctx: RequestContext, lookup: Filter): Promise<Repl
   const original = await ctx.app.data.findOne(ctx, resource, where, { showDeleted: true });
   if (!original) return upsert(ctx);
 
-  const etag = requiredEtag(ctx, original);
-  const payload = await readDocument(ctx);
-  checkImmutableId(ctx, payload, original);
+  const etag = requiredEtag(config, ctx, original);
+  const payload = await readDocument(ctx, config);
+  checkImmutableId(config.ID_FIELD, payload, original);
   const { [config.ID_FIELD]: _id, ...fields } = payload;
-  const path = pathFields(ctx, resource);
+  const path = pathFields(ctx, resource, config);
   const result = await ctx.app.validators.get(resource.name)!.validate({ ...fields, ...path.declared }, "PUT", validationEnv(ctx, original));
   if (!result.valid) throw validationFailure(ctx, result.issues);
 
@@ -43,13 +49,13 @@ export async function putItem(ctx: RequestContext, lookup: Filter): Promise<Repl
     if (error instanceof DuplicateKeyError) throw duplicateFailure(ctx, error);
     throw error;
   }
-  if (!written) await conditionalWriteFailed(ctx, where, etag);
+  if (!written) await conditionalWriteFailed(ctx.app.data, ctx, where, etag);
 
   await ctx.app.features.afterReplace(ctx, resource, document, original);
   await ctx.app.hooks.emitForResource("on_replaced", resource.name, document, original);
   const response = await buildResponseDocument(ctx, document, resource);
   response[config.STATUS] = config.STATUS_OK;
-  return { status: 200, body: marshalWriteResponse(ctx, response), etag: config.IF_MATCH ? (document[config.ETAG] as string) : undefined, lastModified: stamp };
+  return { status: 200, body: marshalWriteResponse(config, resource, response), etag: config.IF_MATCH ? (document[config.ETAG] as string) : undefined, lastModified: stamp };
 }
 
 /** PUT to a missing item creates it at the requested id, answering as POST does. */
@@ -57,12 +63,12 @@ async function upsert(ctx: RequestContext): Promise<Reply> {
   const resource = ctx.resource!;
   const config = ctx.app.config;
   if (!resource.upsert_on_put || ctx.endpoint.lookupField !== resource.item_lookup_field) throw new HttpError(404);
-  const payload = await readDocument(ctx);
+  const payload = await readDocument(ctx, config);
   const raw = ctx.params.lookup!;
   const idType = resource.schema[config.ID_FIELD]?.type ?? "objectid";
-  const id = idType === "objectid" && ObjectId.isValid(raw) && /^[0-9a-fA-F]{24}$/.test(raw) ? new ObjectId(raw) : raw;
+  const id = idType === "objectid" && isObjectIdHex(raw) ? new ObjectId(raw) : raw;
   if (config.ID_FIELD in payload && String(payload[config.ID_FIELD]) !== raw) {
-    throw new HttpError(400, `Attempt to update an immutable field. Usually happens when PATCH or PUT include a '${config.ID_FIELD}' field, which is immutable (PUT can include it as long as it is unchanged).`);
+    throw immutableIdError(config.ID_FIELD);
   }
   return postCollection(ctx, { ...payload, [config.ID_FIELD]: id });
 }

@@ -3,7 +3,7 @@
 import type { RequestContext } from "../context.ts";
 import { HttpError } from "../errors.ts";
 import { bytesResponse } from "../http/known-body.ts";
-import type { Reply } from "../methods/common.ts";
+import type { Reply } from "./reply.ts";
 import type { Config } from "../settings/normalize.ts";
 import { formatHttpDate } from "./http-date.ts";
 import { isValidJsonpCallback, wrapJsonp } from "./jsonp.ts";

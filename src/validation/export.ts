@@ -3,9 +3,10 @@
 // need the database or code (unique, data_relation, coerce, custom rules) are not expressed.
 import type { Schema } from "../settings/types.ts";
 import { GEO_TYPES, type GeoTypeName } from "./geo.ts";
-import { isPlainObject } from "./datatypes.ts";
 import { compilePattern } from "./rules.ts";
 import { expandDefinition, schemaIsForItems } from "./vocabulary.ts";
+import { isPlainObject } from "../util/objects.ts";
+import { OBJECT_ID_PATTERN } from "../util/objectid.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -55,7 +56,7 @@ function typeSchema(type: string, options: JsonSchemaOptions): JsonSchema {
     case "date":
       return { type: "string", description: `a date in the format ${options.dateFormat ?? "%a, %d %b %Y %H:%M:%S GMT"}` };
     case "objectid":
-      return { type: "string", pattern: "^[0-9a-fA-F]{24}$" };
+      return { type: "string", pattern: OBJECT_ID_PATTERN };
     case "decimal":
     case "decimal128":
       return { type: ["string", "number"] };

@@ -4,7 +4,7 @@ import type { RequestContext } from "../context.ts";
 import type { Doc } from "../drivers/types.ts";
 import { documentEtag } from "../render/etag.ts";
 import type { Resource } from "../settings/normalize.ts";
-import { documentLink, relatedLinks } from "../features/hateoas.ts";
+import { documentLink, relatedLinks } from "../render/hateoas.ts";
 
 const EPOCH = new Date(0);
 

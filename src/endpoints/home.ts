@@ -1,6 +1,6 @@
 // The API entry point: one child link per visible resource (Eve's home_endpoint).
 import type { RequestContext } from "../context.ts";
-import type { Reply } from "./common.ts";
+import type { Reply } from "../render/reply.ts";
 
 export async function home(ctx: RequestContext): Promise<Reply> {
   const config = ctx.app.config;

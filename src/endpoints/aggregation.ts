@@ -5,13 +5,13 @@
 import type { RequestContext } from "../context.ts";
 import type { Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
-import { checkJsonShape, type Reply } from "../methods/common.ts";
+import { checkJsonShape } from "../http/json-shape.ts";
+import type { Reply } from "../render/reply.ts";
 import { parsePaging } from "../query/paging.ts";
-import { isPlainObject } from "../query/common.ts";
-import { paginationLinks } from "./hateoas.ts";
+import { paginationLinks } from "../render/hateoas.ts";
+import { isPlainObject } from "../util/objects.ts";
+import { CROSS_COLLECTION_OPERATORS, SCRIPT_OPERATORS } from "../util/operators.ts";
 
-/** Operators a client-supplied value must not contain. */
-const REFUSED_OPERATORS = new Set(["$where", "$function", "$accumulator", "$lookup", "$graphLookup", "$unionWith", "$out", "$merge"]);
 
 /** A copy of the plain structure; ObjectIds, dates and other values are shared, never changed. */
 function copyStructure<T>(value: T): T {
@@ -49,7 +49,7 @@ function refuseOperators(value: unknown): void {
   if (Array.isArray(value)) value.forEach(refuseOperators);
   else if (isPlainObject(value)) {
     for (const [key, member] of Object.entries(value)) {
-      if (REFUSED_OPERATORS.has(key)) throw new HttpError(400, `operator ${key} is not allowed in an aggregation parameter`);
+      if (SCRIPT_OPERATORS.has(key) || CROSS_COLLECTION_OPERATORS.has(key)) throw new HttpError(400, `operator ${key} is not allowed in an aggregation parameter`);
       refuseOperators(member);
     }
   }

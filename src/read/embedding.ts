@@ -5,13 +5,13 @@
 // current documents and then their stored versions.
 import type { RequestContext } from "../context.ts";
 import type { Doc } from "../drivers/types.ts";
-import { isPlainObject } from "../query/common.ts";
 import { parseEmbedded } from "../query/embedded.ts";
 import type { DataRelation, FieldSchema } from "../settings/types.ts";
 import type { Resource } from "../settings/normalize.ts";
-import { resolveMedia } from "./media.ts";
+import { resolveMedia } from "../features/media.ts";
 import { isSoftDeleted } from "./soft-delete.ts";
-import { referencedVersions } from "./versioning.ts";
+import { referencedVersions } from "./versions.ts";
+import { isPlainObject } from "../util/objects.ts";
 
 /** The definition of a (possibly dotted) field, descending through dicts and lists of dicts. */
 export function fieldDefinition(resource: Resource, path: string): FieldSchema | undefined {

@@ -5,10 +5,10 @@
 import type { RequestContext } from "../context.ts";
 import type { Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
-import type { Reply } from "../methods/common.ts";
-import { isPlainObject } from "../query/common.ts";
+import type { Reply } from "../render/reply.ts";
 import { SCHEMA_GROUP } from "../routing/router.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
+import { isPlainObject } from "../util/objects.ts";
 
 /** `idField`: the default of data_relation `field`, which Eve sets through dicts only, never through lists. */
 function describe(value: unknown, idField: string | null): unknown {
