@@ -3,7 +3,7 @@
 // here; it all lives in the RequestContext.
 import { RequestContext, type Endpoint } from "./context.ts";
 import { DataLayer } from "./data/layer.ts";
-import { DriverPool } from "./drivers/pool.ts";
+import { DriverPool } from "./data/pool.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
 import { HttpError, internalErrorResponse } from "./errors.ts";
 import { Hooks, type HookCallback } from "./events/hooks.ts";
@@ -27,13 +27,14 @@ import { postCollection } from "./methods/post.ts";
 import { putItem } from "./methods/put.ts";
 import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
 import { isValidJsonpCallback } from "./render/jsonp.ts";
-import { compileOffers, errorReply, renderReply } from "./render/respond.ts";
+import { compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
 import { compileRouter, type CompiledRouter } from "./routing/router.ts";
 import { normalizeSettings, type Config, type Resource } from "./settings/normalize.ts";
 import type { Settings } from "./settings/types.ts";
 import { validateSettings } from "./settings/validate.ts";
 import { compileValidator, type ValidationEngine, type ValidatorExtensions } from "./validation/index.ts";
 import type { ResourceValidator } from "./validation/types.ts";
+import type { Services } from "./services.ts";
 
 export interface HandlerOptions {
   /** `{event: callback | callback[]}`, Eve's event names. More can be added with `app.on`. */
@@ -53,12 +54,12 @@ export interface HandlerOptions {
   rateLimitStore?: RateLimitStore;
 }
 
-type MethodHandler = (ctx: RequestContext, lookup: Filter) => Promise<Reply>;
+type MethodHandler = (services: Services, ctx: RequestContext, lookup: Filter) => Promise<Reply>;
 
 const COLLECTION_METHODS: Record<string, MethodHandler> = {
   GET: getCollection,
   HEAD: getCollection,
-  POST: (ctx) => postCollection(ctx),
+  POST: (services, ctx) => postCollection(services, ctx),
   DELETE: deleteCollection,
 };
 
@@ -81,11 +82,12 @@ export class App {
   readonly data: DataLayer;
   readonly features: FeaturePipeline;
   readonly validators = new Map<string, ResourceValidator>();
-  readonly offers: ReturnType<typeof compileOffers>;
   readonly logger: Logger;
   readonly access: AccessControl;
   /** Server-side access to every resource, internal ones included (docs/internal.md). */
-  readonly internal = new InternalApi(this);
+  readonly internal: InternalApi;
+  private readonly services: Services;
+  private readonly rendering: Rendering;
   private readonly pool: DriverPool;
   private readonly router: CompiledRouter;
   private readonly cors: CorsPolicy | null;
@@ -100,13 +102,20 @@ export class App {
     this.logger = options.logger ?? consoleLogger(this.config.LOG_LEVEL);
     this.pool = new DriverPool(this.config, options.services, options.driver);
     this.data = new DataLayer(this.config, this.pool);
+    this.access = new AccessControl(this.config, options.rateLimitStore ?? new MemoryRateLimitStore());
     // Media before versioning: deleting a document's files needs its versions still stored.
-    this.features = new FeaturePipeline([mediaFeature(this.config), versioningFeature(this.config), ...oplogFeatures(this.config), ...(options.features ?? [])]);
-    this.offers = compileOffers(this.config);
+    this.features = new FeaturePipeline([
+      mediaFeature(this.config, this.data),
+      versioningFeature(this.config, this.data),
+      ...oplogFeatures(this.config, this.data, this.hooks, this.access),
+      ...(options.features ?? []),
+    ]);
+    this.rendering = compileRendering(this.config);
     this.router = compileRouter(this.config);
     this.cors = compileCors(this.config);
     this.hooks.register(options.hooks);
-    this.access = new AccessControl(this.config, options.rateLimitStore ?? new MemoryRateLimitStore());
+    this.services = { config: this.config, data: this.data, hooks: this.hooks, features: this.features, validators: this.validators, access: this.access };
+    this.internal = new InternalApi(this.services);
   }
 
   /** Subscribes a callback to an event (`on_insert`, `on_fetched_item_people`, …). */
@@ -153,7 +162,7 @@ export class App {
   }
 
   readonly fetch = async (request: Request, env?: unknown, executionCtx?: unknown): Promise<Response> => {
-    const ctx = new RequestContext(this, request, env, executionCtx);
+    const ctx = new RequestContext(request, this.config.MAX_BODY_SIZE, env, executionCtx);
     try {
       return await this.handle(ctx);
     } catch (error) {
@@ -187,22 +196,22 @@ export class App {
 
     const reply = await this.dispatch(ctx);
     if (LOGGED_WRITES.has(ctx.method)) this.logger.info(`${ctx.method} ${ctx.resource?.name ?? ctx.url.pathname}: ${reply.status}`, ctx);
-    const response = renderReply(ctx, reply);
+    const response = renderReply(this.rendering, ctx, reply);
     if (!this.hooks.empty) await this.emitPost(ctx, response);
     return response;
   }
 
   private async dispatch(ctx: RequestContext): Promise<Reply> {
     const { kind, resource } = ctx.endpoint;
-    if (kind === "home") return home(ctx);
-    if (kind === "schema") return schemaEndpoint(ctx);
-    if (kind === "media") return serveMedia(ctx);
+    if (kind === "home") return home(this.services, ctx);
+    if (kind === "schema") return schemaEndpoint(this.services, ctx);
+    if (kind === "media") return serveMedia(this.services, ctx);
     const table = kind === "collection" ? COLLECTION_METHODS : kind === "item" ? ITEM_METHODS : undefined;
     const handler = table?.[ctx.method];
     if (!resource || !handler) throw new HttpError(404);
     const lookup = kind === "item" ? itemLookup(ctx, this.config) : pathConditions(ctx, resource, this.config);
     if (!this.hooks.empty) await this.emitPre(ctx, resource, lookup);
-    return handler(ctx, lookup);
+    return handler(this.services, ctx, lookup);
   }
 
   /** on_pre_<METHOD>[_<resource>]; callbacks may add conditions to `lookup`. */
@@ -241,7 +250,7 @@ export class App {
       httpError = new HttpError(500);
     }
     try {
-      return renderReply(ctx, errorReply(ctx, httpError));
+      return renderReply(this.rendering, ctx, errorReply(this.config, httpError));
     } catch (renderError) {
       this.logger.error("error while rendering an error", ctx, renderError);
       return internalErrorResponse();

@@ -1,5 +1,6 @@
 // GET/HEAD `/<MEDIA_ENDPOINT>/<id>`: stored files downloaded, whole or by byte range.
 import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
 import { HttpError } from "../errors.ts";
 import { formatHttpDate, parseHttpDate } from "../render/http-date.ts";
 import type { Reply } from "../render/reply.ts";
@@ -25,9 +26,9 @@ export function byteRange(header: string | null, size: number): ByteRange {
 }
 
 /** GET/HEAD `/<MEDIA_ENDPOINT>/<id>`: the file streamed, whole (200/304) or a range (206/416). */
-export async function serveMedia(ctx: RequestContext): Promise<Reply> {
+export async function serveMedia(services: Services, ctx: RequestContext): Promise<Reply> {
   const id = ctx.params[MEDIA_GROUP];
-  const file = id ? await (await ctx.app.data.media(ctx, null)).get(id) : null;
+  const file = id ? await (await services.data.media(ctx, null)).get(id) : null;
   if (!file) throw new HttpError(404);
   const headers = new Headers({ "Content-Type": file.contentType, "Accept-Ranges": "bytes", "Last-Modified": formatHttpDate(file.uploadDate) });
   const range = byteRange(ctx.request.headers.get("range"), file.length);

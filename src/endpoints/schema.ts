@@ -3,6 +3,7 @@
 // `field` its data_relations default to; code in a schema (coercers, custom checks) is shown as
 // "<callable>". Internal resources and, in the listing, those the caller may not read stay hidden.
 import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
 import type { Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import type { Reply } from "../render/reply.ts";
@@ -27,8 +28,8 @@ export function schemaOf(resource: Resource, config: Config): Doc {
   return schema;
 }
 
-export async function schemaEndpoint(ctx: RequestContext): Promise<Reply> {
-  const config = ctx.app.config;
+export async function schemaEndpoint(services: Services, ctx: RequestContext): Promise<Reply> {
+  const config = services.config;
   const name = ctx.params[SCHEMA_GROUP];
   if (name !== undefined) {
     const resource = Object.hasOwn(config.DOMAIN, name) ? config.DOMAIN[name] : undefined;
@@ -37,7 +38,7 @@ export async function schemaEndpoint(ctx: RequestContext): Promise<Reply> {
   }
   const schemas: Doc = {};
   for (const resource of Object.values(config.DOMAIN)) {
-    if (!resource.internal_resource && (await ctx.app.canRead(ctx, resource))) schemas[resource.name] = schemaOf(resource, config);
+    if (!resource.internal_resource && (await services.access.canRead(ctx, resource))) schemas[resource.name] = schemaOf(resource, config);
   }
   return { status: 200, body: schemas };
 }

@@ -1,5 +1,6 @@
 // `?version=all` and `?version=diffs` on an item: the listing of its stored versions.
 import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
 import type { Doc, Filter, Projection } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
 import { shadowResource, synthesize, versionedIdField } from "../features/shadow.ts";
@@ -47,14 +48,14 @@ export interface ListingOptions {
  * whole, then what each version changed; sorting refused), paginated. The ETag and
  * Last-Modified are the current document's.
  */
-export async function versionListing(ctx: RequestContext, resource: Resource, latest: Doc, version: "all" | "diffs", options: ListingOptions): Promise<Reply> {
-  const config = ctx.app.config;
+export async function versionListing(services: Services, ctx: RequestContext, resource: Resource, latest: Doc, version: "all" | "diffs", options: ListingOptions): Promise<Reply> {
+  const config = services.config;
   const rawSort = resource.sorting ? ctx.args.get(config.QUERY_SORT) : null;
   const clientSort = rawSort ? parseSort(rawSort, resource) : null;
   if (version === "diffs" && clientSort) throw badRequest("version=diffs cannot be sorted");
   const paging = parsePaging(ctx.args, resource, config);
   const filter: Filter = { [versionedIdField(config)]: latest[config.ID_FIELD] };
-  const { documents: copies, total } = await ctx.app.data.find(ctx, shadowResource(config, resource), {
+  const { documents: copies, total } = await services.data.find(ctx, shadowResource(config, resource), {
     filter,
     sort: clientSort ?? [[config.VERSION, 1]],
     projection: options.projection,
@@ -68,20 +69,20 @@ export async function versionListing(ctx: RequestContext, resource: Resource, la
     items = [options.built];
   } else {
     const versions: Doc[] = [];
-    for (const copy of copies) versions.push(await buildResponseDocument(ctx, synthesize(config, resource, latest, copy), resource, { latest }));
-    await embedDocuments(ctx, resource, versions, options.embedded);
+    for (const copy of copies) versions.push(await buildResponseDocument(services, ctx, synthesize(config, resource, latest, copy), resource, { latest }));
+    await embedDocuments(services, ctx, resource, versions, options.embedded);
     items = version === "all" ? versions : versions.map((doc, i) => (i === 0 ? doc : diffDocument(config, resource, versions[i - 1]!, doc)));
   }
 
   const response: Doc = { [config.ITEMS]: items };
   if (resource.hateoas) {
-    response[config.LINKS] = paginationLinks(ctx, paging, total, latest[config.ID_FIELD]);
+    response[config.LINKS] = paginationLinks(config, ctx, paging, total, latest[config.ID_FIELD]);
     if (resource.pagination) response[config.META] = { page: paging.page, max_results: paging.maxResults, total };
   }
   if (version === "diffs") {
-    await ctx.app.hooks.emitForResource("on_fetched_diffs", resource.name, items);
+    await services.hooks.emitForResource("on_fetched_diffs", resource.name, items);
   } else {
-    for (const item of items) await ctx.app.hooks.emitForResource("on_fetched_item", resource.name, item);
+    for (const item of items) await services.hooks.emitForResource("on_fetched_item", resource.name, item);
   }
   return { status: 200, body: response, etag: options.etag, lastModified: options.lastModified };
 }

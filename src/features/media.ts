@@ -5,6 +5,7 @@
 // lives as long as a document or one of its versions uses it.
 import { ObjectId } from "bson";
 import type { RequestContext } from "../context.ts";
+import type { DataLayer } from "../data/layer.ts";
 import type { Doc, MediaFile, MediaStore } from "../drivers/types.ts";
 import { bytesToBase64 } from "../render/plain.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
@@ -55,16 +56,19 @@ function filesOf(resource: Resource, documents: Doc[]): Set<string> {
   return ids;
 }
 
-async function deleteFiles(ctx: RequestContext, resource: Resource, ids: Iterable<string>): Promise<void> {
+async function deleteFiles(data: DataLayer, ctx: RequestContext, resource: Resource, ids: Iterable<string>): Promise<void> {
   let media: MediaStore | undefined;
   for (const id of ids) {
-    media ??= await ctx.app.data.media(ctx, resource);
+    media ??= await data.media(ctx, resource);
     await media.delete(id);
   }
 }
 
 class MediaFeature implements DocumentFeature {
-  constructor(config: Config) {
+  constructor(
+    private readonly config: Config,
+    private readonly data: DataLayer,
+  ) {
     const unknown = config.EXTENDED_MEDIA_INFO.filter((name) => !(name in EXTENDED_INFO));
     if (unknown.length) {
       throw new Error(`EXTENDED_MEDIA_INFO: unknown file attribute(s) ${unknown.map((n) => `'${n}'`).join(", ")}; known: ${Object.keys(EXTENDED_INFO).join(", ")}`);
@@ -98,19 +102,19 @@ class MediaFeature implements DocumentFeature {
 
   async afterDeleteMany(ctx: RequestContext, resource: Resource, originals: Doc[]): Promise<void> {
     if (mediaFields(resource).length === 0) return;
-    const versions = await storedVersions(ctx, resource, originals.map((d) => d[ctx.app.config.ID_FIELD]));
-    await deleteFiles(ctx, resource, filesOf(resource, [...originals, ...versions]));
+    const versions = await storedVersions(this.data, this.config, ctx, resource, originals.map((d) => d[this.config.ID_FIELD]));
+    await deleteFiles(this.data, ctx, resource, filesOf(resource, [...originals, ...versions]));
   }
 
   beforeRespond(ctx: RequestContext, resource: Resource, document: Doc): Promise<void> {
-    return resolveMedia(ctx, resource, document);
+    return resolveMedia(this.data, this.config, ctx, resource, document);
   }
 
   /** Uploads in the document → stored files, the document keeping their ids. */
   private async store(ctx: RequestContext, resource: Resource, document: Doc): Promise<void> {
     const fields = mediaFields(resource).filter((field) => field in document);
     if (fields.length === 0) return;
-    const media = await ctx.app.data.media(ctx, resource);
+    const media = await this.data.media(ctx, resource);
     const put = async (value: unknown) => {
       if (!(value instanceof Blob)) return value;
       const id = await media.put(value, {
@@ -136,12 +140,12 @@ class MediaFeature implements DocumentFeature {
   private async release(ctx: RequestContext, resource: Resource, written: Doc, original: Doc): Promise<void> {
     if (resource.versioning || mediaFields(resource).length === 0) return;
     const kept = filesOf(resource, [written]);
-    await deleteFiles(ctx, resource, [...filesOf(resource, [original])].filter((id) => !kept.has(id)));
+    await deleteFiles(this.data, ctx, resource, [...filesOf(resource, [original])].filter((id) => !kept.has(id)));
   }
 }
 
-export function mediaFeature(config: Config): DocumentFeature {
-  return new MediaFeature(config);
+export function mediaFeature(config: Config, data: DataLayer): DocumentFeature {
+  return new MediaFeature(config, data);
 }
 
 async function readWhole(file: MediaFile): Promise<Uint8Array> {
@@ -159,18 +163,18 @@ function wanted(ctx: RequestContext, resource: Resource, field: string): boolean
 }
 
 /** Eve's `resolve_media_files`: file ids → what the client gets; a missing file → null. */
-export async function resolveMedia(ctx: RequestContext, resource: Resource, document: Doc): Promise<void> {
+export async function resolveMedia(data: DataLayer, config: Config, ctx: RequestContext, resource: Resource, document: Doc): Promise<void> {
   const fields = mediaFields(resource).filter((field) => field in document && wanted(ctx, resource, field));
   if (fields.length === 0) return;
-  const media = await ctx.app.data.media(ctx, resource);
+  const media = await data.media(ctx, resource);
   for (const field of fields) {
     const value = document[field];
     if (!Array.isArray(value)) {
-      document[field] = await present(ctx.app.config, media, value);
+      document[field] = await present(config, media, value);
       continue;
     }
     const resolved: unknown[] = [];
-    for (const item of value) resolved.push(await present(ctx.app.config, media, item));
+    for (const item of value) resolved.push(await present(config, media, item));
     document[field] = resolved;
   }
 }

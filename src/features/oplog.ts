@@ -5,7 +5,10 @@
 // `on_oplog_push(resource, entries)` see the entries before they are stored and may add `extra`.
 // OPLOG_ENDPOINT serves the log as a read-only resource; without it the log is internal.
 import type { RequestContext } from "../context.ts";
+import type { AccessControl } from "../auth/access.ts";
+import type { DataLayer } from "../data/layer.ts";
 import type { Doc } from "../drivers/types.ts";
+import type { Hooks } from "../events/hooks.ts";
 import { now } from "../util/clock.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { fillUrl } from "../settings/urls.ts";
@@ -20,7 +23,12 @@ class OplogFeature implements DocumentFeature {
   private readonly methods: Set<string>;
   private readonly changeMethods: Set<string>;
 
-  constructor(private readonly config: Config) {
+  constructor(
+    private readonly config: Config,
+    private readonly data: DataLayer,
+    private readonly hooks: Hooks,
+    private readonly access: AccessControl,
+  ) {
     this.methods = new Set(config.OPLOG_METHODS);
     this.changeMethods = new Set(config.OPLOG_CHANGE_METHODS);
   }
@@ -55,7 +63,7 @@ class OplogFeature implements DocumentFeature {
       const entry: Doc = { r: prettyUrl(resource), o: op, i: document[config.ID_FIELD] ?? id, [config.LAST_UPDATED]: time, [config.DATE_CREATED]: time };
       if (config.OPLOG_AUDIT) {
         entry.ip = ctx.clientIp;
-        entry.u = ctx.app.access.authFor(resource) ? ctx.user : "n/a";
+        entry.u = this.access.authFor(resource) ? ctx.user : "n/a";
         if (this.changeMethods.has(op)) {
           const { [config.ETAG]: _etag, [config.LAST_UPDATED]: _updated, ...changes } = document;
           entry.c = changes;
@@ -65,12 +73,12 @@ class OplogFeature implements DocumentFeature {
       if (log.auth_field && ctx.requestAuthValue != null) entry[log.auth_field] = ctx.requestAuthValue;
       return entry;
     });
-    await ctx.app.hooks.emit("on_oplog_push", resource.name, entries);
-    await ctx.app.data.insert(ctx, log, entries);
+    await this.hooks.emit("on_oplog_push", resource.name, entries);
+    await this.data.insert(ctx, log, entries);
   }
 }
 
 /** The oplog as a document feature; nothing at all when OPLOG is off. */
-export function oplogFeatures(config: Config): DocumentFeature[] {
-  return config.OPLOG ? [new OplogFeature(config)] : [];
+export function oplogFeatures(config: Config, data: DataLayer, hooks: Hooks, access: AccessControl): DocumentFeature[] {
+  return config.OPLOG ? [new OplogFeature(config, data, hooks, access)] : [];
 }

@@ -4,6 +4,7 @@
 // document (its unversioned fields) plus that copy. Shared by the versioning and media plug-ins
 // and the version reads.
 import type { RequestContext } from "../context.ts";
+import type { DataLayer } from "../data/layer.ts";
 import type { Doc } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 
@@ -79,10 +80,9 @@ export function versionOf(config: Config, document: Doc): number {
 
 
 /** Stored copies of the given documents, all versions (for features that own data they reference). */
-export async function storedVersions(ctx: RequestContext, resource: Resource, ids: unknown[]): Promise<Doc[]> {
+export async function storedVersions(data: DataLayer, config: Config, ctx: RequestContext, resource: Resource, ids: unknown[]): Promise<Doc[]> {
   if (!resource.versioning || ids.length === 0) return [];
-  const config = ctx.app.config;
-  const { documents } = await ctx.app.data.find(ctx, shadowResource(config, resource), {
+  const { documents } = await data.find(ctx, shadowResource(config, resource), {
     filter: { [versionedIdField(config)]: { $in: ids } },
     showDeleted: true,
     count: false,

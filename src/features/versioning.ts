@@ -2,6 +2,7 @@
 // of every version in the shadow collection (./shadow.ts). Reads: src/read/versions.ts and
 // src/endpoints/versions.ts (`?version=all|diffs`).
 import type { RequestContext } from "../context.ts";
+import type { DataLayer } from "../data/layer.ts";
 import type { Doc } from "../drivers/types.ts";
 import { documentLink } from "../render/hateoas.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
@@ -14,7 +15,10 @@ function nextVersion(config: Config, original: Doc): number {
 }
 
 class VersioningFeature implements DocumentFeature {
-  constructor(private readonly config: Config) {}
+  constructor(
+    private readonly config: Config,
+    private readonly data: DataLayer,
+  ) {}
 
   beforeInsert(_ctx: RequestContext, resource: Resource, documents: Doc[]): void {
     if (resource.versioning) for (const document of documents) document[this.config.VERSION] = 1;
@@ -22,7 +26,7 @@ class VersioningFeature implements DocumentFeature {
 
   async afterInsert(ctx: RequestContext, resource: Resource, documents: Doc[]): Promise<void> {
     if (!resource.versioning) return;
-    await ctx.app.data.insert(ctx, shadowResource(this.config, resource), documents.map((d) => shadowCopy(this.config, resource, d)));
+    await this.data.insert(ctx, shadowResource(this.config, resource), documents.map((d) => shadowCopy(this.config, resource, d)));
   }
 
   beforeReplace(_ctx: RequestContext, resource: Resource, document: Doc, original: Doc): void {
@@ -51,13 +55,13 @@ class VersioningFeature implements DocumentFeature {
 
   async afterDelete(ctx: RequestContext, resource: Resource, original: Doc): Promise<void> {
     if (!resource.versioning) return;
-    await ctx.app.data.removeMany(ctx, shadowResource(this.config, resource), { [versionedIdField(this.config)]: original[this.config.ID_FIELD] });
+    await this.data.removeMany(ctx, shadowResource(this.config, resource), { [versionedIdField(this.config)]: original[this.config.ID_FIELD] });
   }
 
   async afterDeleteMany(ctx: RequestContext, resource: Resource, originals: Doc[]): Promise<void> {
     if (!resource.versioning) return;
     const ids = originals.map((d) => d[this.config.ID_FIELD]);
-    await ctx.app.data.removeMany(ctx, shadowResource(this.config, resource), { [versionedIdField(this.config)]: { $in: ids } });
+    await this.data.removeMany(ctx, shadowResource(this.config, resource), { [versionedIdField(this.config)]: { $in: ids } });
   }
 
   /** Eve's `resolve_document_version` for reads, and the self link of a version request. */
@@ -68,7 +72,7 @@ class VersioningFeature implements DocumentFeature {
     document[config.LATEST_VERSION] = versionOf(config, latest);
     const links = document[config.LINKS] as Record<string, unknown> | undefined;
     if (links?.self && ctx.args.get(config.VERSION_PARAM)) {
-      links.self = documentLink(ctx, resource, document[config.ID_FIELD], document[config.VERSION]);
+      links.self = documentLink(config, ctx, resource, document[config.ID_FIELD], document[config.VERSION]);
     }
   }
 
@@ -83,10 +87,10 @@ class VersioningFeature implements DocumentFeature {
     const copies: Doc[] = [];
     if (original[config.VERSION] === undefined) copies.push(shadowCopy(config, resource, { ...original, [config.VERSION]: 1 }));
     copies.push(shadowCopy(config, resource, written));
-    await ctx.app.data.insert(ctx, shadowResource(config, resource), copies);
+    await this.data.insert(ctx, shadowResource(config, resource), copies);
   }
 }
 
-export function versioningFeature(config: Config): DocumentFeature {
-  return new VersioningFeature(config);
+export function versioningFeature(config: Config, data: DataLayer): DocumentFeature {
+  return new VersioningFeature(config, data);
 }

@@ -1,6 +1,7 @@
 // Reading versions: `?version=N` of an item, the versions versioned references point to, and
 // the ETag of a versioned item.
 import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
 import type { Doc, Projection } from "../drivers/types.ts";
 import { badRequest, HttpError } from "../errors.ts";
 import { etagSource } from "../render/etag.ts";
@@ -15,10 +16,10 @@ import { buildResponseDocument } from "./document.ts";
  * version's being live (a soft-deleted version is gone) is missing. Two queries whatever the
  * number of references: the current documents, then the copies.
  */
-export async function referencedVersions(ctx: RequestContext, target: Resource, field: string, refs: Doc[]): Promise<Array<Doc | null>> {
-  const config = ctx.app.config;
+export async function referencedVersions(services: Services, ctx: RequestContext, target: Resource, field: string, refs: Doc[]): Promise<Array<Doc | null>> {
+  const config = services.config;
   const pointer = versionedIdField(config);
-  const { documents: currents } = await ctx.app.data.find(ctx, target, {
+  const { documents: currents } = await services.data.find(ctx, target, {
     filter: { [field]: { $in: refs.map((ref) => ref[field]) } },
     projection: target.datasource.projection,
     showDeleted: true,
@@ -31,7 +32,7 @@ export async function referencedVersions(ctx: RequestContext, target: Resource, 
     return current ? [{ [pointer]: current[config.ID_FIELD], [config.VERSION]: ref[config.VERSION] }] : [];
   });
   const { documents: copies } = wanted.length
-    ? await ctx.app.data.find(ctx, shadowResource(config, target), { filter: { $or: wanted }, count: false })
+    ? await services.data.find(ctx, shadowResource(config, target), { filter: { $or: wanted }, count: false })
     : { documents: [] };
   const copyOf = new Map(copies.map((copy) => [copyKey(copy[pointer], copy[config.VERSION]), copy]));
 
@@ -42,7 +43,7 @@ export async function referencedVersions(ctx: RequestContext, target: Resource, 
     // A document stored before versioning was turned on is its own version 1.
     const legacy = current && !copy && ref[config.VERSION] === 1 && current[config.VERSION] === undefined;
     const document = copy ? synthesize(config, target, current, copy) : legacy ? current : null;
-    resolved.push(document && (await buildResponseDocument(ctx, document, target, { latest: current })));
+    resolved.push(document && (await buildResponseDocument(services, ctx, document, target, { latest: current })));
   }
   return resolved;
 }
@@ -50,9 +51,9 @@ export async function referencedVersions(ctx: RequestContext, target: Resource, 
 export type VersionRequest = number | "all" | "diffs" | null;
 
 /** `?version=`: null when absent or the resource is not versioned; Eve's 400 for a bad number. */
-export function requestedVersion(ctx: RequestContext, resource: Resource): VersionRequest {
+export function requestedVersion(config: Config, ctx: RequestContext, resource: Resource): VersionRequest {
   if (!resource.versioning) return null;
-  const raw = ctx.args.get(ctx.app.config.VERSION_PARAM);
+  const raw = ctx.args.get(config.VERSION_PARAM);
   if (raw === null || raw === "all" || raw === "diffs") return raw;
   const text = raw.trim();
   // Python's int(): optional sign, digits with single underscores between them.
@@ -62,9 +63,9 @@ export function requestedVersion(ctx: RequestContext, resource: Resource): Versi
 }
 
 /** One older version of `latest`, rebuilt; 404 when there is no such version. */
-export async function storedVersion(ctx: RequestContext, resource: Resource, latest: Doc, version: number, projection: Projection | null): Promise<Doc> {
-  const config = ctx.app.config;
-  const { documents } = await ctx.app.data.find(ctx, shadowResource(config, resource), {
+export async function storedVersion(services: Services, ctx: RequestContext, resource: Resource, latest: Doc, version: number, projection: Projection | null): Promise<Doc> {
+  const config = services.config;
+  const { documents } = await services.data.find(ctx, shadowResource(config, resource), {
     filter: { [versionedIdField(config)]: latest[config.ID_FIELD], [config.VERSION]: version },
     projection,
     limit: 1,
@@ -76,10 +77,10 @@ export async function storedVersion(ctx: RequestContext, resource: Resource, lat
 }
 
 /** The links of one version: self with the version asked, parent the item, collection its versions. */
-export function versionLinks(ctx: RequestContext, resource: Resource, id: unknown): Record<string, Link> {
-  const item = documentLink(ctx, resource, id);
+export function versionLinks(config: Config, ctx: RequestContext, resource: Resource, id: unknown): Record<string, Link> {
+  const item = documentLink(config, ctx, resource, id);
   return {
-    self: documentLink(ctx, resource, id, ctx.args.get(ctx.app.config.VERSION_PARAM)),
+    self: documentLink(config, ctx, resource, id, ctx.args.get(config.VERSION_PARAM)),
     parent: item,
     collection: { title: resource.resource_title, href: `${item.href}?version=all` },
   };
