@@ -3,7 +3,7 @@
 // the same for every request (settings, data, hooks) is passed to the code that uses it.
 import type { Resource } from "./settings/normalize.ts";
 
-export type EndpointKind = "home" | "collection" | "item" | "media" | "schema";
+export type EndpointKind = "home" | "collection" | "item" | "media" | "schema" | "openapi" | "docs";
 
 export interface Endpoint {
   kind: EndpointKind;
