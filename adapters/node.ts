@@ -4,12 +4,16 @@
 // The handler gets a lightweight Request (as @hono/node-server does): method, url and headers
 // come straight from the IncomingMessage, and the undici Request (URL parsing, body stream,
 // AbortSignal) is only built when something asks for more: the body, the signal, clone(), text() …
-// A response everest built from bytes (src/http/known-body.ts) is written with one res.end();
-// any other body is streamed.
+// The body is read straight from the IncomingMessage when the handler asks for it through
+// `text()`, `json()`, `arrayBuffer()` or everest's bounded read (src/http/body.ts), with no web
+// stream between. The handler is told it may answer with plain parts (src/http/known-body.ts):
+// status, a header record and bytes, written with one writeHead and one res.end(); any other
+// response is read through its Headers and its body streamed.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { AddressInfo } from "node:net";
-import { knownBody } from "../src/http/known-body.ts";
+import { BodyError, READ_BODY } from "../src/http/body.ts";
+import { knownBody, PLAIN_RESPONSE_WANTED, responseParts } from "../src/http/known-body.ts";
 import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, once, serverUrl, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 
 export type { FetchHandler, ServeOptions } from "./server.ts";
@@ -25,6 +29,8 @@ interface LazyState {
   headers?: Headers;
   request?: Request;
   abort?: AbortController;
+  /** The body, once read directly; a Request built later gets these bytes. */
+  body?: Promise<Uint8Array>;
   /** The client left before the response was complete. */
   gone: boolean;
 }
@@ -57,13 +63,58 @@ function materialise(state: LazyState): Request {
     state.request = new Request(state.url, {
       method,
       headers: state.headers ?? headersOf(state.req),
-      body: hasBody ? (Readable.toWeb(state.req) as unknown as ReadableStream<Uint8Array>) : undefined,
+      body: !hasBody ? undefined : state.body ? bodyStream(state.body) : (Readable.toWeb(state.req) as unknown as ReadableStream<Uint8Array>),
       duplex: "half",
       signal: signalOf(state),
     } as RequestInit);
   }
   return state.request;
 }
+
+function bodyStream(bytes: Promise<Uint8Array>): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    async start(controller) {
+      controller.enqueue(await bytes);
+      controller.close();
+    },
+  });
+}
+
+/**
+ * The whole body, refused past `limit` bytes without reading on (node:http drains or closes what
+ * is left once the response is sent). Null once a Request owns the stream or the body was taken.
+ */
+function readDirect(state: LazyState, limit: number): Promise<Uint8Array> | null {
+  if (state.request || state.body) return null;
+  const req = state.req;
+  state.body = new Promise<Uint8Array>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (error: Error | null) => {
+      req.off("data", onData).off("end", onEnd).off("error", done);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        req.pause();
+        done(new BodyError("too-large", limit));
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => done(null);
+    req.on("data", onData).on("end", onEnd).on("error", done);
+  });
+  return state.body;
+}
+
+/** The body as `Request.arrayBuffer()` would give it; the body stream once a Request exists. */
+async function bodyBytes(request: LazyRequest): Promise<Uint8Array> {
+  const direct = readDirect(request[STATE], Infinity);
+  return direct ? await direct : new Uint8Array(await materialise(request[STATE]).arrayBuffer());
+}
+
+const DECODER = new TextDecoder();
 
 // method, url and headers answered from the IncomingMessage; every other member of
 // Request.prototype forwarded to the Request built on first use. Its prototype is
@@ -90,6 +141,28 @@ const lazyPrototype: object = Object.create(Request.prototype, {
       return signalOf(this[STATE]);
     },
   },
+  text: {
+    async value(this: LazyRequest) {
+      return DECODER.decode(await bodyBytes(this));
+    },
+  },
+  json: {
+    async value(this: LazyRequest) {
+      return JSON.parse(DECODER.decode(await bodyBytes(this))) as unknown;
+    },
+  },
+  arrayBuffer: {
+    async value(this: LazyRequest) {
+      const bytes = await bodyBytes(this);
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    },
+  },
+  [READ_BODY]: {
+    value(this: LazyRequest, limit: number) {
+      return readDirect(this[STATE], limit);
+    },
+  },
+  [PLAIN_RESPONSE_WANTED]: { value: true },
   [Symbol.toStringTag]: { value: "Request" },
 });
 for (const name of Object.getOwnPropertyNames(Request.prototype)) {
@@ -162,6 +235,11 @@ function headersFor(response: Response): Record<string, string | string[]> {
 }
 
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const parts = responseParts(response);
+  if (parts) {
+    res.writeHead(parts.status, parts.headers);
+    return void res.end(parts.bytes ?? undefined);
+  }
   const bytes = knownBody(response);
   res.writeHead(response.status, headersFor(response));
   if (bytes) return void res.end(bytes);
