@@ -26,7 +26,7 @@ export interface NodeServer extends RunningServer {
 interface LazyState {
   req: IncomingMessage;
   url: string;
-  headers?: Headers;
+  headers?: IncomingHeaders;
   request?: Request;
   abort?: AbortController;
   /** The body, once read directly; a Request built later gets these bytes. */
@@ -41,12 +41,77 @@ type LazyRequest = Request & { [STATE]: LazyState };
 
 function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
-  for (const [key, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
-    else if (value !== undefined) headers.set(key, value);
-  }
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   return headers;
 }
+
+// Names node:http keeps only the first value of, where Headers joins every value with ", ":
+// these are read from the raw header list instead, to answer as Headers would. (Both join
+// cookies with "; "; node's array of set-cookie values goes to the real Headers.)
+const NOT_JOINED_BY_NODE = new Set([
+  "age", "authorization", "content-length", "content-type", "etag", "expires", "from", "host", "if-modified-since", "if-unmodified-since",
+  "last-modified", "location", "max-forwards", "proxy-authorization", "referer", "retry-after", "server", "user-agent",
+]);
+
+const trimmed = (value: string) => (value.length > 0 && (value.charCodeAt(0) <= 32 || value.charCodeAt(value.length - 1) <= 32) ? value.trim() : value);
+
+/**
+ * Request headers that answer get() and has() from the IncomingMessage node:http already parsed
+ * (most of what a handler asks); anything else, or any change, builds the real Headers first
+ * (as @hono/node-server does). Its prototype is Headers.prototype, so `instanceof Headers` holds.
+ */
+class IncomingHeaders {
+  #req: IncomingMessage;
+  #native?: Headers;
+
+  constructor(req: IncomingMessage) {
+    this.#req = req;
+  }
+
+  get native(): Headers {
+    return (this.#native ??= headersOf(this.#req));
+  }
+
+  get(name: string): string | null {
+    if (this.#native) return this.#native.get(name);
+    const lower = String(name).toLowerCase();
+    if (!NOT_JOINED_BY_NODE.has(lower)) {
+      const value = Object.hasOwn(this.#req.headers, lower) ? this.#req.headers[lower] : undefined;
+      return typeof value === "string" ? trimmed(value) : this.native.get(name);
+    }
+    const raw = this.#req.rawHeaders;
+    let found: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      if (raw[i]!.length === lower.length && raw[i]!.toLowerCase() === lower) found = found === null ? trimmed(raw[i + 1]!) : `${found}, ${trimmed(raw[i + 1]!)}`;
+    }
+    return found;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+}
+for (const name of Object.getOwnPropertyNames(Headers.prototype)) {
+  if (name === "constructor" || name === "get" || name === "has") continue;
+  const descriptor = Object.getOwnPropertyDescriptor(Headers.prototype, name)!;
+  if (typeof descriptor.value !== "function") continue;
+  const method = descriptor.value as (...args: unknown[]) => unknown;
+  Object.defineProperty(IncomingHeaders.prototype, name, {
+    value(this: IncomingHeaders, ...args: unknown[]) {
+      return method.apply(this.native, args);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+Object.defineProperty(IncomingHeaders.prototype, Symbol.iterator, {
+  value(this: IncomingHeaders) {
+    return this.native[Symbol.iterator]();
+  },
+  configurable: true,
+});
+Object.setPrototypeOf(IncomingHeaders.prototype, Headers.prototype);
 
 function signalOf(state: LazyState): AbortSignal {
   if (!state.abort) {
@@ -62,7 +127,7 @@ function materialise(state: LazyState): Request {
     const hasBody = method !== "GET" && method !== "HEAD";
     state.request = new Request(state.url, {
       method,
-      headers: state.headers ?? headersOf(state.req),
+      headers: state.headers?.native ?? headersOf(state.req),
       body: !hasBody ? undefined : state.body ? bodyStream(state.body) : (Readable.toWeb(state.req) as unknown as ReadableStream<Uint8Array>),
       duplex: "half",
       signal: signalOf(state),
@@ -133,7 +198,7 @@ const lazyPrototype: object = Object.create(Request.prototype, {
   headers: {
     get(this: LazyRequest) {
       const state = this[STATE];
-      return state.request?.headers ?? (state.headers ??= headersOf(state.req));
+      return state.request?.headers ?? (state.headers ??= new IncomingHeaders(state.req));
     },
   },
   signal: {
