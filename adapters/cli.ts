@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 // The `everest` command on Node: `everest serve <settings file> [--port …] [--host …] [--db …]`,
 // and `everest data-api --db … --api-key …` (adapters/data-api-cli.ts).
 import { runDataApiCommand } from "./data-api-cli.ts";

@@ -1,4 +1,4 @@
-// Lists and their items (SPEC.md, "parent with children"): items live under their list's URL,
+// Lists and their items (docs/endpoints.md, sub-resources): items live under their list's URL,
 // a list is served with its items inside, and deleting a list deletes its items.
 //
 //   POST   /lists                      {"title": "groceries"}
@@ -12,9 +12,7 @@
 //   import settings, { install } from "./examples/parent-children/settings.ts";
 //   const handler = createHandler(settings);
 //   install(handler.app);
-import type { App } from "../../src/app.ts";
-import type { Doc } from "../../src/drivers/types.ts";
-import type { Settings } from "../../src/settings/types.ts";
+import type { App, Doc, Settings } from "everest-api";
 
 export default {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],

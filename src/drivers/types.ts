@@ -121,6 +121,8 @@ export interface RuntimeServices {
   /** Durable append-only file access, for the memory driver's journal. */
   files?: FileAccess;
   fetch?: typeof fetch;
+  /** The platform's bindings (a Worker's env), where a `d1:NAME` database URI finds its D1 database. */
+  bindings?: Record<string, unknown>;
 }
 
 export interface FileAccess {
