@@ -122,6 +122,14 @@ export class App {
     return this.access.canRead(ctx, resource);
   }
 
+  /**
+   * Loads the driver the settings name (no db prefix), so that one which cannot load — a
+   * missing package, a runtime without the sockets it needs — fails at start-up, not per request.
+   */
+  async open(): Promise<void> {
+    await this.pool.get(null);
+  }
+
   /** Closes database connections (graceful shutdown). */
   close(): Promise<void> {
     return this.pool.close();
