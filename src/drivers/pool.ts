@@ -76,7 +76,7 @@ export class DriverPool {
 
   async get(prefix: string | null): Promise<{ driver: Driver; database: string }> {
     const { uri, database } = databaseSettings(this.config, prefix);
-    if (this.provided && (uri === "memory" || !prefix)) return { driver: this.provided, database };
+    if (this.provided && (!prefix || uri === "memory" || uri === databaseSettings(this.config, null).uri)) return { driver: this.provided, database };
     let driver = this.drivers.get(uri);
     if (!driver) {
       driver = createDriver(uri, { databaseName: database, settings: this.config as unknown as Record<string, unknown>, services: this.services });
