@@ -114,6 +114,9 @@ export interface DriverSettings {
   DB_WRITE_CONCERN?: Record<string, unknown> | null;
   DATA_API_KEY?: string | null;
   DATA_API_SOURCE?: string | null;
+  /** When the memory driver compacts its journal (src/drivers/memory/compaction.ts); null: its default. */
+  JOURNAL_COMPACTION_RATIO?: number | null;
+  JOURNAL_COMPACTION_MIN_SIZE?: number | null;
 }
 
 /** How a driver is built from a URI; registered per scheme and loaded lazily. */
