@@ -15,4 +15,4 @@ export { timingSafeEqual } from "./util/compare.ts";
 export { MemoryRateLimitStore, type RateLimitStore, type RateLimitWindow } from "./ratelimit/index.ts";
 export { compileValidator, toJsonSchema, type ValidatorExtensions, type CustomRule, type CustomRuleDefinition, type FieldValidator, type RuleContext, type ValidationEngine } from "./validation/index.ts";
 export { openApiDocument, buildOpenApi, type OpenApiDocument, type OpenApiOptions } from "./openapi/index.ts";
-export { createDataApiHandler, type DataApiHandlerOptions } from "./drivers/data-api/gateway.ts";
+export { createDataApiHandler, type DataApiHandlerOptions } from "./gateway/index.ts";
