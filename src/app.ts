@@ -136,11 +136,13 @@ export class App {
   }
 
   /**
-   * Loads the driver the settings name (no db prefix), so that one which cannot load — a
-   * missing package, a runtime without the sockets it needs — fails at start-up, not per request.
+   * Opens the database of every db prefix now, so one that cannot be opened (a damaged or
+   * locked journal, a missing package, a runtime without the sockets it needs) stops start-up
+   * instead of failing every request.
    */
   async open(): Promise<void> {
-    await this.pool.get(null);
+    const prefixes = new Set<string | null>([null, ...Object.values(this.config.DOMAIN).map((resource) => resource.db_prefix)]);
+    await Promise.all([...prefixes].map((prefix) => this.pool.get(prefix)));
   }
 
   /** The generator is loaded on first use, so that deployments that never serve it do not load it. */
