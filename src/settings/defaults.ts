@@ -129,7 +129,7 @@ export const GLOBAL_DEFAULTS = {
   DB_WRITE_CONCERN: { w: 1 },
   DB_DRIVER: null,
   DB_URI: null,
-  // Unset unless given: any of them given selects the mongodb driver (src/drivers/pool.ts).
+  // Unset unless given: any of them given selects the mongodb driver (src/data/pool.ts).
   DB_HOST: null,
   DB_PORT: null,
   DB_USERNAME: null,
@@ -152,8 +152,9 @@ export const GLOBAL_DEFAULTS = {
   LOG_LEVEL: "WARNING",
 } satisfies Settings;
 
-/** Settings' named keys; Omit over the `<PREFIX>_DB_*` index signature would drop them all. */
-type NamedSettings = { [K in keyof Settings as string extends K ? never : K]: Settings[K] };
+/** Settings' named keys; Omit over the `<PREFIX>_DB_*` index signatures would drop them all. */
+// A key an empty object satisfies is an index signature (a pattern such as `${string}_DB_URI`).
+type NamedSettings = { [K in keyof Settings as {} extends Record<K, 1> ? never : K]: Settings[K] };
 
 /** Every global, resolved: the user's value or the default. */
 export type GlobalConfig = Required<Omit<NamedSettings, "DOMAIN">> & { [prefixed: string]: unknown };
