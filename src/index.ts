@@ -4,7 +4,7 @@ export { App, type HandlerOptions } from "./app.ts";
 export { RequestContext } from "./context.ts";
 export { HttpError, abort } from "./errors.ts";
 export { Hooks, type HookCallback } from "./events/hooks.ts";
-export type { Settings, ResourceSettings, FieldSchema, Schema, HttpMethod, DataRelation } from "./settings/types.ts";
+export type { Settings, ResourceSettings, FieldSchema, FieldType, Schema, HttpMethod, DataRelation, CustomRules, CustomTypes, PrefixedDatabaseSetting } from "./settings/types.ts";
 export type { Config, Resource } from "./settings/normalize.ts";
 export type { Driver, Doc, Filter, Sort, Projection, Target, FindQuery, Update, IndexSpec, MediaStore, MediaFile, RuntimeServices, FileAccess } from "./drivers/types.ts";
 export { DuplicateKeyError, DatabaseUnavailableError, InvalidQueryError } from "./drivers/types.ts";
