@@ -10,7 +10,7 @@ import { Hooks, type HookCallback } from "./events/hooks.ts";
 import { mediaFeature } from "./features/media.ts";
 import { serveMedia } from "./endpoints/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
-import { InternalApi } from "./features/internal.ts";
+import { InternalApi } from "./internal.ts";
 import { schemaEndpoint } from "./endpoints/schema.ts";
 import { oplogFeatures } from "./features/oplog.ts";
 import { versioningFeature } from "./features/versioning.ts";
@@ -194,7 +194,7 @@ export class App {
 
   private async handle(ctx: RequestContext): Promise<Response> {
     const config = this.config;
-    const match = await this.router.match(ctx.url.pathname);
+    const match = await this.router.match(ctx.request.url);
     if (!match) throw new HttpError(404);
     ctx.endpoint = match.endpoint;
     ctx.params = match.params;

@@ -1,8 +1,9 @@
 // Which driver and database serve a db prefix. Drivers are created lazily on first use and then
 // reused for the life of the app (one client per URI, as the mongodb driver wants); a request
 // only ever picks among them, so nothing here is per-request state.
-import { prefixedNames, type PrefixedDbKey } from "../settings/defaults.ts";
+import { prefixedNames } from "../settings/defaults.ts";
 import type { Config } from "../settings/normalize.ts";
+import type { PrefixedDbKey } from "../settings/types.ts";
 import { createDriver } from "../drivers/registry.ts";
 import type { Driver, DriverSettings, RuntimeServices } from "../drivers/types.ts";
 

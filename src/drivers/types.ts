@@ -114,8 +114,9 @@ export interface DriverSettings {
   DB_WRITE_CONCERN?: Record<string, unknown> | null;
   DATA_API_KEY?: string | null;
   DATA_API_SOURCE?: string | null;
-  /** When the memory driver compacts its journal (src/drivers/memory/compaction.ts); null: its default. */
+  /** The memory driver's journal compacts past this multiple of its live data (docs/drivers.md). */
   JOURNAL_COMPACTION_RATIO?: number | null;
+  /** …and only once it is at least this many bytes. */
   JOURNAL_COMPACTION_MIN_SIZE?: number | null;
 }
 

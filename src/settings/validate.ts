@@ -5,9 +5,9 @@
 // not the id field, no meta fields or `$`/`.` in schema field names, data_relation naming a
 // resource) are made too. Schema rules themselves are checked by src/validation.
 import { compileDateFormat } from "../render/dates.ts";
-import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, PREFIXED_DB_KEYS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
+import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
 import { converterRegex } from "./urls.ts";
-import type { Settings } from "./types.ts";
+import { PREFIXED_DB_KEYS, type Settings } from "./types.ts";
 import { didYouMean } from "./suggest.ts";
 
 export class SettingsError extends Error {

@@ -116,14 +116,22 @@ describe("memory driver: the journal across processes", () => {
     for (const [round, { phase, n }] of points.entries()) {
       const acked = new Map<string, number>();
       const child = start([WRITER, path, String(round), String(WRITERS)]);
+      // Acks keep being read after the kill point: under load a writer may finish more steps
+      // between the phase line and the kill, and those were acknowledged too.
+      const lines = createInterface({ input: child.stdout! });
+      const drained = new Promise<void>((resolve) => lines.once("close", resolve));
       let seen = 0;
-      const reached = await watch(child, (line) => {
-        const [kind, what, step] = line.split(" ");
-        if (kind === "ack") acked.set(what!, Number(step));
-        return kind === "phase" && what === phase && ++seen === n;
+      const reached = await new Promise<boolean>((resolve) => {
+        lines.on("line", (line) => {
+          const [kind, what, step] = line.split(" ");
+          if (kind === "ack") acked.set(what!, Number(step));
+          if (kind === "phase" && what === phase && ++seen === n) resolve(true);
+        });
+        child.once("exit", () => resolve(false));
       });
       expect(reached).toBe(true);
       await kill(child);
+      await drained;
       if ((await readdir(join(path, ".."))).some((name) => name.endsWith(".tmp"))) killedMidway++;
 
       const driver = await open(path);

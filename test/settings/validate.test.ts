@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SettingsError, validateSettings } from "../../src/settings/validate.ts";
 import { closest, editDistance } from "../../src/settings/suggest.ts";
-import type { Settings } from "../../src/settings/types.ts";
+import type { FieldSchema, Settings } from "../../src/settings/types.ts";
 import { referenceSettings } from "../query/fixture.ts";
 
 /** The problems validateSettings reports for the reference settings after `adjust`. */
@@ -136,7 +136,7 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
   });
 
   it("a data_relation to an unknown resource, however deep", () => {
-    const relation = (resource: string) => ({ type: "objectid", data_relation: { resource } });
+    const relation = (resource: string): FieldSchema => ({ type: "objectid", data_relation: { resource } });
     expect(problems((s) => (s.DOMAIN!.works!.schema!.owner!.data_relation = { resource: "peple" }))).toEqual([
       "Resource 'works': field 'owner': data_relation names unknown resource 'peple' (did you mean 'people'?)",
     ]);
