@@ -3,25 +3,19 @@
 // unique in the schema, `team` in mongo_indexes). Each size runs in a child process of its own,
 // so its peak RSS is its own; `examined/op` (the driver's count of documents a filter was
 // tested against) shows whether a query, and its count, used an index or scanned.
-//   npx tsx bench/scale.ts [--quick] [--db sqlite]
-// --db sqlite measures the sqlite driver on a fresh file instead (a Node with node:sqlite);
-// it keeps no examined/op count, and its RSS excludes SQLite's page cache beyond what it holds.
+//   npx tsx bench/scale.ts [--quick]
 import { spawnSync } from "node:child_process";
 import { ObjectId } from "bson";
 import { createHandler } from "../src/handler.ts";
 import { MemoryDriver } from "../src/drivers/memory/index.ts";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createDriver } from "../src/drivers/registry.ts";
-import type { Doc, Driver, Filter, Target } from "../src/drivers/types.ts";
+import { databaseSettings } from "../src/data/pool.ts";
+import type { Doc, Filter, Target } from "../src/drivers/types.ts";
 import { person, settings } from "./lib/people.ts";
 import { peakRss, pinning, resetPeak, ROOT } from "./lib/proc.ts";
 import { fmt, table } from "./lib/table.ts";
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
-const sqlite = argv.includes("--db") && argv[argv.indexOf("--db") + 1] === "sqlite";
 const SIZES = quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000];
 /** Allowed growth of the time per request from the smallest to the largest size. */
 const TARGET = 1.5;
@@ -31,7 +25,7 @@ const ROUNDS = 5;
 interface Case {
   name: string;
   /** The driver calls a GET makes for it (find, and count for collection reads). */
-  driver: (driver: Driver, target: Target, key: Key) => Promise<unknown>;
+  driver: (driver: MemoryDriver, target: Target, key: Key) => Promise<unknown>;
   /** The same read as an HTTP request path. */
   path: (key: Key) => string;
 }
@@ -46,7 +40,7 @@ interface CaseResult {
   name: string;
   layer: "driver" | "handler";
   microseconds: number;
-  examined: number | null;
+  examined: number;
   fullScans: number;
 }
 
@@ -62,7 +56,7 @@ interface SizeResult {
 const where = (filter: unknown) => `/people?where=${encodeURIComponent(JSON.stringify(filter))}`;
 
 /** What GET on a collection asks of the driver: a page of 25 and the total. */
-const page = (driver: Driver, target: Target, filter: Filter) =>
+const page = (driver: MemoryDriver, target: Target, filter: Filter) =>
   Promise.all([driver.find(target, { filter, limit: 25 }), driver.count(target, filter)]);
 
 const CASES: Case[] = [
@@ -102,12 +96,9 @@ async function time(keys: Key[], iterations: number, run: (key: Key) => Promise<
 }
 
 async function measureSize(size: number): Promise<SizeResult> {
-  const driver: Driver = sqlite
-    ? await createDriver(`sqlite:${join(mkdtempSync(join(tmpdir(), "everest-scale-")), "data.db")}`, { databaseName: "everest", settings: {} })
-    : await MemoryDriver.open({ databaseName: "everest" });
-  const stats = driver instanceof MemoryDriver ? driver.stats : null;
+  const driver = await MemoryDriver.open({ databaseName: "everest" });
   const handler = createHandler(settings, { driver });
-  const target: Target = { database: handler.app.config.DB_NAME, collection: "people" };
+  const target: Target = { database: databaseSettings(handler.app.config, null).database, collection: "people" };
   // The first request makes the handler create the indexes its settings declare.
   const first = await handler(new Request("http://bench.local/people"));
   if (first.status !== 200) throw new Error(`GET /people answered ${first.status}: ${await first.text()}`);
@@ -153,15 +144,15 @@ async function measureSize(size: number): Promise<SizeResult> {
   ];
   for (const { layer, iterations, call } of layers) {
     for (const c of CASES) {
-      const before = stats && { ...stats };
+      const before = { ...driver.stats };
       const calls = iterations / 4 + Math.ceil(iterations / ROUNDS) * ROUNDS;
       const microseconds = await time(keys, iterations, call(c));
       cases.push({
         name: c.name,
         layer,
         microseconds,
-        examined: stats && before ? (stats.documentsExamined - before.documentsExamined) / calls : NaN,
-        fullScans: stats && before ? stats.fullScans - before.fullScans : 0,
+        examined: (driver.stats.documentsExamined - before.documentsExamined) / calls,
+        fullScans: driver.stats.fullScans - before.fullScans,
       });
     }
   }
@@ -183,7 +174,7 @@ function report(results: SizeResult[]): boolean {
     return [
       `${c.layer}: ${c.name}`,
       ...times.map((t) => fmt.us(t.microseconds / 1000)),
-      ...times.map((t) => (t.examined === null || Number.isNaN(t.examined) ? "–" : t.examined.toFixed(1))),
+      ...times.map((t) => t.examined.toFixed(1)),
       `${fmt.ratio(growth)} ${ok ? "✓" : "✗"}${scanned ? " (full scans)" : ""}`,
     ];
   });
@@ -214,11 +205,11 @@ if (argv[0] === "--child") {
   resetPeak(process.pid);
   process.stdout.write(`RESULT ${JSON.stringify(await measureSize(size))}\n`);
 } else {
-  console.log(`## Scale: ${sqlite ? "sqlite" : "memory"} driver and handler in-process, time per request (median of ${ROUNDS} rounds), at ${SIZES.join(", ")} documents`);
+  console.log(`## Scale: memory driver and handler in-process, time per request (median of ${ROUNDS} rounds), at ${SIZES.join(", ")} documents`);
   const cores = pinning();
   const results: SizeResult[] = [];
   for (const size of SIZES) {
-    const command = [...(cores ? ["taskset", "-c", String(cores.server)] : []), process.execPath, "--expose-gc", "--import", "tsx", "bench/scale.ts", "--child", String(size), ...(sqlite ? ["--db", "sqlite"] : [])];
+    const command = [...(cores ? ["taskset", "-c", String(cores.server)] : []), process.execPath, "--expose-gc", "--import", "tsx", "bench/scale.ts", "--child", String(size)];
     const child = spawnSync(command[0]!, command.slice(1), { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 24 });
     const line = child.stdout.split("\n").find((l) => l.startsWith("RESULT "));
     if (!line) {

@@ -1,6 +1,6 @@
 // Per-request state. Everything that varies between two concurrent requests lives here, never
-// on the App, so one handler serves any number of requests at once on every runtime.
-import type { App } from "./app.ts";
+// on the App, so one handler serves any number of requests at once on every runtime; what is
+// the same for every request (settings, data, hooks) is passed to the code that uses it.
 import type { Resource } from "./settings/normalize.ts";
 
 export type EndpointKind = "home" | "collection" | "item" | "media" | "schema" | "openapi" | "docs";
@@ -13,7 +13,6 @@ export interface Endpoint {
 }
 
 export class RequestContext {
-  readonly app: App;
   readonly request: Request;
   readonly url: URL;
   /** The method to execute: the request's, or X-HTTP-Method-Override's on a POST. */
@@ -22,6 +21,8 @@ export class RequestContext {
   endpoint: Endpoint = { kind: "home" };
   /** Path values: the item lookup value and sub-resource segments. */
   params: Record<string, string> = {};
+  /** Bytes of body this request may send (MAX_BODY_SIZE). */
+  readonly maxBodySize: number;
   /** The raw body, once read (auth checks such as HMAC need it before the method does). */
   bodyText?: string;
   /** A call from server code (`app.internal`): no If-Match is required of it. */
@@ -40,8 +41,8 @@ export class RequestContext {
   readonly executionCtx: unknown;
   readonly clientIp: string | null;
 
-  constructor(app: App, request: Request, env?: unknown, executionCtx?: unknown) {
-    this.app = app;
+  constructor(request: Request, maxBodySize: number, env?: unknown, executionCtx?: unknown) {
+    this.maxBodySize = maxBodySize;
     this.request = request;
     this.url = new URL(request.url);
     this.args = this.url.searchParams;
@@ -64,9 +65,20 @@ export class RequestContext {
   }
 }
 
-// The adapter's socket address wins; Cloudflare's header is set by its edge, not the client.
+// The second argument of the handler says who the client is, by runtime:
+// - everest's adapters (adapters/node.ts, deno.ts, bun.ts): `{ clientIp }`;
+// - `Deno.serve(handler)`: the ServeHandlerInfo, `{ remoteAddr: { hostname, port, transport } }`;
+// - `Bun.serve({ fetch: handler })`: the Server, whose `requestIP(request)` gives `{ address }`;
+// - Workers: the bindings; Cloudflare's edge sets cf-connecting-ip (the client cannot).
 function clientIpOf(request: Request, env: unknown): string | null {
-  const fromAdapter = (env as { clientIp?: unknown } | undefined)?.clientIp;
-  if (typeof fromAdapter === "string") return fromAdapter;
+  if (env !== null && typeof env === "object") {
+    const given = env as { clientIp?: unknown; remoteAddr?: { hostname?: unknown }; requestIP?: unknown };
+    if (typeof given.clientIp === "string") return given.clientIp;
+    if (typeof given.remoteAddr?.hostname === "string") return given.remoteAddr.hostname;
+    if (typeof given.requestIP === "function") {
+      const address = (given.requestIP as (request: Request) => { address?: unknown } | null).call(env, request)?.address;
+      if (typeof address === "string") return address;
+    }
+  }
   return request.headers.get("cf-connecting-ip");
 }

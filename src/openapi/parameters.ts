@@ -1,6 +1,7 @@
 // Query parameters and request headers, each only where the settings make it apply (src/query/,
 // src/methods/get.ts, src/features/aggregation.ts read them), named as the settings name them.
-import { converterRegex, type Config, type Resource } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { converterRegex } from "../settings/urls.ts";
 
 export interface Parameter {
   name: string;
@@ -8,15 +9,15 @@ export interface Parameter {
   description?: string;
   required?: boolean;
   schema: Record<string, unknown>;
-  example?: unknown;
 }
 
-const query = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }, example?: unknown): Parameter => ({
+// Examples go into the description: explorers prefill `example`s, and a prefilled filter would
+// hide every document from whoever tries the endpoint.
+const query = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }, example?: string): Parameter => ({
   name,
   in: "query",
-  description,
+  description: example === undefined ? description : `${description}; e.g. ${example}`,
   schema,
-  ...(example !== undefined ? { example } : {}),
 });
 
 /** `^(?:…)$`: Eve's URL rules match whole path segments. */

@@ -1,7 +1,8 @@
 // Paths and operations: every endpoint src/routing/router.ts serves, with only the methods each
 // one allows, its parameters, bodies, answers and security.
 import { hasMedia, servesMedia } from "../routing/router.ts";
-import type { Config, PathParam, Resource } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import type { PathParam } from "../settings/urls.ts";
 import type { JsonSchema } from "../validation/index.ts";
 import { jsonContent, ref, responseRef } from "./components.ts";
 import { anchored, collectionQuery, CONDITIONAL_GET, ifMatch, itemQuery, type Parameter } from "./parameters.ts";
@@ -9,6 +10,9 @@ import type { ResourceNames } from "./resources.ts";
 import type { SecurityPlan } from "./security.ts";
 
 type Operation = Record<string, unknown>;
+
+/** The tag of the endpoints that belong to no resource. */
+export const API_TAG = { name: "API", description: "The API's own endpoints: the resource list, schemas, media files" };
 type PathItem = Record<string, Operation>;
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -50,7 +54,7 @@ function operation(ctx: PathContext, resource: Resource | null, method: string, 
     operationId: spec.id,
     summary: spec.summary,
     ...(typeof description === "string" ? { description } : {}),
-    ...(resource ? { tags: [resource.name] } : {}),
+    tags: [resource ? resource.name : API_TAG.name],
     ...(spec.parameters?.length ? { parameters: spec.parameters } : {}),
     ...(spec.body ? { requestBody: spec.body } : {}),
     responses: { ...spec.responses, ...errors(ctx, method, secured, spec.errors) },

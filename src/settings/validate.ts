@@ -5,9 +5,10 @@
 // not the id field, no meta fields or `$`/`.` in schema field names, data_relation naming a
 // resource) are made too. Schema rules themselves are checked by src/validation.
 import { compileDateFormat } from "../render/dates.ts";
-import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, PREFIXED_DB_KEYS, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
-import { converterRegex } from "./normalize.ts";
-import type { Settings } from "./types.ts";
+import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
+import { converterRegex } from "./urls.ts";
+import { PREFIXED_DB_KEYS, type Settings } from "./types.ts";
+import { didYouMean } from "./suggest.ts";
 
 export class SettingsError extends Error {
   readonly problems: string[];
@@ -51,48 +52,6 @@ const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"
 const RESOURCE_METHODS = ["GET", "POST", "DELETE"];
 const ITEM_METHODS = ["GET", "PATCH", "PUT", "DELETE"];
 const WRITE_METHODS = ["DELETE", "POST", "PATCH", "PUT"];
-const DB_SUFFIXES = PREFIXED_DB_KEYS.map((key) => key.replace(/^DB_/, ""));
-const PREFIXED = new RegExp(`^([A-Za-z][A-Za-z0-9_]*?)_(?:DB|MONGO)_(${DB_SUFFIXES.join("|")})$`);
-
-// ---------------------------------------------------------------------------------------------
-// Closest names
-
-/** Optimal string alignment distance (Levenshtein plus transpositions), case-insensitive. */
-export function editDistance(a: string, b: string): number {
-  const s = a.toUpperCase();
-  const t = b.toUpperCase();
-  const d = Array.from({ length: s.length + 1 }, (_, i) => [i, ...Array<number>(t.length).fill(0)]);
-  for (let j = 1; j <= t.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= s.length; i++) {
-    for (let j = 1; j <= t.length; j++) {
-      const cost = s[i - 1] === t[j - 1] ? 0 : 1;
-      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1]) best = Math.min(best, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = best;
-    }
-  }
-  return d[s.length]![t.length]!;
-}
-
-/** The candidate closest to `name`, when close enough to be a likely typo. */
-export function closest(name: string, candidates: Iterable<string>): string | undefined {
-  let best: string | undefined;
-  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1;
-  for (const candidate of candidates) {
-    const distance = editDistance(name, candidate);
-    if (distance < bestDistance) {
-      best = candidate;
-      bestDistance = distance;
-    }
-  }
-  return best;
-}
-
-/** A " (did you mean ...?)" suffix when a candidate is close, else "". */
-export const didYouMean = (name: string, candidates: Iterable<string>) => {
-  const match = closest(name, candidates);
-  return match ? ` (did you mean '${match}'?)` : "";
-};
 
 // ---------------------------------------------------------------------------------------------
 // Value checks: null when the value is fine, else what it must be.
@@ -186,7 +145,9 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   MAX_JSON_DEPTH: int(1),
   MAX_BODY_SIZE: int(1),
   VALIDATION_ERROR_STATUS: int(400, 599),
-  DB_PORT: int(1, 65535),
+  DB_PORT: nullable(int(1, 65535)),
+  DB_HOST: nullable(name),
+  DB_NAME: nullable(name),
   RENDERERS: renderers,
   ITEM_URL: urlRule,
   MEDIA_URL: urlRule,
@@ -211,6 +172,8 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   DB_AUTH_SOURCE: nullable(name),
   DATA_API_KEY: nullable(text),
   DATA_API_SOURCE: nullable(name),
+  JOURNAL_COMPACTION_RATIO: nullable((v) => (typeof v === "number" && Number.isFinite(v) && v > 1 ? null : "must be a number greater than 1")),
+  JOURNAL_COMPACTION_MIN_SIZE: nullable(int(0)),
   DB_QUERY_BLACKLIST: operators,
   DB_QUERY_WHITELIST: operators,
   RATE_LIMIT_GET: rateLimit,
@@ -308,11 +271,10 @@ class Validator {
         this.problems.push(`Setting '${key}' was ${REPLACED[key]}`);
       } else if (key === "DOMAIN") {
         if (!isObject(value)) this.problems.push(`Setting 'DOMAIN' must be an object mapping resource names to definitions (got ${show(value)})`);
-      } else if (PREFIXED.test(key)) {
-        const suffix = PREFIXED.exec(key)![2]!;
-        this.checkValue(`Setting '${key}'`, value, globalCheck(`DB_${suffix}`));
       } else if (!known.has(key)) {
-        this.problems.push(`Unknown setting '${key}'${didYouMean(key, suggestions)}`);
+        const prefixed = prefixedDbKey(key);
+        if (prefixed) this.checkValue(`Setting '${key}'`, value, globalCheck(prefixed));
+        else this.problems.push(`Unknown setting '${key}'${didYouMean(key, suggestions)}`);
       } else if (!(EVE_SETTINGS_IGNORED as readonly string[]).includes(key)) {
         this.checkValue(`Setting '${key}'`, value, globalCheck(SETTING_ALIASES[key] ?? key));
       }
@@ -353,7 +315,7 @@ class Validator {
     const prefixKey = def.db_prefix !== undefined ? "db_prefix" : "mongo_prefix";
     const prefix = def[prefixKey];
     if (typeof prefix === "string") {
-      const present = ["URI", "NAME", "HOST"].some((s) => this.settings[`${prefix}_DB_${s}`] !== undefined || this.settings[`${prefix}_MONGO_${s}`] !== undefined);
+      const present = (["DB_URI", "DB_NAME", "DB_HOST"] as const).some((key) => prefixedNames(prefix, key).some((name) => this.settings[name] !== undefined));
       if (!present) this.problems.push(`${at} ${prefixKey} '${prefix}' needs a ${prefix}_DB_URI, ${prefix}_DB_NAME or ${prefix}_DB_HOST setting`);
     }
 

@@ -1,6 +1,6 @@
 // Choosing a driver by settings: DB_URI's scheme, or DB_DRIVER with the host settings.
 import { describe, expect, it } from "vitest";
-import { databaseSettings } from "../../src/drivers/pool.ts";
+import { databaseSettings } from "../../src/data/pool.ts";
 import { normalizeSettings } from "../../src/settings/normalize.ts";
 import type { Settings } from "../../src/settings/types.ts";
 
@@ -29,6 +29,20 @@ describe("databaseSettings", () => {
   it("builds a mongodb URI from DB_DRIVER and the host settings", () => {
     const settings = { DB_DRIVER: "mongodb", DB_HOST: "db", DB_PORT: 27019, DB_USERNAME: "a b", DB_PASSWORD: "p@ss", DB_AUTH_SOURCE: "admin", DB_NAME: "app" };
     expect(pick(settings)).toEqual({ uri: "mongodb://a%20b:p%40ss@db:27019/?authSource=admin", database: "app" });
+  });
+
+  it("selects MongoDB when any server setting is given, as Eve does (MONGO_* spellings too)", () => {
+    expect(pick({ MONGO_HOST: "db", MONGO_PORT: 27018, MONGO_DBNAME: "legacy" } as Settings)).toEqual({ uri: "mongodb://db:27018/", database: "legacy" });
+    expect(pick({ DB_NAME: "app" })).toEqual({ uri: "mongodb://localhost:27017/", database: "app" });
+    expect(pick({ MONGO_USERNAME: "u", MONGO_PASSWORD: "p" } as Settings).uri).toBe("mongodb://u:p@localhost:27017/");
+  });
+
+  it("reads prefixed settings in everest's and Eve's spellings; a prefix naming only a database keeps the server", () => {
+    const settings = { MONGO_HOST: "main", MONGO1_HOST: "other", MONGO1_DBNAME: "one", TENANT_A_DB_NAME: "a", TENANT_B_DB_URI: "mongodb://b/bee" } as Settings;
+    expect(pick(settings, "MONGO1")).toEqual({ uri: "mongodb://other:27017/", database: "one" });
+    expect(pick(settings, "TENANT_A")).toEqual({ uri: "mongodb://main:27017/", database: "a" });
+    expect(pick(settings, "TENANT_B")).toEqual({ uri: "mongodb://b/bee", database: "bee" });
+    expect(pick({ TENANT_A_DB_NAME: "a" } as Settings, "TENANT_A")).toEqual({ uri: "memory", database: "a" });
   });
 
   it("refuses DB_DRIVER 'data-api' without the endpoint's URL", () => {

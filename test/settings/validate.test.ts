@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { closest, editDistance, SettingsError, validateSettings } from "../../src/settings/validate.ts";
-import type { Settings } from "../../src/settings/types.ts";
+import { SettingsError, validateSettings } from "../../src/settings/validate.ts";
+import { closest, editDistance } from "../../src/settings/suggest.ts";
+import type { FieldSchema, Settings } from "../../src/settings/types.ts";
 import { referenceSettings } from "../query/fixture.ts";
 
 /** The problems validateSettings reports for the reference settings after `adjust`. */
@@ -34,6 +35,10 @@ describe("validateSettings accepts", () => {
     ).toEqual([]);
   });
 
+  it("the memory journal's compaction thresholds", () => {
+    expect(problems((s) => Object.assign(s, { JOURNAL_COMPACTION_RATIO: 1.5, JOURNAL_COMPACTION_MIN_SIZE: 1048576 }))).toEqual([]);
+  });
+
   it("Eve's renderer class paths and everest's names", () => {
     expect(problems((s) => (s.RENDERERS = ["eve.render.JSONRenderer", "xml"]))).toEqual([]);
   });
@@ -56,10 +61,14 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
     expect(problems((s) => ((s as Record<string, unknown>).WHATEVER_THIS_IS = 1))).toEqual(["Unknown setting 'WHATEVER_THIS_IS'"]);
   });
 
-  it("Eve's prefixed spelling, pointing at everest's", () => {
-    expect(problems((s) => Object.assign(s, { MONGO2_DBNAME: "x", MONGO2_DB_HOST: "h" }, void (people(s).mongo_prefix = "MONGO2")))).toEqual([
-      "Unknown setting 'MONGO2_DBNAME' (did you mean 'MONGO2_DB_NAME'?)",
-    ]);
+  it("nothing in prefixed database settings, in everest's or Eve's spelling, for any prefix", () => {
+    // Eve's own test settings use MONGO1_DBNAME; a prefix may also be chosen only at request time (setDbPrefix).
+    expect(problems((s) => Object.assign(s, { MONGO2_DBNAME: "x", MONGO2_HOST: "h", MONGO2_PORT: 27018 }, void (people(s).mongo_prefix = "MONGO2")))).toEqual([]);
+    expect(problems((s) => Object.assign(s, { MONGO1_DBNAME: "x", TENANT_A_DB_URI: "mongodb://a/", TENANT_B_MONGO_NAME: "b" }))).toEqual([]);
+  });
+
+  it("a prefixed database setting with an unusable value", () => {
+    expect(problems((s) => Object.assign(s, { TENANT_A_DB_PORT: "x" }))).toEqual(["Setting 'TENANT_A_DB_PORT' must be an integer from 1 to 65535 (got \"x\")"]);
   });
 
   it("the pre-0.8 JSON/XML switches", () => {
@@ -104,6 +113,8 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
       ["ID_FIELD", "", /must be a non-empty string/],
       ["ALLOWED_ROLES", "admin", /must be a list of strings/],
       ["DOMAIN", [], /^Setting 'DOMAIN' must be an object/],
+      ["JOURNAL_COMPACTION_RATIO", 1, /must be a number greater than 1/],
+      ["JOURNAL_COMPACTION_MIN_SIZE", "4MB", /must be a non-negative integer/],
     ];
     for (const [key, value, pattern] of cases) {
       const found = problems((s) => ((s as Record<string, unknown>)[key] = value));
@@ -125,7 +136,7 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
   });
 
   it("a data_relation to an unknown resource, however deep", () => {
-    const relation = (resource: string) => ({ type: "objectid", data_relation: { resource } });
+    const relation = (resource: string): FieldSchema => ({ type: "objectid", data_relation: { resource } });
     expect(problems((s) => (s.DOMAIN!.works!.schema!.owner!.data_relation = { resource: "peple" }))).toEqual([
       "Resource 'works': field 'owner': data_relation names unknown resource 'peple' (did you mean 'people'?)",
     ]);

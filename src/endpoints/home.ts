@@ -1,13 +1,14 @@
 // The API entry point: one child link per visible resource (Eve's home_endpoint).
 import type { RequestContext } from "../context.ts";
-import type { Reply } from "./common.ts";
+import type { Services } from "../services.ts";
+import type { Reply } from "../render/reply.ts";
 
-export async function home(ctx: RequestContext): Promise<Reply> {
-  const config = ctx.app.config;
+export async function home(services: Services, ctx: RequestContext): Promise<Reply> {
+  const config = services.config;
   if (!config.HATEOAS) return { status: 200, body: {} };
   const child: Array<{ href: string; title: string }> = [];
   for (const resource of Object.values(config.DOMAIN)) {
-    if (!resource.internal_resource && (await ctx.app.canRead(ctx, resource))) child.push({ href: resource.url, title: resource.resource_title });
+    if (!resource.internal_resource && (await services.access.canRead(ctx, resource))) child.push({ href: resource.url, title: resource.resource_title });
   }
   if (config.SCHEMA_ENDPOINT) child.push({ href: String(config.SCHEMA_ENDPOINT), title: String(config.SCHEMA_ENDPOINT) });
   return { status: 200, body: { [config.LINKS]: { child } } };
