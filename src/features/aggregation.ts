@@ -1,13 +1,14 @@
 // Aggregation endpoints (Eve's `_perform_aggregation`): the resource's pipeline with the client's
 // `$placeholders` filled in, stages left without parameters pruned, the page cut by a `$facet`
-// that also counts. Beyond Eve, a placeholder value may not smuggle in server-side JavaScript or
+// that also counts. As in Eve, `sort` and `where` are not read (the pipeline's stages order and filter). Beyond Eve, a placeholder value may not smuggle in server-side JavaScript or
 // stages that read or write other collections, whatever the pipeline's author wrote around it.
 import type { RequestContext } from "../context.ts";
 import type { Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { checkJsonShape, type Reply } from "../methods/common.ts";
 import { parsePaging } from "../query/paging.ts";
-import { isPlainObject } from "../query/common.ts";
+import { castUntyped, isPlainObject } from "../query/common.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
 import { paginationLinks } from "./hateoas.ts";
 
 /** Operators a client-supplied value must not contain. */
@@ -55,6 +56,14 @@ function refuseOperators(value: unknown): void {
   }
 }
 
+/** Strings in a parameter value cast as Eve's `_mongotize` casts the pipeline (dates, ObjectIds). */
+function castStrings(value: unknown, resource: Resource, config: Config): unknown {
+  if (typeof value === "string") return castUntyped(value, resource, config);
+  if (Array.isArray(value)) return value.map((member) => castStrings(member, resource, config));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, castStrings(v, resource, config)]));
+  return value;
+}
+
 /** The `aggregate` parameter: `{"$placeholder": value, …}`. */
 function parseParameters(ctx: RequestContext, raw: string): Record<string, unknown> {
   let parsed: unknown;
@@ -66,7 +75,7 @@ function parseParameters(ctx: RequestContext, raw: string): Record<string, unkno
   if (!isPlainObject(parsed)) throw new HttpError(400, "Aggregation query could not be parsed.");
   checkJsonShape(parsed, ctx.app.config.MAX_JSON_DEPTH);
   refuseOperators(parsed);
-  return parsed;
+  return castStrings(parsed, ctx.resource!, ctx.app.config) as Record<string, unknown>;
 }
 
 /** The pipeline this request runs, before pagination: placeholders filled, empty stages gone. */
@@ -88,9 +97,6 @@ export function requestPipeline(ctx: RequestContext, pipeline: Doc[]): Doc[] {
 export async function getAggregation(ctx: RequestContext): Promise<Reply> {
   const resource = ctx.resource!;
   const config = ctx.app.config;
-  if (resource.sorting && ctx.args.get(config.QUERY_SORT)) {
-    throw new HttpError(400, "Sorting is not supported on aggregation endpoints; the pipeline's $sort stages order the results");
-  }
   const pipeline = requestPipeline(ctx, resource.datasource.aggregation!.pipeline);
   const paging = parsePaging(ctx.args, resource, config);
   await ctx.app.hooks.emit("before_aggregation", resource.name, pipeline);

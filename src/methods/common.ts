@@ -5,9 +5,8 @@ import type { RequestContext } from "../context.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError, badRequest } from "../errors.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { parseDate } from "../render/dates.ts";
 import { bareEtag } from "../render/etag.ts";
-import { isPrototypeKey } from "../query/common.ts";
+import { castUntyped, isPrototypeKey } from "../query/common.ts";
 import { BodyError, readTextWithin } from "../http/body.ts";
 
 /** What a method hands to the renderer. */
@@ -102,10 +101,7 @@ export async function readDocument(ctx: RequestContext): Promise<Doc> {
 export function convertPathValue(resource: Resource, field: string, value: string, config: Config): unknown {
   const idField = config.ID_FIELD;
   const type = resource.schema[field]?.type ?? (field === idField ? "objectid" : undefined);
-  if (type === undefined) {
-    if (/^[0-9a-fA-F]{24}$/.test(value) && !resource.query_objectid_as_string) return new ObjectId(value);
-    return parseDate(value, config.DATE_FORMAT) ?? value;
-  }
+  if (type === undefined) return castUntyped(value, resource, config);
   if (type === "objectid" && /^[0-9a-fA-F]{24}$/.test(value) && !resource.query_objectid_as_string) return new ObjectId(value);
   if (type === "integer" && /^-?\d+$/.test(value)) return Number(value);
   if ((type === "number" || type === "float") && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);

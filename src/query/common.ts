@@ -1,4 +1,7 @@
-// Guards shared by the query-parameter parsers.
+// Guards shared by the query-parameter parsers, and Eve's cast of untyped query strings.
+import { ObjectId } from "bson";
+import { parseDate } from "../render/dates.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
 
 const PROTOTYPE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
@@ -21,4 +24,16 @@ export function parseJsonOrUndefined(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+const HEX24 = /^[0-9a-fA-F]{24}$/;
+
+/**
+ * Eve's `_mongotize` of a string no schema types: a DATE_FORMAT date is a datetime, 24 hex digits
+ * an ObjectId (unless the resource's query_objectid_as_string), anything else stays a string.
+ */
+export function castUntyped(text: string, resource: Resource, config: Config): unknown {
+  const date = parseDate(text, config.DATE_FORMAT);
+  if (date) return date;
+  return !resource.query_objectid_as_string && HEX24.test(text) ? new ObjectId(text) : text;
 }

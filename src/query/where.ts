@@ -17,7 +17,7 @@ import { parseDate } from "../render/dates.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { GEO_TYPES, geoTest, type GeoTypeName } from "../validation/geo.ts";
 import type { FieldSchema, Schema } from "../settings/types.ts";
-import { isPlainObject, isPrototypeKey, parseJsonOrUndefined } from "./common.ts";
+import { castUntyped, isPlainObject, isPrototypeKey, parseJsonOrUndefined } from "./common.ts";
 import { parsePythonWhere } from "./python-where.ts";
 
 /** Eve's `Mongo.operators`: anything else needs the query whitelist. */
@@ -232,11 +232,7 @@ class WhereWalker {
 
   private cast(text: string, path: string): unknown {
     const types = this.types.scalarTypes(path);
-    if (types === undefined) {
-      const date = parseDate(text, this.config.DATE_FORMAT);
-      if (date) return date;
-      return !this.resource.query_objectid_as_string && HEX24.test(text) ? new ObjectId(text) : text;
-    }
+    if (types === undefined) return castUntyped(text, this.resource, this.config);
     if (types.has("objectid") && HEX24.test(text)) return new ObjectId(text);
     if (types.has("datetime") || types.has("date")) return parseDate(text, this.config.DATE_FORMAT) ?? text;
     return text;
@@ -330,6 +326,34 @@ const isPair = (value: unknown) => Array.isArray(value) && value.length === 2 &&
 /** Operators whose operand MongoDB requires to be an array. */
 const ARRAY_OPERANDS = new Set(["$in", "$nin", "$all", "$and", "$or", "$nor"]);
 
+/** MongoDB's `$type` aliases and codes. */
+const BSON_TYPE_ALIASES = new Set([
+  "double", "string", "object", "array", "binData", "undefined", "objectId", "bool", "date", "null", "regex",
+  "dbPointer", "javascript", "symbol", "javascriptWithScope", "int", "timestamp", "long", "decimal", "minKey", "maxKey", "number",
+]);
+const BSON_TYPE_CODES = new Set([-1, 127, ...Array.from({ length: 19 }, (_, i) => i + 1)]);
+const isBsonType = (value: unknown) => (typeof value === "string" ? BSON_TYPE_ALIASES.has(value) : BSON_TYPE_CODES.has(value as number));
+const isNumber = (value: unknown) => typeof value === "number" && Number.isFinite(value);
+
+/** The argument checks MongoDB makes of `$mod`, `$size`, `$type` and `$elemMatch`; null when fine. */
+function operandProblem(key: string, value: unknown): string | null {
+  switch (key) {
+    case "$mod":
+      if (!Array.isArray(value) || value.length !== 2) return "malformed $mod: needs an array of [divisor, remainder]";
+      if (!value.every(isNumber)) return "malformed $mod: divisor and remainder must be numbers";
+      return Math.trunc(value[0] as number) === 0 ? "$mod: divisor cannot be 0" : null;
+    case "$size":
+      if (!isNumber(value)) return "$size needs a number";
+      return Number.isInteger(value) && (value as number) >= 0 ? null : "$size must be a non-negative whole number";
+    case "$type":
+      return (Array.isArray(value) ? value.length > 0 && value.every(isBsonType) : isBsonType(value)) ? null : "$type: unknown type";
+    case "$elemMatch":
+      return isPlainObject(value) ? null : "$elemMatch needs an object";
+    default:
+      return null;
+  }
+}
+
 /**
  * Operand shapes checked here rather than left to the database, so that every driver refuses the
  * same malformed query with the same 400 (backends differ in what they let through, and the
@@ -339,6 +363,8 @@ function checkOperands(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(checkOperands);
   if (!isPlainObject(node)) return;
   for (const [key, value] of Object.entries(node)) {
+    const problem = operandProblem(key, value);
+    if (problem) throw badRequest(problem);
     if (ARRAY_OPERANDS.has(key) && !Array.isArray(value)) {
       throw badRequest(`${key} needs an array`);
     } else if (key === "$geometry") {
