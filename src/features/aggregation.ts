@@ -6,7 +6,7 @@ import type { RequestContext } from "../context.ts";
 import type { Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { checkJsonShape, type Reply } from "../methods/common.ts";
-import { parsePaging } from "../query/paging.ts";
+import { pageMeta, parsePaging } from "../query/paging.ts";
 import { castUntyped, isPlainObject } from "../query/common.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { paginationLinks } from "./hateoas.ts";
@@ -109,7 +109,7 @@ export async function getAggregation(ctx: RequestContext): Promise<Reply> {
   await ctx.app.hooks.emit("after_aggregation", resource.name, documents);
 
   const response: Doc = { [config.ITEMS]: documents };
-  if (resource.pagination) response[config.META] = { page: paging.page, max_results: paging.maxResults, total };
+  if (resource.pagination) response[config.META] = pageMeta(config, paging, total);
   if (resource.hateoas) response[config.LINKS] = paginationLinks(ctx, paging, total);
   return { status: 200, body: response };
 }

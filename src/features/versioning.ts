@@ -7,7 +7,7 @@ import type { Doc, Filter, Projection } from "../drivers/types.ts";
 import { badRequest, HttpError } from "../errors.ts";
 import type { Reply } from "../methods/common.ts";
 import { buildResponseDocument } from "../methods/document.ts";
-import { parsePaging } from "../query/paging.ts";
+import { pageMeta, parsePaging } from "../query/paging.ts";
 import { parseSort } from "../query/sort.ts";
 import { etagSource } from "../render/etag.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
@@ -319,7 +319,7 @@ export async function versionListing(ctx: RequestContext, resource: Resource, la
   const response: Doc = { [config.ITEMS]: items };
   if (resource.hateoas) {
     response[config.LINKS] = paginationLinks(ctx, paging, total, latest[config.ID_FIELD]);
-    if (resource.pagination) response[config.META] = { page: paging.page, max_results: paging.maxResults, total };
+    if (resource.pagination) response[config.META] = pageMeta(config, paging, total);
   }
   if (version === "diffs") {
     await ctx.app.hooks.emitForResource("on_fetched_diffs", resource.name, items);

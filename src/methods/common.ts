@@ -59,21 +59,25 @@ function parseJsonBody(text: string, maxDepth: number): unknown {
 }
 
 /**
- * The request payload as Eve's `payload()` reads it: JSON, or flat form fields. Media uploads
+ * The request payload as Eve's `payload()` reads it: JSON (JSON_REQUEST_CONTENT_TYPES, and any
+ * `+json` type), or flat form fields. Media uploads
  * (multipart/form-data) are parsed by the media feature, which registers itself here.
  */
 export async function readPayload(ctx: RequestContext): Promise<unknown> {
   if (ctx.payload !== undefined) return ctx.payload;
   const contentType = (ctx.request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (contentType === "application/json" || contentType.endsWith("+json")) {
-    return parseJsonBody(await readBodyText(ctx), ctx.app.config.MAX_JSON_DEPTH);
+  const config = ctx.app.config;
+  if (config.JSON_REQUEST_CONTENT_TYPES.includes(contentType) || contentType.endsWith("+json")) {
+    return parseJsonBody(await readBodyText(ctx), config.MAX_JSON_DEPTH);
   }
   if (contentType === "application/x-www-form-urlencoded") {
     const form = new URLSearchParams(await readBodyText(ctx));
     const doc: Record<string, unknown> = {};
     for (const [key, value] of form) {
       if (isPrototypeKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
+      // A repeated key keeps its first value, or all of them in a list with AUTO_COLLAPSE_MULTI_KEYS.
       if (!(key in doc)) doc[key] = value;
+      else if (config.AUTO_COLLAPSE_MULTI_KEYS) doc[key] = [doc[key], value].flat();
     }
     if (Object.keys(doc).length === 0) throw new HttpError(400, "No form-urlencoded data supplied");
     return doc;

@@ -30,6 +30,7 @@ export function rendererFormat(name: string): Format | null {
   return null;
 }
 
+/** The formats RENDERERS offers, in order; JSON alone when it lists none (Eve would answer 500). */
 export function compileOffers(config: Config): Offer[] {
   const offers: Offer[] = [];
   for (const name of config.RENDERERS) {
@@ -38,7 +39,7 @@ export function compileOffers(config: Config): Offer[] {
       if (!offers.some((o) => o.mime === mime)) offers.push({ mime, format: format! });
     }
   }
-  return offers;
+  return offers.length > 0 ? offers : [{ mime: JSON_MIMES[0]!, format: "json" }];
 }
 
 interface AcceptEntry {
@@ -115,9 +116,8 @@ export function renderReply(ctx: RequestContext, reply: Reply): Response {
   for (const [key, value] of Object.entries(reply.headers ?? {})) headers.set(key, value);
   if (reply.status === 304) return new Response(null, { status: 304, headers });
 
-  // An error is still sent when nothing acceptable exists, in the first format, rather than lost.
-  const offer = negotiate(ctx.app.offers, ctx.request.headers.get("accept")) ?? (reply.status >= 400 ? ctx.app.offers[0] : null);
-  if (!offer) throw new HttpError(406);
+  // Nothing acceptable (a browser's text/html): the first format, as Eve's _best_mime falls back.
+  const offer = negotiate(ctx.app.offers, ctx.request.headers.get("accept")) ?? ctx.app.offers[0]!;
   headers.set("Content-Type", offer.format === "xml" ? `${offer.mime}; charset=utf-8` : offer.mime);
   if (reply.body === null || reply.status === 204) return new Response(null, { status: reply.status, headers });
 
@@ -125,7 +125,7 @@ export function renderReply(ctx: RequestContext, reply: Reply): Response {
   if (offer.format === "xml") {
     text = renderXml(toPlain(reply.body, config.DATE_FORMAT) as Record<string, unknown>, config);
   } else {
-    text = toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT);
+    text = toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
     const argument = config.JSONP_ARGUMENT;
     const callback = argument ? ctx.args.get(argument) : null;
     // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".

@@ -133,7 +133,7 @@ describe.each(ENGINES)("types and conversion (%s engine)", (engine) => {
     const point = { type: "Point", coordinates: [100, 10] };
     const ring = [[0, 0], [1, 0], [1, 1], [0, 0]];
     const CASES: Array<[string, unknown[], unknown[]]> = [
-      ["point", [point], [{ type: "Point", coordinates: [1, 2, 3] }, { type: "Point", coordinates: ["1", 2] }, { type: "Pont", coordinates: [1, 2] }, { coordinates: [1, 2] }, { ...point, extra: 1 }, [1, 2]]],
+      ["point", [point, { type: "Point", coordinates: [100, 10, 250] }], [{ type: "Point", coordinates: [1, 2, 3, 4] }, { type: "Point", coordinates: [1] }, { type: "Point", coordinates: ["1", 2] }, { type: "Pont", coordinates: [1, 2] }, { coordinates: [1, 2] }, { ...point, extra: 1 }, [1, 2]]],
       ["multipoint", [{ type: "MultiPoint", coordinates: [[1, 2], [3, 4]] }], [{ type: "MultiPoint", coordinates: [1, 2] }, { type: "Point", coordinates: [[1, 2]] }]],
       ["linestring", [{ type: "LineString", coordinates: [[1, 2], [3, 4]] }], [{ type: "LineString", coordinates: [[1, 2]] }]],
       ["multilinestring", [{ type: "MultiLineString", coordinates: [[[1, 2], [3, 4]]] }], [{ type: "MultiLineString", coordinates: [[1, 2], [3, 4]] }]],
