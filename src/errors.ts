@@ -1,5 +1,5 @@
 // Errors that carry an HTTP status. Thrown anywhere (a method, a hook, an auth check), they
-// are rendered as the error envelope of DECISIONS.md §3 by the handler.
+// are rendered as the error envelope of docs/decisions.md §3 by the handler.
 
 /** Werkzeug's default descriptions, which Eve sends as `_error.message`. */
 export const STATUS_MESSAGES: Record<number, string> = {

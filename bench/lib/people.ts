@@ -1,4 +1,4 @@
-// The data every bench serves: the reference `people` resource (as in shared/reference) with a
+// The data every bench serves: the reference `people` resource (as in test/fixtures/reference) with a
 // unique `lastname` and an indexed, low-cardinality `team`, and a deterministic generator so
 // everest and the hand-written equivalent hold the same documents.
 import type { Settings } from "../../src/settings/types.ts";

@@ -1,4 +1,4 @@
-// Lists and their items (SPEC.md, "parent with children"): items live under their list's URL,
+// Lists and their items (docs/endpoints.md, sub-resources): items live under their list's URL,
 // a list is served with its items inside, and deleting a list deletes its items.
 //
 //   POST   /lists                      {"title": "groceries"}

@@ -1,4 +1,4 @@
-// The Python-style `where` syntax (DECISIONS.md §3): what Eve's MongoVisitor
+// The Python-style `where` syntax (docs/decisions.md §3): what Eve's MongoVisitor
 // (eve/io/mongo/parser.py) turns into a Mongo query, e.g.
 //   lastname == "Doe" and (born < datetime(1980, 1, 1) or role != "author")
 // → {"$and": [{"lastname": "Doe"}, {"$or": [{"born": {"$lt": Date}}, {"role": {"$ne": "author"}}]}]}

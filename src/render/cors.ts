@@ -1,5 +1,5 @@
 // Cross-origin headers as Eve sends them, except that an origin CORS does not allow gets no
-// Access-Control-Allow-Origin at all (DECISIONS.md §5) instead of an empty one.
+// Access-Control-Allow-Origin at all (docs/decisions.md §5) instead of an empty one.
 import type { Config } from "../settings/normalize.ts";
 
 export interface CorsPolicy {

@@ -1,4 +1,4 @@
-// JSONP (DECISIONS.md §5): Eve echoes any callback text into the response, which lets a caller
+// JSONP (docs/decisions.md §5): Eve echoes any callback text into the response, which lets a caller
 // inject script; everest only wraps for a plain identifier path and refuses anything else.
 
 const CALLBACK = /^[A-Za-z_$][\w$.]*$/;

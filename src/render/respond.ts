@@ -137,7 +137,7 @@ export function renderReply(ctx: RequestContext, reply: Reply): Response {
   return bytesResponse(ctx.method === "HEAD" ? null : bytes, { status: reply.status, headers });
 }
 
-/** The error envelope of DECISIONS.md §3, or the body the error carries. */
+/** The error envelope of docs/decisions.md §3, or the body the error carries. */
 export function errorReply(ctx: RequestContext, error: HttpError): Reply {
   const config = ctx.app.config;
   const body = error.body ?? { [config.STATUS]: config.STATUS_ERR, [config.ERROR]: { code: error.status, message: error.message } };

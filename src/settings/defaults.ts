@@ -1,4 +1,4 @@
-// Eve 2.3.1's defaults (DECISIONS.md §2), under Eve's names. Resource keys default to the
+// Eve 2.3.1's defaults (docs/decisions.md §2), under Eve's names. Resource keys default to the
 // lower-case global of the same name; RESOURCE_KEY_DEFAULTS lists which globals cascade.
 import type { Settings } from "./types.ts";
 

@@ -1,4 +1,4 @@
-// Start-up validation of the settings (DECISIONS.md §1): a mistyped name or an unusable value
+// Start-up validation of the settings (docs/decisions.md §1): a mistyped name or an unusable value
 // fails here, once, with a message naming the setting, the resource and the closest valid name,
 // instead of being ignored or failing at request time. Every problem found is reported at once.
 // Checks Eve makes at start-up (eve/flaskapp.py: supported methods, roles as lists, auth_field

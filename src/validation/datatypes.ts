@@ -1,5 +1,5 @@
 // The schema types: how each is recognised, how an incoming value is converted to it before
-// validation (DECISIONS.md §3, Eve's data layer serializers), and which JSON Schema type
+// validation (docs/decisions.md §3, Eve's data layer serializers), and which JSON Schema type
 // expresses it when one does.
 import { DBRef, Decimal128, ObjectId } from "bson";
 import { parseDate } from "../render/dates.ts";

@@ -1,5 +1,5 @@
 // The contract between the write methods and the validator. The validator owns everything
-// schema-driven about an incoming document: type conversion (DECISIONS.md §3), coercion,
+// schema-driven about an incoming document: type conversion (docs/decisions.md §3), coercion,
 // defaults, every rule, and the Cerberus-worded issues.
 import type { Doc, Filter } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
@@ -44,7 +44,7 @@ export interface ResourceValidator {
   validate(document: Doc, mode: ValidationMode, env: ValidationEnv): Promise<ValidationResult>;
   /**
    * A bulk POST: each document validated, plus `unique` across the documents of the batch
-   * (DECISIONS.md §5: two documents of one request sharing a unique value both fail).
+   * (docs/decisions.md §5: two documents of one request sharing a unique value both fail).
    */
   validateMany(documents: Doc[], env: ValidationEnv): Promise<ValidationResult[]>;
 }

@@ -98,7 +98,7 @@ export function compileValidator(resource: Resource, config: Config, extensions:
 
     async validateMany(documents, env) {
       const checked = await Promise.all(documents.map((document) => check(document, "POST", env)));
-      // A value some earlier document of the batch holds is not unique either (DECISIONS.md §5).
+      // A value some earlier document of the batch holds is not unique either (docs/decisions.md §5).
       const seen = new Set<string>();
       for (const { run } of checked) {
         const keys = run.unique.map((c) => `${c.field}\u0000${pyRepr(c.value)}`);

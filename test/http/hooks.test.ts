@@ -1,4 +1,4 @@
-// Event hooks (SPEC.md Events, DECISIONS.md §3): Eve's names and arguments, generic then
+// Event hooks (docs/decisions.md §3): Eve's names and arguments, generic then
 // per-resource, in order, async awaited, several per event; a callback aborts with a status;
 // pre-hooks add to the lookup; fetch hooks change what is sent while ETag and Last-Modified keep
 // describing what is stored.

@@ -1,4 +1,4 @@
-// Replays the reference exchanges (Eve 2.3.1 serving ../shared/reference/settings.json) in order
+// Replays the reference exchanges (Eve 2.3.1 serving test/fixtures/reference/settings.json) in order
 // against everest and compares status, the headers that matter and the body — ids, ETags and
 // server timestamps normalised, since they differ from run to run.
 import { readFileSync } from "node:fs";

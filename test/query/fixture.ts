@@ -1,4 +1,4 @@
-// The reference settings (../shared/reference/settings.json, which the recorded Eve exchanges
+// The reference settings (test/fixtures/reference/settings.json, which the recorded Eve exchanges
 // were served with), normalised, optionally adjusted per test.
 import { readFileSync } from "node:fs";
 import { expect } from "vitest";

@@ -1,9 +1,9 @@
-// Reads ../shared/reference/exchanges.txt — real Eve 2.3.1 HTTP exchanges recorded with curl —
+// Reads test/fixtures/reference/exchanges.txt — real Eve 2.3.1 HTTP exchanges recorded with curl —
 // into requests to replay and responses to compare.
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-export const REFERENCE_DIR = fileURLToPath(new URL("../../../shared/reference/", import.meta.url));
+export const REFERENCE_DIR = fileURLToPath(new URL("../fixtures/reference/", import.meta.url));
 
 export interface RecordedRequest {
   method: string;

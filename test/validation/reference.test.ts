@@ -1,4 +1,4 @@
-// The `_issues` of the recorded Eve 2.3.1 exchanges (../shared/reference), from the validator
+// The `_issues` of the recorded Eve 2.3.1 exchanges (test/fixtures/reference), from the validator
 // alone: same settings, same stored person, same request bodies.
 import { readFileSync } from "node:fs";
 import { ObjectId } from "bson";

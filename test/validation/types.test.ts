@@ -1,4 +1,4 @@
-// Types and the conversion of incoming values to them (DECISIONS.md §3).
+// Types and the conversion of incoming values to them (docs/decisions.md §3).
 import { Decimal128, ObjectId } from "bson";
 import { describe, expect, it } from "vitest";
 import { ENGINES, single } from "./support.ts";
