@@ -1,15 +1,19 @@
 // Serves a web-standard handler with node:http: streamed request and response bodies, the
-// socket address passed on as env.clientIp, graceful shutdown on SIGINT/SIGTERM.
+// socket address passed on as env.clientIp, graceful shutdown on SIGINT/SIGTERM, and requests
+// node's parser refuses (an unknown method, control bytes in a header, oversized headers)
+// answered in the JSON error envelope instead of a bare 400 or a reset.
 //
 // The handler gets a lightweight Request (as @hono/node-server does): method, url and headers
 // come straight from the IncomingMessage, and the undici Request (URL parsing, body stream,
 // AbortSignal) is only built when something asks for more: the body, the signal, clone(), text() …
 // A response everest built from bytes (src/http/known-body.ts) is written with one res.end();
 // any other body is streamed.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
+import { STATUS_MESSAGES } from "../src/errors.ts";
 import { knownBody } from "../src/http/known-body.ts";
+import { toJson } from "../src/render/json.ts";
 import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, once, serverUrl, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 
 export type { FetchHandler, ServeOptions } from "./server.ts";
@@ -172,9 +176,49 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
   res.end();
 }
 
+/**
+ * Request line and headers together: room for a `where` with a few hundred values (node's
+ * default, 16 KiB, is not), still bounded.
+ */
+export const MAX_HEADER_SIZE = 64 * 1024;
+
+/** Methods the API can answer, for the Allow header of a method node's parser refuses. */
+const KNOWN_METHODS = "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT";
+
+/** What a request node's parser refused gets: the status and the error envelope, as the handler would answer. */
+export function parserRefusal(error: NodeJS.ErrnoException & { rawPacket?: Buffer }): { status: number; headers: Record<string, string> } {
+  switch (error.code) {
+    case "HPE_INVALID_METHOD":
+      return { status: 405, headers: { Allow: KNOWN_METHODS } };
+    case "HPE_HEADER_OVERFLOW": {
+      // Node counts the request line with the headers, and hands over only the chunk where the
+      // count ran over: the URL is to blame when that chunk holds the whole head and its request
+      // line fills half the limit, or when the chunk is still inside the request line or ends it.
+      const packet = error.rawPacket?.toString("latin1") ?? "";
+      const end = packet.indexOf("\r\n");
+      const line = end < 0 ? packet : packet.slice(0, end);
+      const urlTooLong = /^[A-Z]+ \//.test(packet) ? line.length >= MAX_HEADER_SIZE / 2 : end < 0 || / HTTP\/\d\.\d$/.test(line);
+      return { status: urlTooLong ? 414 : 431, headers: {} };
+    }
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return { status: 408, headers: {} };
+    default:
+      return { status: 400, headers: {} };
+  }
+}
+
+function refuse(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
+  if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
+  const { status, headers } = parserRefusal(error);
+  const body = toJson({ _status: "ERR", _error: { code: status, message: STATUS_MESSAGES[status] } });
+  const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, "Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`, "Connection: close"];
+  for (const [key, value] of Object.entries(headers)) lines.push(`${key}: ${value}`);
+  socket.end(`${lines.join("\r\n")}\r\n\r\n${body}`);
+}
+
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
   const host = options.host ?? DEFAULT_HOST;
-  const server = createServer(async (req, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, async (req, res) => {
     let request: LazyRequest | undefined;
     // Only a client gone before the response is complete aborts the request: aborting every
     // finished one too cost a DOMException and an event dispatch per request. No signal is
@@ -196,6 +240,9 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       else await writeResponse(failure, res);
     }
   });
+
+  // What node's HTTP parser refuses never reaches the handler: answered here in the same envelope.
+  server.on("clientError", refuse);
 
   const close = once(() =>
     new Promise<void>((resolve) => {

@@ -2,6 +2,7 @@
 // CORS on unknown paths, method override, GeoJSON positions with an altitude.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, testApi } from "../support/api.ts";
+import { createHandler } from "../../src/handler.ts";
 import type { Settings } from "../../src/settings/types.ts";
 
 function settings(overrides: Partial<Settings> = {}): Settings {
@@ -46,7 +47,7 @@ describe("rule precedence and integer lookups", () => {
   it("refuses at start-up an additional_lookup without a url on a field that is not an integer", () => {
     const bad = settings();
     bad.DOMAIN!.users!.additional_lookup = { field: "username" };
-    expect(() => testApi(bad)).toThrow(/additional_lookup needs a 'url' unless its field is an integer/);
+    expect(() => createHandler(bad)).toThrow(/additional_lookup needs a 'url' unless its field is an integer/);
   });
 });
 
