@@ -27,7 +27,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 const INTEGER = /^\s*[+-]?\d+\s*$/;
 const NUMBER = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
-const HEX24 = /^[0-9a-fA-F]{24}$/;
+export const HEX24 = /^[0-9a-fA-F]{24}$/;
 const BOOLEANS: Record<string, boolean> = { true: true, "1": true, false: false, "0": false };
 
 function toNumber(value: unknown): unknown {

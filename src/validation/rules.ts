@@ -5,7 +5,8 @@
 import type { Doc } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DictNode, FieldNode } from "./compile.ts";
-import { bsonType, isPlainObject } from "./datatypes.ts";
+import { ObjectId } from "bson";
+import { bsonType, HEX24, isPlainObject } from "./datatypes.ts";
 import { Level, MESSAGES, type Path, type Segment } from "./errors.ts";
 import type { CustomRule, FieldValidator, RuleContext } from "./extensions.ts";
 import type { ValidationEnv, ValidationMode } from "./types.ts";
@@ -526,12 +527,22 @@ export function dataRelation(spec: RelationSpec, config: Config): RuleRun {
     return Promise.all(
       references.map((reference, i) => {
         const id = bsonType(reference) === "DBRef" ? (reference as { oid: unknown }).oid : reference;
-        return env.findOne(target, { [field]: id }).then((found) => {
+        return env.findOne(target, { [field]: storedReference(id, config.DOMAIN[target], field, config) }).then((found) => {
           if (!found) fail(f, q, null, MESSAGES.relation(id, target, field), i);
         });
       }),
     );
   };
+}
+
+/**
+ * A reference sent as a string (a list data_relation without an item schema) looked up as Eve's
+ * find_one looks it up: 24 hex digits are an ObjectId, unless the target field is typed otherwise.
+ */
+function storedReference(id: unknown, target: Resource | undefined, field: string, config: Config): unknown {
+  if (typeof id !== "string" || !HEX24.test(id) || !target || target.query_objectid_as_string) return id;
+  const type = target.schema[field]?.type ?? (field === config.ID_FIELD ? "objectid" : undefined);
+  return type === undefined || type === "objectid" ? new ObjectId(id) : id;
 }
 
 /** Python's `not value`. */
