@@ -1,4 +1,4 @@
-// `everest serve <settings file> [--port 5000] [--host 127.0.0.1] [--db memory|file:PATH|mongodb://…|https://…]`,
+// `everest serve <settings file> [--port 5000] [--host 127.0.0.1] [--db memory|file:PATH|sqlite:PATH|mongodb://…|https://…]`,
 // one command line for every runtime: each adapter passes the function that serves a handler
 // with its own server. It runs on Node, Deno and Bun alike (node:util, node:fs and the Node
 // FileAccess all exist there), and prints `everest serving <file> at <url>/` once it listens.
@@ -8,7 +8,7 @@ import { NodeFileAccess } from "./node-files.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, type RunningServer, type ServeOptions } from "./server.ts";
 import { loadSettingsFile } from "./settings-file.ts";
 
-export const USAGE = "usage: everest serve <settings.json|settings.mjs> [--port 5000] [--host 127.0.0.1] [--db memory|file:PATH|mongodb://…|https://…]";
+export const USAGE = "usage: everest serve <settings.json|settings.mjs> [--port 5000] [--host 127.0.0.1] [--db memory|file:PATH|sqlite:PATH|mongodb://…|https://…]";
 
 export interface ServeArgs {
   file: string;

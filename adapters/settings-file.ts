@@ -1,15 +1,59 @@
-// Loads settings from a JSON file or an ES module whose default export is the settings object.
+// Loads settings from a JSON file or an ES module whose default export is the settings object
+// (.mjs, .js, or .ts/.mts where the runtime strips types: Node ≥ 22.6, Deno, Bun). Every way a
+// file can fail to load ends in a message that names the file and what to change.
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Settings } from "../src/settings/types.ts";
 
+const TYPESCRIPT = /\.[mc]?ts$/i;
+
+/** `file:line:column: problem` for the first syntax error of a JSON text that JSON.parse refused. */
+async function jsonSyntaxError(path: string, text: string): Promise<Error> {
+  const { parse, printParseErrorCode } = await import("jsonc-parser");
+  const errors: import("jsonc-parser").ParseError[] = [];
+  parse(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  if (!first) return new Error(`${path}: not valid JSON`);
+  const before = text.slice(0, first.offset).split("\n");
+  const line = before.length;
+  const column = before[before.length - 1]!.length + 1;
+  return new Error(`${path}:${line}:${column}: not valid JSON (${printParseErrorCode(first.error)})`);
+}
+
+function typeStrippingHelp(path: string): string {
+  return (
+    `${path}: this runtime cannot load TypeScript settings. Run with Node ≥ 22.6 ` +
+    "(before 23.6 with NODE_OPTIONS=--experimental-strip-types), Deno or Bun, " +
+    "or write the settings as settings.json or settings.mjs"
+  );
+}
+
 export async function loadSettingsFile(path: string): Promise<Settings> {
   const absolute = resolve(path);
-  if (/\.json$/i.test(absolute)) return JSON.parse(await readFile(absolute, "utf8")) as Settings;
-  const module = (await import(pathToFileURL(absolute).href)) as { default?: Settings };
-  if (!module.default || typeof module.default !== "object") {
-    throw new Error(`${path}: an ES module settings file must default-export the settings object`);
+  if (/\.json$/i.test(absolute)) {
+    const text = await readFile(absolute, "utf8");
+    try {
+      return JSON.parse(text) as Settings;
+    } catch {
+      throw await jsonSyntaxError(path, text);
+    }
   }
-  return module.default;
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (TYPESCRIPT.test(absolute) && (code === "ERR_UNKNOWN_FILE_EXTENSION" || code === "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING")) {
+      throw new Error(typeStrippingHelp(path), { cause: error });
+    }
+    throw error;
+  }
+  const settings = module.default;
+  if (!settings || typeof settings !== "object") {
+    const named = Object.keys(module).filter((key) => key !== "default");
+    const hint = named.length > 0 ? ` (it exports ${named.map((n) => `'${n}'`).join(", ")}; e.g. \`export default ${named[0]};\`)` : "";
+    throw new Error(`${path}: a settings module must default-export the settings object${hint}`);
+  }
+  return settings as Settings;
 }

@@ -34,7 +34,8 @@ export function createWorker(settings: Settings, options?: HandlerOptions): Modu
     // Bindings arrive with the first request, not at module load; building the handler here
     // also keeps its set-up out of the global scope, where workerd forbids timers and randomness.
     fetch(request, env, ctx) {
-      handler ??= createHandler(settingsWithBindings(settings, env), options);
+      // The explorer's UI files are not in a Worker (src/openapi/explorer.ts): no page by default.
+      handler ??= createHandler({ DOCS_ENDPOINT: null, ...settingsWithBindings(settings, env) }, options);
       return handler(request, env, ctx);
     },
   };

@@ -21,7 +21,6 @@ const SHOWN = 12;
 const ON_DEMAND: Record<string, string> = {
   "src/drivers/memory/index.ts": "memory driver (the example's; first request)",
   "src/drivers/data-api/index.ts": "data-api driver (DB_URI https://…)",
-  "everest-unavailable:mongodb-driver": "mongodb stand-in (explains Workers cannot)",
   "src/validation/jsonschema.ts": "validationEngine: \"jsonschema\"",
   "src/drivers/memory/aggregation.ts": "pipelines and $expr on the memory driver",
   "src/drivers/memory/turf.ts": "geo operators on the memory driver",

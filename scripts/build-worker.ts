@@ -3,35 +3,17 @@
 // a deployment needs them (the memory and data-api drivers, the jsonschema validation engine,
 // the geometry behind the memory driver's geo operators). Workers load several ES modules;
 // wrangler.toml uploads them all (its module rules) and serve-workers lists them in the workerd
-// config. The native mongodb driver is replaced by a module that explains itself, since it needs
-// TCP sockets and would add megabytes.
+// config. The native mongodb driver is not among them: the registry imports it in a way
+// bundlers leave out (src/drivers/registry.ts).
 //   node --import tsx scripts/build-worker.ts <settings.json|settings.mjs> <outfile> [--no-minify]
 // wrangler.toml runs this as its build command; serve:workers and bench/bundle.ts call buildWorker.
-import { build, type BuildResult, type Metafile, type Plugin } from "esbuild";
+import { build, type BuildResult, type Metafile } from "esbuild";
 import { rm } from "node:fs/promises";
 import { basename, dirname, extname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const WORKERS_ADAPTER = resolve(ROOT, "adapters/workers.ts");
-const REGISTRY = resolve(ROOT, "src/drivers/registry.ts");
-
-const WITHOUT_MONGODB = `export const createMongoDriver = () => {
-  throw new Error("the mongodb driver needs TCP sockets, which Workers do not offer; use the data-api driver (DB_URI=https://…/endpoint/data/v1 and DATA_API_KEY)");
-};`;
-
-const withoutMongodb: Plugin = {
-  name: "everest-without-mongodb",
-  setup(build) {
-    build.onResolve({ filter: /\/mongodb\/index\.ts$/ }, (args) =>
-      resolve(args.resolveDir, args.path) === resolve(dirname(REGISTRY), "mongodb/index.ts") && args.importer === REGISTRY
-        ? { path: "mongodb-driver", namespace: "everest-unavailable" }
-        : undefined,
-    );
-    build.onLoad({ filter: /.*/, namespace: "everest-unavailable" }, () => ({ contents: WITHOUT_MONGODB, loader: "js" }));
-  },
-};
-
 export interface WorkerBuildOptions {
   /** A JSON settings file, or an ES module that default-exports the settings. */
   settingsFile: string;
@@ -93,7 +75,6 @@ export async function buildWorker(options: WorkerBuildOptions): Promise<WorkerBu
     chunkNames: `${chunks}/[name]-[hash]`,
     metafile: true,
     logLevel: "warning",
-    plugins: [withoutMongodb],
   });
   return { result, modules: workerModules(result.metafile, outdir, outfile) };
 }

@@ -27,7 +27,9 @@ import { putItem } from "./methods/put.ts";
 import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
 import { isValidJsonpCallback } from "./render/jsonp.ts";
 import { compileOffers, errorReply, renderReply } from "./render/respond.ts";
-import { compileRouter, type CompiledRouter } from "./routing/router.ts";
+import { ASSET_GROUP, compileRouter, type CompiledRouter } from "./routing/router.ts";
+import { explorerResponse, packageFiles, type ExplorerFiles } from "./openapi/explorer.ts";
+import type { OpenApiDocument } from "./openapi/document.ts";
 import { normalizeSettings, type Config, type Resource } from "./settings/normalize.ts";
 import type { Settings } from "./settings/types.ts";
 import { validateSettings } from "./settings/validate.ts";
@@ -88,6 +90,9 @@ export class App {
   private readonly pool: DriverPool;
   private readonly router: CompiledRouter;
   private readonly cors: CorsPolicy | null;
+  private readonly explorerFiles: ExplorerFiles;
+  /** Built on first request: start-up stays as fast without it. */
+  private openApi?: OpenApiDocument;
 
   constructor(settings: Settings, options: HandlerOptions = {}) {
     validateSettings(settings);
@@ -105,6 +110,7 @@ export class App {
     this.offers = compileOffers(this.config);
     this.router = compileRouter(this.config);
     this.cors = compileCors(this.config);
+    this.explorerFiles = options.services?.explorerFiles ?? packageFiles;
     this.hooks.register(options.hooks);
     this.access = new AccessControl(this.config, options.rateLimitStore ?? new MemoryRateLimitStore());
   }
@@ -118,6 +124,12 @@ export class App {
   /** Whether the request may read the resource (home and schema listings). */
   canRead(ctx: RequestContext, resource: Resource): Promise<boolean> {
     return this.access.canRead(ctx, resource);
+  }
+
+  /** The generator is loaded on first use, so that deployments that never serve it do not load it. */
+  private async openApiDocument(): Promise<OpenApiDocument> {
+    this.openApi ??= (await import("./openapi/document.ts")).buildOpenApi(this.config);
+    return this.openApi;
   }
 
   /** Closes database connections (graceful shutdown). */
@@ -200,6 +212,12 @@ export class App {
     if (kind === "home") return home(ctx);
     if (kind === "schema") return schemaEndpoint(ctx);
     if (kind === "media") return serveMedia(ctx);
+    if (kind === "openapi") return { status: 200, body: await this.openApiDocument() };
+    if (kind === "docs") {
+      const raw = await explorerResponse(this.config, ctx.params[ASSET_GROUP], this.explorerFiles);
+      if (!raw) throw new HttpError(404);
+      return { status: raw.status, body: null, raw };
+    }
     const table = kind === "collection" ? COLLECTION_METHODS : kind === "item" ? ITEM_METHODS : undefined;
     const handler = table?.[ctx.method];
     if (!resource || !handler) throw new HttpError(404);

@@ -3,7 +3,7 @@
 import type { App } from "./app.ts";
 import type { Resource } from "./settings/normalize.ts";
 
-export type EndpointKind = "home" | "collection" | "item" | "media" | "schema";
+export type EndpointKind = "home" | "collection" | "item" | "media" | "schema" | "openapi" | "docs";
 
 export interface Endpoint {
   kind: EndpointKind;

@@ -13,4 +13,5 @@ export { createLogger, consoleLogger, type Logger, type LogRecord } from "./logg
 export { Auth, BasicAuth, TokenAuth, HMACAuth, timingSafeEqual, hmacSha256Hex, type BasicAccount, type TokenAccount, type HmacAccount } from "./auth/auth.ts";
 export { MemoryRateLimitStore, type RateLimitStore, type RateLimitWindow } from "./ratelimit/index.ts";
 export { compileValidator, toJsonSchema, type ValidatorExtensions, type CustomRule, type CustomRuleDefinition, type FieldValidator, type RuleContext, type ValidationEngine } from "./validation/index.ts";
+export { openApiDocument, buildOpenApi, type OpenApiDocument, type OpenApiOptions } from "./openapi/index.ts";
 export { createDataApiHandler, type DataApiHandlerOptions } from "./drivers/data-api/gateway.ts";

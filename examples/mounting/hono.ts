@@ -2,7 +2,7 @@
 // request on unchanged (replaceRequest: false) with env and, on Workers, the execution context.
 import { Hono } from "hono";
 import { mount } from "hono/mount";
-import { createHandler } from "../../src/index.ts"; // "everest" in your application
+import { createHandler } from "everest-api";
 import { settings } from "./settings.ts";
 
 const everest = createHandler(settings);

@@ -1,7 +1,7 @@
 // everest in an itty-router app, at /api beside the app's own routes. The route passes the
 // request and whatever the runtime added (env, ctx on Workers) straight to everest.
 import { AutoRouter, type IRequest } from "itty-router";
-import { createHandler } from "../../src/index.ts"; // "everest" in your application
+import { createHandler } from "everest-api";
 import { settings } from "./settings.ts";
 
 const everest = createHandler(settings);

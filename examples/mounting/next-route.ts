@@ -2,7 +2,7 @@
 // optional catch-all segment brings /api and everything under it here. Next.js calls each
 // method's export with the request and { params }; everest wants the request alone, since its
 // second parameter is a runtime's env.
-import { createHandler } from "../../src/index.ts"; // "everest" in your application
+import { createHandler } from "everest-api";
 import { settings } from "./settings.ts";
 
 const everest = createHandler(settings);

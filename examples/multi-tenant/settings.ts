@@ -7,9 +7,7 @@
 //
 // The API token names the user; the auth check stores the user's id in the request context,
 // and AUTH_FIELD makes everest stamp it on every note created and add it to every query.
-import { TokenAuth, timingSafeEqual } from "../../src/auth/auth.ts";
-import type { RequestContext } from "../../src/context.ts";
-import type { Settings } from "../../src/settings/types.ts";
+import { TokenAuth, timingSafeEqual, type RequestContext, type Settings } from "everest-api";
 
 /** Demo accounts: token → user id. A real deployment looks tokens up in its user store. */
 const ACCOUNTS: Array<[token: string, user: string]> = [

@@ -12,9 +12,7 @@
 //   import settings, { install } from "./examples/parent-children/settings.ts";
 //   const handler = createHandler(settings);
 //   install(handler.app);
-import type { App } from "../../src/app.ts";
-import type { Doc } from "../../src/drivers/types.ts";
-import type { Settings } from "../../src/settings/types.ts";
+import type { App, Doc, Settings } from "everest-api";
 
 export default {
   RESOURCE_METHODS: ["GET", "POST", "DELETE"],

@@ -28,11 +28,38 @@ function isPublic(publicMethods: readonly string[], method: string): boolean {
   return publicMethods.includes(method) || (method === "HEAD" && publicMethods.includes("GET"));
 }
 
-interface Requirement {
+interface Requirement extends EndpointRequirement {
   auth: Auth | null;
+}
+
+export interface EndpointRequirement {
   publicMethods: readonly string[];
   roles: string[];
   resource: string | null;
+}
+
+/** Which methods are public and which roles the auth check receives, for a resource's collection or items, or the API's other endpoints (resource null). */
+export function endpointRequirement(config: Config, resource: Resource | null, item: boolean, method: string): EndpointRequirement {
+  const read = READ_METHODS.has(method);
+  if (!resource) {
+    return {
+      publicMethods: config.PUBLIC_METHODS,
+      roles: [...config.ALLOWED_ROLES, ...(read ? config.ALLOWED_READ_ROLES : config.ALLOWED_WRITE_ROLES)],
+      resource: null,
+    };
+  }
+  if (item) {
+    return {
+      publicMethods: resource.public_item_methods,
+      roles: [...resource.allowed_item_roles, ...(read ? resource.allowed_item_read_roles : resource.allowed_item_write_roles)],
+      resource: resource.name,
+    };
+  }
+  return {
+    publicMethods: resource.public_methods,
+    roles: [...resource.allowed_roles, ...(read ? resource.allowed_read_roles : resource.allowed_write_roles)],
+    resource: resource.name,
+  };
 }
 
 export class AccessControl {
@@ -61,35 +88,12 @@ export class AccessControl {
 
   /** Eve's `requires_auth(endpoint_class)` for the endpoint the request reached. */
   private requirement(ctx: RequestContext): Requirement {
-    const read = READ_METHODS.has(ctx.method);
     const { kind } = ctx.endpoint;
     const schemaName = kind === "schema" ? ctx.params[SCHEMA_GROUP] : undefined;
     // Own keys only: `/schema/__proto__` must not find Object.prototype.
     const schemaOf = schemaName !== undefined && Object.hasOwn(this.config.DOMAIN, schemaName) ? this.config.DOMAIN[schemaName] : undefined;
-    const resource = kind === "collection" || kind === "item" ? ctx.endpoint.resource : schemaOf;
-    if (!resource) {
-      const config = this.config;
-      return {
-        auth: this.globalAuth,
-        publicMethods: config.PUBLIC_METHODS,
-        roles: [...config.ALLOWED_ROLES, ...(read ? config.ALLOWED_READ_ROLES : config.ALLOWED_WRITE_ROLES)],
-        resource: null,
-      };
-    }
-    if (kind === "item") {
-      return {
-        auth: this.authFor(resource),
-        publicMethods: resource.public_item_methods,
-        roles: [...resource.allowed_item_roles, ...(read ? resource.allowed_item_read_roles : resource.allowed_item_write_roles)],
-        resource: resource.name,
-      };
-    }
-    return {
-      auth: this.authFor(resource),
-      publicMethods: resource.public_methods,
-      roles: [...resource.allowed_roles, ...(read ? resource.allowed_read_roles : resource.allowed_write_roles)],
-      resource: resource.name,
-    };
+    const resource = (kind === "collection" || kind === "item" ? ctx.endpoint.resource : schemaOf) ?? null;
+    return { auth: this.authFor(resource), ...endpointRequirement(this.config, resource, kind === "item", ctx.method) };
   }
 
   /**

@@ -3,8 +3,38 @@
 import type { Driver, DriverFactory, DriverOptions } from "./types.ts";
 
 const memory = (): Promise<DriverFactory> => import("./memory/index.ts").then((m) => m.createMemoryDriver);
-const mongodb = (): Promise<DriverFactory> => import("./mongodb/index.ts").then((m) => m.createMongoDriver);
+const sqlite = (): Promise<DriverFactory> => import("./sqlite/index.ts").then((m) => m.createSqliteDriver);
 const dataApi = (): Promise<DriverFactory> => import("./data-api/index.ts").then((m) => m.createDataApiDriver);
+
+/** Set by the `everest-api/mongodb` entry when a program imports it (src/drivers/mongodb/index.ts). */
+let registeredMongodb: DriverFactory | undefined;
+
+export function registerMongodbDriver(factory: DriverFactory): void {
+  registeredMongodb = factory;
+}
+
+export const MONGODB_DRIVER_HELP =
+  "install the mongodb package (npm install mongodb); in a bundle (a Worker with nodejs_compat, …) also add " +
+  '`import "everest-api/mongodb"` to the entry module; where no TCP sockets are available (a Worker without ' +
+  "nodejs_compat) use the data-api driver (DB_URI=https://…/endpoint/data/v1 and DATA_API_KEY)";
+
+// The native driver needs node:net and the mongodb package. Its module is imported through a
+// specifier computed at run time, which bundlers (wrangler's esbuild among them) leave out, so
+// a Worker built with wrangler's defaults never reaches node:net; a bundle that wants the
+// driver imports `everest-api/mongodb`, which registers it.
+const mongodb = async (): Promise<DriverFactory> => {
+  if (registeredMongodb) return registeredMongodb;
+  const here = import.meta.url;
+  // .ts when run from the sources (tests, tsx, Deno), .js from the package.
+  const specifier = new URL(`./mongodb/index${here.slice(here.lastIndexOf("."))}`, here).href;
+  try {
+    const module = (await import(/* @vite-ignore */ specifier)) as { createMongoDriver: DriverFactory };
+    return module.createMongoDriver;
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`the mongodb driver could not be loaded (${reason}): ${MONGODB_DRIVER_HELP}`, { cause: error });
+  }
+};
 
 /** Factories by URI scheme; `http:` is for a Data API gateway on a private network. */
 const factories: Record<string, () => Promise<DriverFactory>> = {
@@ -12,6 +42,8 @@ const factories: Record<string, () => Promise<DriverFactory>> = {
   file: memory,
   mongodb,
   "mongodb+srv": mongodb,
+  sqlite,
+  d1: sqlite,
   https: dataApi,
   http: dataApi,
 };

@@ -121,6 +121,10 @@ export interface RuntimeServices {
   /** Durable append-only file access, for the memory driver's journal. */
   files?: FileAccess;
   fetch?: typeof fetch;
+  /** Reads a file of the API explorer's UI package (src/openapi/explorer.ts); by default from node_modules. */
+  explorerFiles?: (name: string) => Promise<Uint8Array | null>;
+  /** The platform's bindings (a Worker's env), where a `d1:NAME` database URI finds its D1 database. */
+  bindings?: Record<string, unknown>;
 }
 
 export interface FileAccess {

@@ -14,6 +14,7 @@ const ITEM_GROUP = "__item";
 const LOOKUP_GROUP = "__lookup";
 export const MEDIA_GROUP = "__media";
 export const SCHEMA_GROUP = "__schema";
+export const ASSET_GROUP = "__asset";
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -50,7 +51,7 @@ export function compileRouter(config: Config): CompiledRouter {
     add(path, { kind: "schema" });
     add(`${path}/(?<${SCHEMA_GROUP}>[^/]+)`, { kind: "schema" });
   }
-  if (config.RETURN_MEDIA_AS_URL || Object.values(config.DOMAIN).some(hasMedia)) {
+  if (servesMedia(config)) {
     add(`/${escapeRegex(String(config.MEDIA_ENDPOINT))}/(?<${MEDIA_GROUP}>${converterRegex(String(config.MEDIA_URL))})`, { kind: "media" });
   }
   // As Werkzeug orders rules: a static URL (`users/overseas`) before any URL with a converter
@@ -73,6 +74,13 @@ export function compileRouter(config: Config): CompiledRouter {
     }
   }
   for (const resource of resources.filter((r) => !isStatic(r))) add("/" + urlToRegex(resource.url), { kind: "collection", resource });
+  // Last: a resource of the same name keeps its URL.
+  if (config.openApiPath !== null) add("/" + escapeRegex(config.openApiPath), { kind: "openapi" });
+  if (config.docsPath !== null) {
+    const path = "/" + escapeRegex(config.docsPath);
+    add(path, { kind: "docs" });
+    add(`${path}/(?<${ASSET_GROUP}>[\\w.-]+)`, { kind: "docs" });
+  }
 
   // itty-router holds the table; matching walks it directly, as itty-router's own fetch does
   // (first route whose regex matches; `params` its groups), without a URL or a fake request.
@@ -98,7 +106,12 @@ export function compileRouter(config: Config): CompiledRouter {
   };
 }
 
-function hasMedia(resource: Resource): boolean {
+/** Whether the media endpoint exists: files are served by URL, or some resource stores files. */
+export function servesMedia(config: Config): boolean {
+  return Boolean(config.RETURN_MEDIA_AS_URL) || Object.values(config.DOMAIN).some(hasMedia);
+}
+
+export function hasMedia(resource: Resource): boolean {
   return Object.values(resource.schema).some((rules) => rules?.type === "media" || (rules?.type === "list" && (rules.schema as { type?: string } | undefined)?.type === "media"));
 }
 

@@ -113,6 +113,12 @@ export const GLOBAL_DEFAULTS = {
 
   SCHEMA_ENDPOINT: null,
 
+  // The OpenAPI document (src/openapi): null serves it where the home endpoint is public.
+  OPENAPI: null,
+  OPENAPI_ENDPOINT: "openapi.json",
+  // The API explorer page rendering it; null: none (the Workers adapter's default).
+  DOCS_ENDPOINT: "docs",
+
   QUERY_WHERE: "where",
   QUERY_PROJECTION: "projection",
   QUERY_SORT: "sort",

@@ -84,6 +84,9 @@ export interface Config extends GlobalConfig {
   DOMAIN: Record<string, Resource>;
   /** Path prefix every route sits under: `/<URL_PREFIX>/<API_VERSION>`, or "". */
   basePath: string;
+  /** Where the OpenAPI document and the explorer page are served (under basePath), or null. */
+  openApiPath: string | null;
+  docsPath: string | null;
 }
 
 /** Werkzeug converter syntax `regex("…")` → the regex source. */
@@ -243,5 +246,8 @@ export function normalizeSettings(settings: Settings): Config {
     const name = globals.OPLOG_NAME;
     domain[name] = normalizeResource(name, oplogDefinition(globals, settings.DOMAIN?.[name]), globals);
   }
-  return { ...globals, DOMAIN: domain, basePath: basePathOf(globals) };
+  // By default the document is as public as the home endpoint, which lists the resources anyway.
+  const homeIsPublic = globals.AUTH == null || globals.AUTH === false || globals.PUBLIC_METHODS.includes("GET");
+  const openApiPath = (globals.OPENAPI ?? homeIsPublic) ? globals.OPENAPI_ENDPOINT : null;
+  return { ...globals, DOMAIN: domain, basePath: basePathOf(globals), openApiPath, docsPath: openApiPath === null ? null : globals.DOCS_ENDPOINT };
 }

@@ -256,6 +256,12 @@ export interface Settings {
   OPLOG_CHANGE_METHODS?: string[];
   OPLOG_RETURN_EXTRA_FIELD?: boolean;
   SCHEMA_ENDPOINT?: string | null;
+  /** Serve the OpenAPI document: true, false, or null (default) where the home endpoint is public. */
+  OPENAPI?: boolean | null;
+  /** Where the OpenAPI document is served, under URL_PREFIX/API_VERSION. */
+  OPENAPI_ENDPOINT?: string;
+  /** Where the API explorer page is served (when the document is); null turns it off. */
+  DOCS_ENDPOINT?: string | null;
   MAX_BODY_SIZE?: number;
   MAX_JSON_DEPTH?: number;
   DB_DRIVER?: string | null;

@@ -1,11 +1,13 @@
 // An Eve schema as a JSON Schema (draft 2020-12) describing documents as clients send them
 // (ids as hex strings, datetimes as strings), for the schema endpoint and OpenAPI. Rules that
-// need the database or code (unique, data_relation, coerce, custom rules) are not expressed.
+// need the database or code (unique, data_relation, coerce, custom rules and types) cannot be
+// expressed: they are left out of the checks and named in the field's description instead, so
+// that whatever a schema holds still gives a valid JSON Schema.
 import type { Schema } from "../settings/types.ts";
 import { GEO_TYPES, type GeoTypeName } from "./geo.ts";
 import { isPlainObject } from "./datatypes.ts";
 import { compilePattern } from "./rules.ts";
-import { expandDefinition, schemaIsForItems } from "./vocabulary.ts";
+import { expandDefinition, KNOWN_RULES, schemaIsForItems } from "./vocabulary.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -14,28 +16,44 @@ export interface JsonSchemaOptions {
   allowUnknown?: boolean;
   /** DATE_FORMAT, mentioned in the description of datetime fields. */
   dateFormat?: string;
+  /** Whether `required` is kept (default true); off for PATCH bodies and for served documents. */
+  required?: boolean;
+  /** What a media field holds (default: a file, `format: binary`, as uploaded). */
+  media?: JsonSchema;
+  /** Rewrites the schema of a field with a data_relation (served documents may embed it). */
+  relation?: (relation: Record<string, unknown>, schema: JsonSchema) => JsonSchema;
 }
 
 const position = { type: "array", items: { type: "number" }, minItems: 2, maxItems: 2 };
 const line = { type: "array", items: position, minItems: 2 };
 const ring = { type: "array", items: position, minItems: 4 };
-const COORDINATES: Partial<Record<GeoTypeName, JsonSchema>> = {
+const COORDINATES = {
   point: position,
   multipoint: { type: "array", items: position },
   linestring: line,
   multilinestring: { type: "array", items: line },
   polygon: { type: "array", items: ring, minItems: 1 },
   multipolygon: { type: "array", items: { type: "array", items: ring, minItems: 1 } },
+} satisfies Partial<Record<GeoTypeName, JsonSchema>>;
+
+const geometry = (type: keyof typeof COORDINATES): JsonSchema => ({
+  type: "object",
+  properties: { type: { const: GEO_TYPES[type] }, coordinates: COORDINATES[type] },
+  required: ["type", "coordinates"],
+});
+const ANY_GEOMETRY: JsonSchema = { oneOf: (Object.keys(COORDINATES) as Array<keyof typeof COORDINATES>).map(geometry) };
+const FEATURE: JsonSchema = {
+  type: "object",
+  properties: { type: { const: "Feature" }, geometry: { anyOf: [ANY_GEOMETRY, { type: "null" }] }, properties: { type: ["object", "null"] } },
+  required: ["type", "geometry"],
 };
 
+/** GeoJSON (RFC 7946) objects as MongoDB's 2dsphere index takes them (src/validation/geo.ts). */
 function geoSchema(type: GeoTypeName): JsonSchema {
-  const name = GEO_TYPES[type];
-  const member =
-    type === "geometrycollection" ? { geometries: { type: "array", items: { type: "object" } } }
-    : type === "feature" ? { geometry: { type: "object" } }
-    : type === "featurecollection" ? { features: { type: "array", items: { type: "object" } } }
-    : { coordinates: COORDINATES[type] };
-  return { type: "object", properties: { type: { const: name }, ...member }, required: ["type", ...Object.keys(member)] };
+  if (type in COORDINATES) return geometry(type as keyof typeof COORDINATES);
+  if (type === "feature") return FEATURE;
+  const [member, items] = type === "geometrycollection" ? ["geometries", ANY_GEOMETRY] : ["features", FEATURE];
+  return { type: "object", properties: { type: { const: GEO_TYPES[type] }, [member]: { type: "array", items } }, required: ["type", member] };
 }
 
 function typeSchema(type: string, options: JsonSchemaOptions): JsonSchema {
@@ -60,9 +78,10 @@ function typeSchema(type: string, options: JsonSchemaOptions): JsonSchema {
     case "decimal128":
       return { type: ["string", "number"] };
     case "media":
-      return { type: "string", format: "binary" };
+      return options.media ?? { type: "string", format: "binary" };
   }
-  return type in GEO_TYPES ? geoSchema(type as GeoTypeName) : {};
+  if (type in GEO_TYPES) return geoSchema(type as GeoTypeName);
+  return { description: `of the custom type '${type}', checked by the server` };
 }
 
 function objectSchema(schema: Schema, allowUnknown: boolean, options: JsonSchemaOptions): JsonSchema {
@@ -70,7 +89,7 @@ function objectSchema(schema: Schema, allowUnknown: boolean, options: JsonSchema
   const required: string[] = [];
   for (const [name, definition] of Object.entries(schema)) {
     properties[name] = fieldSchema(definition as Record<string, unknown>, allowUnknown, options);
-    if ((definition as { required?: unknown }).required === true) required.push(name);
+    if ((definition as { required?: unknown }).required === true && options.required !== false) required.push(name);
   }
   const out: JsonSchema = { type: "object", properties };
   if (required.length) out.required = required;
@@ -82,8 +101,9 @@ function fieldSchema(raw: Record<string, unknown>, allowUnknown: boolean, option
   const def = expandDefinition(raw);
   const types = def.type === undefined ? [] : Array.isArray(def.type) ? (def.type as string[]) : [def.type as string];
   const list = types.length === 1 && types[0] === "list";
-  const out: JsonSchema = types.length === 1 ? typeSchema(types[0]!, options) : types.length ? { anyOf: types.map((t) => typeSchema(t, options)) } : {};
+  const out: JsonSchema = types.length === 1 ? { ...typeSchema(types[0]!, options) } : types.length ? { anyOf: types.map((t) => typeSchema(t, options)) } : {};
   const allOf: JsonSchema[] = [];
+  const notes: string[] = [];
   const items = (extra: JsonSchema) => (out.items = { ...(out.items as JsonSchema | undefined), ...extra });
 
   if (def.nullable === true) {
@@ -151,14 +171,60 @@ function fieldSchema(raw: Record<string, unknown>, allowUnknown: boolean, option
       case "readonly":
         if (value === true) out.readOnly = true;
         break;
+      case "empty":
+        if (value === false && types.includes("string")) out.minLength = Math.max(Number(out.minLength ?? 0), 1);
+        break;
+      case "description":
+        if (typeof value === "string") notes.unshift(value);
+        break;
+      default: {
+        const note = ruleNote(rule, value);
+        if (note) notes.push(note);
+      }
     }
   }
   if (def.nullable === true && Array.isArray(out.enum)) out.enum = [...out.enum, null];
   if (allOf.length) out.allOf = allOf;
-  return out;
+  if (typeof out.description === "string") notes.push(out.description);
+  if (notes.length) out.description = notes.join(". ");
+  return isPlainObject(def.data_relation) && options.relation ? options.relation(def.data_relation, out) : out;
+}
+
+const callableName = (value: unknown) => (typeof value === "string" ? `'${value}'` : "server code");
+
+/** What the server checks or does beyond the JSON Schema, in words; undefined for rules the schema expresses. */
+function ruleNote(rule: string, value: unknown): string | undefined {
+  switch (rule) {
+    case "unique":
+    case "unique_within_resource":
+      return value === true ? "unique in the resource" : undefined;
+    case "unique_to_user":
+      return value === true ? "unique among the user's documents" : undefined;
+    case "data_relation": {
+      const relation = value as { resource?: unknown; field?: unknown };
+      return `refers to ${String(relation.resource)}${relation.field ? "." + String(relation.field) : ""}`;
+    }
+    case "coerce":
+      return `converted on the server by ${[value].flat().map(callableName).join(", then ")}`;
+    case "default_setter":
+      return `defaulted on the server by ${callableName(value)}`;
+    case "check_with":
+      return `also checked on the server by ${[value].flat().map(callableName).join(", ")}`;
+    case "dependencies":
+      return `needs ${typeof value === "string" ? value : Array.isArray(value) ? value.join(", ") : Object.keys(value as object).join(", ")}`;
+    case "excludes":
+      return `excludes ${[value].flat().join(", ")}`;
+  }
+  if (KNOWN_RULES.includes(rule)) return undefined;
+  return `the custom rule '${rule}' is checked by the server and not described here`;
 }
 
 /** The JSON Schema of documents valid against an Eve schema (meta fields not included). */
 export function toJsonSchema(schema: Schema, options: JsonSchemaOptions = {}): JsonSchema {
-  return { $schema: "https://json-schema.org/draft/2020-12/schema", ...objectSchema(schema, options.allowUnknown === true, options) };
+  return { $schema: "https://json-schema.org/draft/2020-12/schema", ...documentSchema(schema, options) };
+}
+
+/** toJsonSchema without `$schema`, to embed in another document (OpenAPI's components). */
+export function documentSchema(schema: Schema, options: JsonSchemaOptions = {}): JsonSchema {
+  return objectSchema(schema, options.allowUnknown === true, options);
 }

@@ -46,6 +46,8 @@ const VALUE_CHECKS: Record<string, ValueCheck> = {
   contains: anything,
   default: anything,
   meta: anything,
+  // Documentation only (OpenAPI), never checked against documents.
+  description: isString,
 };
 
 class SchemaInspector {

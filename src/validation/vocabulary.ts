@@ -38,6 +38,7 @@ export const PASSIVE_RULES = [
   "require_all",
   "purge_unknown",
   "meta",
+  "description",
   "versioned",
   "coerce",
   "default",

@@ -3,6 +3,7 @@
 //   mongodb            the mongodb driver on MONGODB_URI
 //   data-api           the data-api driver through the gateway, in-process, over a memory driver
 //   data-api+mongodb   the same gateway over the mongodb driver on MONGODB_URI
+//   sqlite             the sqlite driver on an in-memory SQLite database (needs node:sqlite or bun:sqlite)
 // Every API gets databases of its own (a random prefix on every database name), so tests that
 // share one server never see each other's data.
 import { ObjectId } from "bson";
@@ -10,6 +11,7 @@ import { createDataApiHandler, type DataApiHandler } from "../../src/drivers/dat
 import { DataApiDriver } from "../../src/drivers/data-api/index.ts";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { MongoDriver } from "../../src/drivers/mongodb/index.ts";
+import { createDriver } from "../../src/drivers/registry.ts";
 import type { Doc, Driver, Filter, FindQuery, IndexSpec, MediaStore, Target, Update } from "../../src/drivers/types.ts";
 
 export const TEST_DATA_API_KEY = "test-key";
@@ -116,7 +118,9 @@ export function testDriver(): Driver | undefined {
       const backing = new MongoDriver({ uri: mongodbUri(choice), databaseName: "everest" });
       return new ScopedDriver("data-api", Promise.resolve(dataApiOver(backing)), [Promise.resolve(backing)]);
     }
+    case "sqlite":
+      return new ScopedDriver("sqlite", createDriver("sqlite::memory:", { databaseName: "everest", settings: {} }));
     default:
-      throw new Error(`EVEREST_TEST_DB: '${choice}' is not one of memory, mongodb, data-api, data-api+mongodb`);
+      throw new Error(`EVEREST_TEST_DB: '${choice}' is not one of memory, mongodb, data-api, data-api+mongodb, sqlite`);
   }
 }

@@ -1,7 +1,10 @@
 // The mongodb driver as the registry builds it from a `mongodb://` or `mongodb+srv://` URI and
 // the settings: DB_OPTIONS are the MongoClient options (Eve's MONGO_OPTIONS), DB_WRITE_CONCERN
-// the write concern.
+// the write concern. It is also the package's `everest-api/mongodb` entry: importing it
+// registers the driver, for bundles the registry's run-time import cannot reach
+// (src/drivers/registry.ts).
 import type { MongoClientOptions } from "mongodb";
+import { registerMongodbDriver } from "../registry.ts";
 import type { DriverFactory } from "../types.ts";
 import { MongoDriver } from "./driver.ts";
 
@@ -30,3 +33,5 @@ export function clientOptions(settings: Record<string, unknown>): MongoClientOpt
 
 export const createMongoDriver: DriverFactory = (options) =>
   new MongoDriver({ uri: options.uri, databaseName: options.databaseName, client: clientOptions(options.settings) });
+
+registerMongodbDriver(createMongoDriver);

@@ -1,0 +1,14 @@
+// The sqlite driver's port to bun:sqlite. Like node:sqlite its calls are synchronous; its
+// errors carry the extended result code as `errno`.
+import { openSynchronous, type SyncDatabase } from "./sync.ts";
+import type { SqlPort } from "./port.ts";
+
+interface BunSqliteModule {
+  Database: new (path: string, options?: { create?: boolean; strict?: boolean }) => SyncDatabase;
+}
+
+export async function openBunSqlite(path: string): Promise<SqlPort> {
+  const specifier = "bun:sqlite";
+  const module = (await import(specifier)) as BunSqliteModule;
+  return openSynchronous(new module.Database(path, { create: true, strict: true }), (error) => (error as { errno?: number }).errno);
+}

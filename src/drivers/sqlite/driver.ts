@@ -1,0 +1,320 @@
+// The sqlite driver: one table per collection of each database (named `<database>.<collection>`),
+// a row per document — `id`, the `_id`'s stored JSON text (so its BSON type is kept, and it is
+// the primary key), and `doc`, the document as JSON (codec.ts). Filters and sorts are answered
+// by SQL where translate.ts can express them, the rest in JavaScript with the same mingo set-up
+// as the memory driver, so both give the same results. Every write is one statement or one
+// transaction of the port; a conditional write changes a row only if it still holds the text
+// that was matched (`WHERE id = ? AND doc = ?`), which makes check-and-write atomic even
+// between processes sharing the file or isolates sharing a D1 database.
+import { ObjectId } from "bson";
+import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type Target, type Update } from "../types.ts";
+import { applyUpdate, compileFilter, cursor, loadFor, project, runPipeline, withMingo } from "../memory/mingo.ts";
+import { nearDistance } from "../memory/geo.ts";
+import { copyValue, valuesAtPath } from "../memory/values.ts";
+import { decodeDocument, encodeDocument, encodeValue, idKey } from "./codec.ts";
+import { failedIndex, identifier, INDEX_TABLE, indexStatements, keyValueOf, normalizeSpec, sameKeyParams, sameKeyQuery, type UniqueIndexInfo } from "./indexes.ts";
+import { sqliteMedia, MEDIA_SCHEMA } from "./media.ts";
+import { SqlError, unavailable, type Row, type SqlPort, type SqlValue, type Statement } from "./port.ts";
+import { translateFilter, translateSort } from "./translate.ts";
+
+const WRITING_STAGES = new Set(["$out", "$merge"]);
+/** Attempts of a conditional write whose row another writer changed in between. */
+const WRITE_ATTEMPTS = 50;
+
+interface Match {
+  id: string;
+  text: string;
+  doc: Doc;
+}
+
+type Test = (doc: Doc) => boolean;
+
+/** Port failures in the contract's terms; a missing table reads as an empty collection (null). */
+async function guarded<T>(work: () => Promise<T>): Promise<T | null> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof SqlError)) throw error;
+    if (error.failure === "missing-table") return null;
+    if (error.failure === "unavailable") throw unavailable(error);
+    throw error;
+  }
+}
+
+function isEmpty(filter: Filter): boolean {
+  return Object.keys(filter).length === 0;
+}
+
+/** Collections a pipeline reads besides its own ($lookup, $graphLookup, $unionWith), at any depth. */
+function collectionsRead(value: unknown, out = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const element of value) collectionsRead(element, out);
+  else if (value && typeof value === "object") {
+    for (const [key, inner] of Object.entries(value)) {
+      if ((key === "$lookup" || key === "$graphLookup") && inner && typeof (inner as Doc).from === "string") out.add((inner as Doc).from as string);
+      if (key === "$unionWith") {
+        const name = typeof inner === "string" ? inner : (inner as Doc | null)?.coll;
+        if (typeof name === "string") out.add(name);
+      }
+      collectionsRead(inner, out);
+    }
+  }
+  return out;
+}
+
+export class SqliteDriver implements Driver {
+  readonly kind = "sqlite";
+  private readonly tables = new Map<string, Promise<void>>();
+  private closed = false;
+
+  private constructor(
+    private readonly port: SqlPort,
+    private readonly defaultDatabase: string,
+  ) {}
+
+  static async open(port: SqlPort, databaseName: string): Promise<SqliteDriver> {
+    const driver = new SqliteDriver(port, databaseName);
+    await guarded(() => port.batch([{ sql: `CREATE TABLE IF NOT EXISTS ${INDEX_TABLE} (tbl TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, PRIMARY KEY (tbl, name))`, params: [] }, ...MEDIA_SCHEMA]));
+    return driver;
+  }
+
+  async find(target: Target, query: FindQuery): Promise<Doc[]> {
+    const test = await this.compile(query.filter);
+    const near = query.sort?.length ? null : nearDistance(query.filter);
+    let docs: Doc[];
+    const order = translateSort(query.sort);
+    const where = translateFilter(query.filter);
+    if (where.exact && order !== null && !near) {
+      docs = (await this.select(target, query.filter, test, { order, skip: query.skip, limit: query.limit })).map((m) => m.doc);
+    } else {
+      const matches = (await this.select(target, query.filter, test, {})).map((m) => m.doc);
+      const skip = Math.max(0, query.skip ?? 0);
+      const end = query.limit && query.limit > 0 ? skip + query.limit : undefined;
+      if (query.sort?.length) docs = withMingo(() => cursor(matches).sort(Object.fromEntries(query.sort!)).all()).slice(skip, end);
+      else if (near) docs = matches.map((doc) => ({ doc, distance: near(doc) })).sort((a, b) => a.distance - b.distance).slice(skip, end).map(({ doc }) => doc);
+      else docs = matches.slice(skip, end);
+    }
+    if (query.projection && Object.keys(query.projection).length > 0) docs = withMingo(() => project(docs, query.projection!));
+    return docs;
+  }
+
+  async count(target: Target, filter: Filter): Promise<number> {
+    const test = await this.compile(filter);
+    const where = translateFilter(filter);
+    if (where.exact) {
+      const rows = await this.read(target, { sql: `SELECT count(*) AS n FROM ${this.table(target)} WHERE ${where.sql}`, params: where.params });
+      return Number(rows[0]?.n ?? 0);
+    }
+    return (await this.select(target, filter, test, {})).length;
+  }
+
+  async insertMany(target: Target, docs: Doc[]): Promise<void> {
+    this.assertUsable();
+    if (docs.length === 0) return;
+    for (const doc of docs) if (doc._id === undefined) doc._id = new ObjectId();
+    const encoded = docs.map(encodeDocument);
+    const statements = docs.map((doc, i) => ({ sql: `INSERT INTO ${this.table(target)} (id, doc) VALUES (?, ?)`, params: [idKey(doc._id), encoded[i]!] }));
+    await this.ensureTable(target);
+    await this.write(target, () => this.port.batch(statements), docs, encoded);
+  }
+
+  async replaceOne(target: Target, filter: Filter, doc: Doc): Promise<boolean> {
+    return this.rewrite(target, filter, undefined, (match) => {
+      if (doc._id !== undefined && idKey(doc._id) !== match.id) throw new InvalidQueryError("the _id of a document cannot change");
+      return { ...doc, _id: match.doc._id };
+    });
+  }
+
+  async updateOne(target: Target, filter: Filter, update: Update): Promise<boolean> {
+    return this.rewrite(target, filter, update, (match) => {
+      const next = decodeDocument(match.text);
+      const changed = withMingo(() => applyUpdate(next, copyValue(update) as Record<string, unknown>));
+      if (idKey(next._id) !== match.id) throw new InvalidQueryError("the _id of a document cannot change");
+      return changed.length > 0 ? next : null;
+    });
+  }
+
+  async deleteOne(target: Target, filter: Filter): Promise<boolean> {
+    const test = await this.compile(filter);
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const [match] = await this.select(target, filter, test, { limit: 1 });
+      if (!match) return false;
+      if ((await this.change(target, { sql: `DELETE FROM ${this.table(target)} WHERE id = ? AND doc = ?`, params: [match.id, match.text] })) > 0) return true;
+    }
+    throw unavailable(new Error("the document kept changing while it was being deleted"));
+  }
+
+  async deleteMany(target: Target, filter: Filter): Promise<number> {
+    const test = await this.compile(filter);
+    const where = translateFilter(filter);
+    if (where.exact) return this.change(target, { sql: `DELETE FROM ${this.table(target)} WHERE ${where.sql}`, params: where.params });
+    const ids = (await this.select(target, filter, test, {})).map((match) => match.id);
+    if (ids.length === 0) return 0;
+    return this.change(target, { sql: `DELETE FROM ${this.table(target)} WHERE id IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(ids)] });
+  }
+
+  async aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]> {
+    const loading = loadFor({ pipeline });
+    if (loading) await loading;
+    this.assertUsable();
+    for (const stage of pipeline) for (const key of Object.keys(stage)) if (WRITING_STAGES.has(key)) throw new InvalidQueryError(`the ${key} stage is not supported by the sqlite driver`);
+    const [first, ...rest] = pipeline;
+    const leading = first && Object.keys(first).length === 1 ? first.$match : undefined;
+    const match = leading && typeof leading === "object" && !Array.isArray(leading) ? (leading as Filter) : null;
+    const input = await this.find(target, { filter: match ?? {} });
+    const others = new Map<string, Doc[]>();
+    for (const name of collectionsRead(pipeline)) others.set(name, await this.find({ database: target.database, collection: name }, { filter: {} }));
+    return withMingo(() => runPipeline(match ? rest : pipeline, input, (name) => others.get(name) ?? []));
+  }
+
+  async createIndexes(target: Target, indexes: IndexSpec[]): Promise<void> {
+    this.assertUsable();
+    await this.ensureTable(target);
+    const table = this.tableName(target);
+    const existing = await this.specs(table);
+    const statements: Statement[] = [];
+    for (const spec of indexes.map(normalizeSpec)) {
+      const before = existing.get(spec.name);
+      if (before && JSON.stringify(before) === JSON.stringify(spec)) continue;
+      existing.set(spec.name, spec);
+      statements.push(...indexStatements(table, spec, before !== undefined));
+    }
+    if (statements.length === 0) return;
+    try {
+      await guarded(() => this.port.batch(statements));
+    } catch (error) {
+      if (!(error instanceof SqlError && error.failure === "unique")) throw error;
+      const index = failedIndex(error.message, table, existing);
+      throw new DuplicateKeyError(Object.fromEntries(index.fields.map((field) => [field, null])), `a unique index on ${index.fields.join(", ")} cannot be built over duplicate values`);
+    }
+  }
+
+  media(database?: string): MediaStore {
+    return sqliteMedia(this.port, database ?? this.defaultDatabase, () => this.assertUsable());
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.port.close();
+  }
+
+  private assertUsable(): void {
+    if (this.closed) throw new Error("the sqlite driver is closed");
+  }
+
+  private tableName(target: Target): string {
+    return `${target.database ?? this.defaultDatabase}.${target.collection}`;
+  }
+
+  private table(target: Target): string {
+    return identifier(this.tableName(target));
+  }
+
+  private ensureTable(target: Target): Promise<void> {
+    const name = this.tableName(target);
+    let ready = this.tables.get(name);
+    if (!ready) {
+      ready = guarded(() => this.port.run({ sql: `CREATE TABLE IF NOT EXISTS ${identifier(name)} (id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`, params: [] })).then(() => undefined);
+      ready.catch(() => this.tables.delete(name));
+      this.tables.set(name, ready);
+    }
+    return ready;
+  }
+
+  private async specs(table: string): Promise<Map<string, Required<IndexSpec>>> {
+    const rows = (await guarded(() => this.port.all({ sql: `SELECT name, spec FROM ${INDEX_TABLE} WHERE tbl = ?`, params: [table] }))) ?? [];
+    return new Map(rows.map((row) => [String(row.name), JSON.parse(String(row.spec)) as Required<IndexSpec>]));
+  }
+
+  /** The operators a filter names loaded, the driver usable, the filter compiled (and checked, as mingo checks it). */
+  private async compile(filter: Filter, update?: object): Promise<Test> {
+    const loading = loadFor({ filter, update });
+    if (loading) await loading;
+    this.assertUsable();
+    return compileFilter(filter);
+  }
+
+  private async read(target: Target, statement: Statement): Promise<Row[]> {
+    return (await guarded(() => this.port.all(statement))) ?? [];
+  }
+
+  /**
+   * Rows matching `filter`, in natural order unless `order` is given. With an exact translation
+   * SQL also pages; otherwise it selects a superset that `test` narrows. A translation SQLite
+   * refuses (one nested too deeply, say) is dropped for a scan, so it never surfaces as a 500.
+   */
+  private async select(target: Target, filter: Filter, test: Test, page: { order?: string; skip?: number; limit?: number }): Promise<Match[]> {
+    const where = translateFilter(filter);
+    const paged = where.exact && (page.skip || page.limit);
+    const tail = paged ? " LIMIT ? OFFSET ?" : "";
+    const params: SqlValue[] = paged ? [...where.params, page.limit && page.limit > 0 ? page.limit : -1, Math.max(0, page.skip ?? 0)] : where.params;
+    const sql = `SELECT id, doc FROM ${this.table(target)} WHERE ${where.sql} ORDER BY ${page.order ?? "rowid"}${tail}`;
+    let rows: Row[];
+    try {
+      rows = await this.read(target, { sql, params });
+    } catch (error) {
+      if (!(error instanceof SqlError)) throw error;
+      rows = await this.read(target, { sql: `SELECT id, doc FROM ${this.table(target)} ORDER BY rowid`, params: [] });
+      return this.narrow(rows, test, isEmpty(filter));
+    }
+    const matches = this.narrow(rows, test, where.exact);
+    if (paged || !page.limit) return matches;
+    return matches.slice(Math.max(0, page.skip ?? 0), Math.max(0, page.skip ?? 0) + page.limit);
+  }
+
+  private narrow(rows: Row[], test: Test, exact: boolean): Match[] {
+    const matches: Match[] = [];
+    for (const row of rows) {
+      const text = String(row.doc);
+      const doc = decodeDocument(text);
+      if (exact || test(doc)) matches.push({ id: String(row.id), text, doc });
+    }
+    return matches;
+  }
+
+  /** Replaces the first match with what `next` makes of it (null: nothing to change), guarded by the matched text. */
+  private async rewrite(target: Target, filter: Filter, update: object | undefined, next: (match: Match) => Doc | null): Promise<boolean> {
+    const test = await this.compile(filter, update);
+    for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
+      const [match] = await this.select(target, filter, test, { limit: 1 });
+      if (!match) return false;
+      const doc = next(match);
+      if (!doc) return true;
+      const encoded = encodeDocument(doc);
+      const statement = { sql: `UPDATE ${this.table(target)} SET doc = ? WHERE id = ? AND doc = ?`, params: [encoded, match.id, match.text] };
+      if ((await this.write(target, () => this.port.run(statement), [doc], [encoded])) > 0) return true;
+    }
+    throw unavailable(new Error("the document kept changing while it was being written"));
+  }
+
+  private async change(target: Target, statement: Statement): Promise<number> {
+    return (await guarded(() => this.port.run(statement))) ?? 0;
+  }
+
+  /** Runs a write of `docs`; a broken unique index becomes a DuplicateKeyError naming the first document that broke it. */
+  private async write<T>(target: Target, work: () => Promise<T>, docs: Doc[], encoded: string[]): Promise<T> {
+    try {
+      const result = await guarded(work);
+      if (result === null) throw unavailable(new Error(`the table of ${this.tableName(target)} is missing`));
+      return result;
+    } catch (error) {
+      if (!(error instanceof SqlError && error.failure === "unique")) throw error;
+      const table = this.tableName(target);
+      const index = failedIndex(error.message, table, await this.specs(table));
+      throw new DuplicateKeyError(await this.offending(target, index, docs, encoded), error.message);
+    }
+  }
+
+  /** The key of the first document that repeats an earlier one of the batch or a stored one. */
+  private async offending(target: Target, index: UniqueIndexInfo, docs: Doc[], encoded: string[]): Promise<Record<string, unknown>> {
+    const seen = new Set<string>();
+    for (const [i, doc] of docs.entries()) {
+      const key = JSON.stringify(index.fields.map((field) => encodeValue(valuesAtPath(doc, field.split("."))[0])));
+      const clashes = seen.has(key) || (await this.read(target, { sql: sameKeyQuery(this.tableName(target), index), params: sameKeyParams(index, doc, encoded[i]!) })).length > 0;
+      if (clashes) return keyValueOf(doc, index.fields);
+      seen.add(key);
+    }
+    return keyValueOf(docs[0] ?? {}, index.fields);
+  }
+}
+

@@ -1,0 +1,62 @@
+// What the sqlite driver needs from a connection, so one dialect runs over every runtime's
+// SQLite: node:sqlite (Node ≥ 22.5, Deno), bun:sqlite and Cloudflare D1. Each port is a
+// module of its own, imported only when a URI needs it (index.ts).
+import { DatabaseUnavailableError } from "../types.ts";
+
+export type SqlValue = string | number | null | Uint8Array;
+export type Row = Record<string, unknown>;
+
+export interface Statement {
+  sql: string;
+  params: SqlValue[];
+}
+
+export interface SqlPort {
+  all(statement: Statement): Promise<Row[]>;
+  /** Runs one statement; how many rows it changed. */
+  run(statement: Statement): Promise<number>;
+  /** Runs statements in order in one transaction: all of them or, when one fails, none. Changes per statement. */
+  batch(statements: Statement[]): Promise<number[]>;
+  close(): Promise<void>;
+}
+
+/** Why SQLite refused a statement, in the terms the driver acts on. */
+export type SqlFailure = "unique" | "missing-table" | "unavailable" | "other";
+
+/**
+ * The primary result codes that say the database cannot serve now (busy, locked, out of memory,
+ * read-only, I/O error, corrupt, full, cannot open, protocol), not that the statement was wrong.
+ */
+const UNAVAILABLE_CODES = new Set([5, 6, 7, 8, 10, 11, 13, 14, 15, 26]);
+const UNAVAILABLE_NAMES = /\bSQLITE_(BUSY|LOCKED|NOMEM|READONLY|IOERR|CORRUPT|FULL|CANTOPEN|PROTOCOL|NOTADB)\b|database is locked|disk is full|database or disk is full|unable to open database/i;
+
+/** A failure from any port: the extended result code when the runtime reports one, else the message. */
+export function classify(error: unknown, code?: number): SqlFailure {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/UNIQUE constraint failed/i.test(message)) return "unique";
+  if (/no such table/i.test(message)) return "missing-table";
+  if ((code !== undefined && UNAVAILABLE_CODES.has(code & 0xff)) || UNAVAILABLE_NAMES.test(message)) return "unavailable";
+  return "other";
+}
+
+export function unavailable(error: unknown): DatabaseUnavailableError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new DatabaseUnavailableError(`the SQLite database is unavailable: ${message}`, { cause: error });
+}
+
+/** Raised by ports for every failure, classified once. */
+export class SqlError extends Error {
+  constructor(
+    readonly failure: SqlFailure,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+    this.name = "SqlError";
+  }
+}
+
+export function sqlError(error: unknown, code?: number): SqlError {
+  if (error instanceof SqlError) return error;
+  return new SqlError(classify(error, code), error instanceof Error ? error.message : String(error), { cause: error });
+}

@@ -1,0 +1,66 @@
+// A port over a synchronous SQLite binding (node:sqlite and bun:sqlite share this shape).
+// Opening sets what makes an acknowledged write durable: WAL, so a crash cannot tear the file,
+// and synchronous=FULL, so each commit is on disk (WAL and its checkpoint fsynced) before the
+// write is answered; busy_timeout lets a write wait for another process's lock for a while
+// before it is reported as the database being unavailable.
+import { sqlError, type Row, type SqlPort, type SqlValue, type Statement } from "./port.ts";
+
+interface SyncStatement {
+  all(...params: SqlValue[]): unknown[];
+  run(...params: SqlValue[]): { changes: number | bigint };
+}
+
+export interface SyncDatabase {
+  prepare(sql: string): SyncStatement;
+  exec(sql: string): unknown;
+  close(): void;
+}
+
+export const OPEN_PRAGMAS = ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA busy_timeout = 5000"];
+
+/** Prepared statements kept per connection; the driver's SQL comes from a small set of shapes. */
+const CACHE_LIMIT = 500;
+
+export function openSynchronous(db: SyncDatabase, errorCode: (error: unknown) => number | undefined): SqlPort {
+  const cache = new Map<string, SyncStatement>();
+  const prepared = (sql: string): SyncStatement => {
+    let statement = cache.get(sql);
+    if (!statement) {
+      statement = db.prepare(sql);
+      if (cache.size >= CACHE_LIMIT) cache.clear();
+      cache.set(sql, statement);
+    }
+    return statement;
+  };
+  const attempt = <T>(work: () => T): T => {
+    try {
+      return work();
+    } catch (error) {
+      throw sqlError(error, errorCode(error));
+    }
+  };
+  const run = ({ sql, params }: Statement): number => Number(prepared(sql).run(...params).changes);
+  attempt(() => {
+    for (const pragma of OPEN_PRAGMAS) db.exec(pragma);
+  });
+  return {
+    all: async ({ sql, params }) => attempt(() => prepared(sql).all(...params) as Row[]),
+    run: async (statement) => attempt(() => run(statement)),
+    batch: async (statements) =>
+      attempt(() => {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+          const changes = statements.map(run);
+          db.exec("COMMIT");
+          return changes;
+        } catch (error) {
+          db.exec("ROLLBACK");
+          throw error;
+        }
+      }),
+    close: async () => {
+      cache.clear();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,132 @@
+// Query parameters and request headers, each only where the settings make it apply (src/query/,
+// src/methods/get.ts, src/features/aggregation.ts read them), named as the settings name them.
+import { converterRegex, type Config, type Resource } from "../settings/normalize.ts";
+
+export interface Parameter {
+  name: string;
+  in: "query" | "header" | "path";
+  description?: string;
+  required?: boolean;
+  schema: Record<string, unknown>;
+  example?: unknown;
+}
+
+const query = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }, example?: unknown): Parameter => ({
+  name,
+  in: "query",
+  description,
+  schema,
+  ...(example !== undefined ? { example } : {}),
+});
+
+/** `^(?:…)$`: Eve's URL rules match whole path segments. */
+export const anchored = (regex: string) => `^(?:${converterRegex(regex)})$`;
+
+function schemaFields(resource: Resource): string[] {
+  return Object.keys(resource.schema);
+}
+
+/** Fields with an embeddable data_relation, top level and in lists (src/features/embedding.ts). */
+export function embeddableFields(resource: Resource): string[] {
+  const fields = new Set(resource.embedded_fields);
+  for (const [name, rules] of Object.entries(resource.schema)) {
+    const relation = (rules?.data_relation ?? (rules?.schema as { data_relation?: unknown } | undefined)?.data_relation) as { embeddable?: unknown } | undefined;
+    if (relation?.embeddable === true) fields.add(name);
+  }
+  return [...fields];
+}
+
+/** `$name` strings of an aggregation pipeline: the placeholders `aggregate` may fill. */
+export function placeholders(node: unknown, found = new Set<string>()): Set<string> {
+  if (typeof node === "string" && /^\$[A-Za-z_]\w*$/.test(node)) found.add(node);
+  else if (Array.isArray(node)) node.forEach((member) => placeholders(member, found));
+  else if (node && typeof node === "object") Object.values(node).forEach((member) => placeholders(member, found));
+  return found;
+}
+
+function rendering(config: Config): Parameter[] {
+  const out: Parameter[] = [query("pretty", "indents the JSON answer", { type: "boolean" })];
+  if (config.JSONP_ARGUMENT) {
+    out.push(query(String(config.JSONP_ARGUMENT), "JSONP: wraps the JSON answer in a call of this function", { type: "string", pattern: "^[A-Za-z_$][\\w$.]*$" }));
+  }
+  return out;
+}
+
+function projectionAndEmbedding(resource: Resource, config: Config): Parameter[] {
+  const out: Parameter[] = [];
+  if (resource.projection) {
+    out.push(query(config.QUERY_PROJECTION, `fields to include (1) or leave out (0), as JSON; fields: ${schemaFields(resource).join(", ") || "none declared"}`, { type: "string" }, JSON.stringify({ [schemaFields(resource)[0] ?? config.ID_FIELD]: 1 })));
+  }
+  const embeddable = embeddableFields(resource);
+  if (resource.embedding && embeddable.length) {
+    out.push(query(config.QUERY_EMBEDDED, `referenced documents to embed, as JSON; embeddable: ${embeddable.join(", ")}`, { type: "string" }, JSON.stringify({ [embeddable[0]!]: 1 })));
+  }
+  return out;
+}
+
+function paging(resource: Resource, config: Config): Parameter[] {
+  if (!resource.pagination) return [];
+  return [
+    query(config.QUERY_PAGE, "the page to serve, from 1", { type: "integer", minimum: 1, default: 1 }),
+    query(config.QUERY_MAX_RESULTS, `documents per page; larger values are served as PAGINATION_LIMIT, ${resource.pagination_limit}`, {
+      type: "integer",
+      minimum: 1,
+      default: resource.pagination_default,
+    }),
+  ];
+}
+
+function showDeleted(resource: Resource, config: Config): Parameter[] {
+  return resource.soft_delete ? [query(config.SHOW_DELETED_PARAM, "serves soft-deleted documents too (present = on)", { type: "boolean" })] : [];
+}
+
+/** GET on a collection. */
+export function collectionQuery(resource: Resource, config: Config): Parameter[] {
+  if (resource.datasource.aggregation) {
+    const names = [...placeholders(resource.datasource.aggregation.pipeline)];
+    return [
+      query(config.QUERY_AGGREGATION, `values of the pipeline's placeholders, as JSON${names.length ? `; placeholders: ${names.join(", ")}` : ""}`, { type: "string" }, JSON.stringify(Object.fromEntries(names.slice(0, 1).map((n) => [n, 1])))),
+      ...paging(resource, config),
+      ...rendering(config),
+    ];
+  }
+  const out: Parameter[] = [];
+  if (resource.allowed_filters.length) {
+    const fields = resource.allowed_filters.includes("*") ? "any field" : resource.allowed_filters.join(", ");
+    out.push(
+      query(
+        config.QUERY_WHERE,
+        `a filter, as a MongoDB query in JSON ({"field": "value"}, operators such as $gt, $in) or in Python syntax (field == "value" and other > 1); filterable: ${fields}`,
+        { type: "string" },
+        JSON.stringify({ [schemaFields(resource)[0] ?? config.ID_FIELD]: "value" }),
+      ),
+    );
+  }
+  if (resource.sorting) out.push(query(config.QUERY_SORT, 'the order: "-field,other" or [("field", -1)]', { type: "string" }, `-${config.LAST_UPDATED}`));
+  out.push(...projectionAndEmbedding(resource, config), ...paging(resource, config), ...showDeleted(resource, config), ...rendering(config));
+  return out;
+}
+
+/** GET on an item. */
+export function itemQuery(resource: Resource, config: Config): Parameter[] {
+  const out = projectionAndEmbedding(resource, config);
+  if (resource.versioning) {
+    out.push(query(config.VERSION_PARAM, "a version number, or all (every version) or diffs (the changes of each)", { type: "string", pattern: "^(?:[0-9]+|all|diffs)$" }));
+  }
+  out.push(...showDeleted(resource, config), ...rendering(config));
+  return out;
+}
+
+const header = (name: string, description: string, required = false): Parameter => ({ name, in: "header", description, required, schema: { type: "string" } });
+
+export const CONDITIONAL_GET: Parameter[] = [
+  header("If-None-Match", "the ETag of a cached copy: 304 when it is still current"),
+  header("If-Modified-Since", "the date of a cached copy: 304 when the document has not changed since"),
+];
+
+/** PATCH, PUT and DELETE of an item. */
+export function ifMatch(resource: Resource): Parameter[] {
+  if (!resource.if_match) return [];
+  const required = resource.enforce_if_match;
+  return [header("If-Match", `the document's current ETag${required ? " (required: 428 without it)" : ""}; 412 when it has changed`, required)];
+}

@@ -1,0 +1,207 @@
+// Paths and operations: every endpoint src/routing/router.ts serves, with only the methods each
+// one allows, its parameters, bodies, answers and security.
+import { hasMedia, servesMedia } from "../routing/router.ts";
+import type { Config, PathParam, Resource } from "../settings/normalize.ts";
+import type { JsonSchema } from "../validation/index.ts";
+import { jsonContent, ref, responseRef } from "./components.ts";
+import { anchored, collectionQuery, CONDITIONAL_GET, ifMatch, itemQuery, type Parameter } from "./parameters.ts";
+import type { ResourceNames } from "./resources.ts";
+import type { SecurityPlan } from "./security.ts";
+
+type Operation = Record<string, unknown>;
+type PathItem = Record<string, Operation>;
+
+const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
+
+export const HEADERS = {
+  ETag: { description: "the document's ETag, for If-Match and If-None-Match", schema: { type: "string" } },
+  "Last-Modified": { description: "when the document (or the newest of the page) last changed", schema: { type: "string" } },
+  "X-Total-Count": { description: "how many documents match, over all pages", schema: { type: "integer" } },
+  Location: { description: "the URL of the document created", schema: { type: "string" } },
+};
+
+/** A resource `url` → an OpenAPI path template and its parameters (`<regex("…"):name>` → `{name}`). */
+function template(url: string, params: PathParam[]): { path: string; parameters: Parameter[] } {
+  const path = url.replace(/<regex\((["'])(.*?)\1\):(\w+)>/g, (_m, _q, _re, name: string) => `{${name}}`);
+  const parameters = params.map((p): Parameter => ({ name: p.name, in: "path", required: true, schema: { type: "string", pattern: anchored(p.pattern) } }));
+  return { path: "/" + path, parameters };
+}
+
+export interface PathContext {
+  config: Config;
+  names: Map<string, ResourceNames>;
+  security: SecurityPlan;
+}
+
+function errors(ctx: PathContext, method: string, secured: boolean, statuses: number[]): Record<string, unknown> {
+  const { config } = ctx;
+  const out: Record<string, unknown> = {};
+  const rateLimited = config[`RATE_LIMIT_${method}`] != null;
+  const all = [400, ...(secured ? [401, 403] : []), ...statuses, 406, ...(rateLimited ? [429] : []), 503].sort((a, b) => a - b);
+  for (const status of all) out[status] = status === config.VALIDATION_ERROR_STATUS ? responseRef("validation") : responseRef(status);
+  return out;
+}
+
+function operation(ctx: PathContext, resource: Resource | null, method: string, item: boolean, spec: { id: string; summary: string; parameters?: Parameter[]; body?: unknown; responses: Record<string, unknown>; errors: number[] }): Operation {
+  const security = ctx.security.forOperation(resource, method, item);
+  const secured = security !== undefined && security.length > 0;
+  const description = resource ? resource.raw.description : undefined;
+  return {
+    operationId: spec.id,
+    summary: spec.summary,
+    ...(typeof description === "string" ? { description } : {}),
+    ...(resource ? { tags: [resource.name] } : {}),
+    ...(spec.parameters?.length ? { parameters: spec.parameters } : {}),
+    ...(spec.body ? { requestBody: spec.body } : {}),
+    responses: { ...spec.responses, ...errors(ctx, method, secured, spec.errors) },
+    ...(security !== undefined ? { security } : {}),
+  };
+}
+
+function body(schema: JsonSchema, multipart: boolean): unknown {
+  const content: Record<string, unknown> = { "application/json": { schema } };
+  if (multipart) content["multipart/form-data"] = { schema };
+  return { required: true, content };
+}
+
+function collectionPath(ctx: PathContext, resource: Resource, names: ResourceNames): PathItem {
+  const { config } = ctx;
+  const ops: PathItem = {};
+  const title = resource.resource_title;
+  for (const method of resource.resource_methods) {
+    if (method === "GET") {
+      const headers = resource.optimize_pagination_for_speed ? {} : { "X-Total-Count": header("X-Total-Count") };
+      ops.get = operation(ctx, resource, method, false, {
+        id: `list_${names.item}`,
+        summary: resource.datasource.aggregation ? `Run the ${title} aggregation` : `List ${title}`,
+        parameters: collectionQuery(resource, config),
+        responses: { 200: { description: `a page of ${title}`, headers, content: jsonContent(ref(names.collection), config) } },
+        errors: [404],
+      });
+    } else if (method === "POST") {
+      const schema = resource.bulk_enabled ? { oneOf: [ref(names.input), { type: "array", items: ref(names.input), minItems: 1 }] } : ref(names.input);
+      const written = resource.bulk_enabled ? { anyOf: [ref(names.written), ref(names.bulkWritten)] } : ref(names.written);
+      ops.post = operation(ctx, resource, method, false, {
+        id: `create_${names.item}`,
+        summary: resource.bulk_enabled ? `Create one ${resource.item_title} or several` : `Create a ${resource.item_title}`,
+        body: body(schema, hasMedia(resource)),
+        responses: { 201: { description: "created", headers: { Location: header("Location") }, content: jsonContent(written, config) } },
+        errors: [409, config.VALIDATION_ERROR_STATUS],
+      });
+    } else if (method === "DELETE") {
+      ops.delete = operation(ctx, resource, method, false, {
+        id: `deleteAll_${names.item}`,
+        summary: `Delete every ${resource.item_title}`,
+        responses: { 204: { description: "deleted" } },
+        errors: [404],
+      });
+    }
+  }
+  return ops;
+}
+
+function itemPath(ctx: PathContext, resource: Resource, names: ResourceNames, methods: string[]): PathItem {
+  const { config } = ctx;
+  const ops: PathItem = {};
+  const noun = resource.item_title;
+  const etag = { ETag: header("ETag") };
+  const written = jsonContent(ref(names.written), config);
+  for (const method of methods) {
+    if (method === "GET") {
+      const served = resource.versioning ? { anyOf: [ref(names.item), ref(names.collection)], description: `with ?${config.VERSION_PARAM}=all or diffs, the versions as a collection` } : ref(names.item);
+      ops.get = operation(ctx, resource, method, true, {
+        id: `get_${names.item}`,
+        summary: `Get a ${noun}`,
+        parameters: [...itemQuery(resource, config), ...CONDITIONAL_GET],
+        responses: {
+          200: { description: `the ${noun}`, headers: { ...etag, "Last-Modified": header("Last-Modified") }, content: jsonContent(served, config) },
+          304: { description: "the cached copy is current", headers: etag },
+        },
+        errors: [404],
+      });
+    } else if (method === "PATCH" || method === "PUT") {
+      const patch = method === "PATCH";
+      ops[method.toLowerCase()] = operation(ctx, resource, method, true, {
+        id: `${patch ? "update" : "replace"}_${names.item}`,
+        summary: patch ? `Change fields of a ${noun}` : `Replace a ${noun}`,
+        parameters: ifMatch(resource),
+        body: body(ref(patch ? names.patch : names.input), hasMedia(resource)),
+        responses: {
+          200: { description: patch ? "updated" : "replaced", headers: etag, content: written },
+          ...(!patch && resource.upsert_on_put ? { 201: { description: "created (UPSERT_ON_PUT)", headers: { ...etag, Location: header("Location") }, content: written } } : {}),
+        },
+        errors: [404, config.VALIDATION_ERROR_STATUS, ...(resource.if_match ? [412] : []), ...(resource.enforce_if_match ? [428] : [])],
+      });
+    } else if (method === "DELETE") {
+      ops.delete = operation(ctx, resource, method, true, {
+        id: `delete_${names.item}`,
+        summary: `Delete a ${noun}`,
+        parameters: ifMatch(resource),
+        responses: { 204: { description: "deleted" } },
+        errors: [404, ...(resource.if_match ? [412] : []), ...(resource.enforce_if_match ? [428] : [])],
+      });
+    }
+  }
+  return ops;
+}
+
+/** The item path of a resource: its primary lookup and additional_lookup share one template, since OpenAPI cannot tell two `{param}`s apart by pattern. */
+function itemEndpoint(ctx: PathContext, resource: Resource, base: { path: string; parameters: Parameter[] }, names: ResourceNames): [string, PathItem, Parameter[]] | null {
+  const primary = resource.item_lookup ? resource.item_lookup_field : null;
+  const extra = resource.additional_lookup;
+  if (resource.datasource.aggregation || (!primary && !extra)) return null;
+  const name = primary ?? extra!.field;
+  const patterns = [...(primary ? [anchored(resource.item_url)] : []), ...(extra ? [anchored(extra.url)] : [])];
+  const description =
+    primary && extra ? `the document's ${primary}, or its ${extra.field} (GET only)` : `the document's ${name}`;
+  const schema = patterns.length === 1 ? { type: "string", pattern: patterns[0] } : { type: "string", anyOf: patterns.map((pattern) => ({ pattern })) };
+  const lookup: Parameter = { name, in: "path", required: true, description, schema };
+  const methods = primary ? resource.item_methods : resource.item_methods.includes("GET") ? ["GET"] : [];
+  return [`${base.path}/{${name}}`, itemPath(ctx, resource, names, methods), [...base.parameters, lookup]];
+}
+
+function withParameters(item: PathItem, parameters: Parameter[]): Record<string, unknown> {
+  return parameters.length ? { parameters, ...item } : item;
+}
+
+function fixedPaths(ctx: PathContext, visible: Resource[]): Record<string, unknown> {
+  const { config } = ctx;
+  const paths: Record<string, unknown> = {};
+  const get = (id: string, summary: string, responses: Record<string, unknown>, parameters?: Parameter[]) => ({ get: operation(ctx, null, "GET", false, { id, summary, responses, errors: [], ...(parameters ? { parameters } : {}) }) });
+  const links = config.HATEOAS ? { type: "object", properties: { [config.LINKS]: { type: "object", properties: { child: { type: "array", items: ref("Link") } } } } } : { type: "object" };
+  paths["/"] = get("home", "List the resources", { 200: { description: "links to every resource the caller may read", content: jsonContent(links, config) } });
+  if (config.SCHEMA_ENDPOINT) {
+    const at = `/${config.SCHEMA_ENDPOINT}`;
+    const schemas = { type: "object", additionalProperties: { type: "object" } };
+    paths[at] = get("schemas", "Every resource's Eve schema", { 200: { description: "resource name → its schema", content: jsonContent(schemas, config) } });
+    const resourceParam: Parameter = { name: "resource", in: "path", required: true, schema: { type: "string", enum: visible.map((r) => r.name) } };
+    paths[`${at}/{resource}`] = get("schema", "One resource's Eve schema", { 200: { description: "the schema", content: jsonContent({ type: "object" }, config) }, 404: responseRef(404) }, [resourceParam]);
+  }
+  if (servesMedia(config)) {
+    const idParam: Parameter = { name: "id", in: "path", required: true, schema: { type: "string", pattern: anchored(String(config.MEDIA_URL)) } };
+    paths[`/${config.MEDIA_ENDPOINT}/{id}`] = get(
+      "media",
+      "Download a media file",
+      {
+        200: { description: "the file", headers: { "Last-Modified": header("Last-Modified") }, content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } },
+        206: { description: "the range asked for (Range header)", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } },
+        404: responseRef(404),
+      },
+      [idParam, { name: "Range", in: "header", schema: { type: "string" }, description: "bytes=start-end" }],
+    );
+  }
+  return paths;
+}
+
+export function buildPaths(ctx: PathContext): Record<string, unknown> {
+  const visible = Object.values(ctx.config.DOMAIN).filter((r) => !r.internal_resource);
+  const paths = fixedPaths(ctx, visible);
+  for (const resource of visible) {
+    const names = ctx.names.get(resource.name)!;
+    const base = template(resource.url, resource.urlParams);
+    paths[base.path] = withParameters(collectionPath(ctx, resource, names), base.parameters);
+    const item = itemEndpoint(ctx, resource, base, names);
+    if (item && Object.keys(item[1]).length) paths[item[0]] = withParameters(item[1], item[2]);
+  }
+  return paths;
+}

@@ -1,0 +1,119 @@
+// One resource's schemas: the documents it serves (schema fields, meta fields, embedded documents,
+// media as served), the bodies it accepts (POST/PUT with `required`, PATCH without), and its
+// collection and write-result envelopes.
+import type { Config, Resource } from "../settings/normalize.ts";
+import { documentSchema, type JsonSchema } from "../validation/index.ts";
+import { ref } from "./components.ts";
+
+/** Component names of a resource's schemas (resource names need not be valid component names). */
+export interface ResourceNames {
+  item: string;
+  input: string;
+  patch: string;
+  collection: string;
+  written: string;
+  bulkWritten: string;
+}
+
+export function resourceNames(resources: Resource[], taken: Set<string>): Map<string, ResourceNames> {
+  const names = new Map<string, ResourceNames>();
+  for (const resource of resources) {
+    let base = resource.name.replace(/[^A-Za-z0-9._-]/g, "_") || "resource";
+    while (taken.has(base)) base += "_";
+    const set: ResourceNames = {
+      item: base,
+      input: `${base}Input`,
+      patch: `${base}Patch`,
+      collection: `${base}Collection`,
+      written: `${base}Written`,
+      bulkWritten: `${base}BulkWritten`,
+    };
+    for (const name of Object.values(set)) taken.add(name);
+    names.set(resource.name, set);
+  }
+  return names;
+}
+
+const OBJECT_ID: JsonSchema = { type: "string", pattern: "^[0-9a-fA-F]{24}$" };
+
+function datetime(config: Config): JsonSchema {
+  return { type: "string", description: `a date in the format ${config.DATE_FORMAT}` };
+}
+
+/** A media field as documents serve it (src/features/media.ts). */
+function servedMedia(config: Config): JsonSchema {
+  const file: JsonSchema =
+    config.RETURN_MEDIA_AS_BASE64_STRING ? { type: ["string", "null"], contentEncoding: "base64" }
+    : config.RETURN_MEDIA_AS_URL ? { type: ["string", "null"], format: "uri-reference", description: `served at /${config.MEDIA_ENDPOINT}/{id}` }
+    : { type: "null" };
+  if (config.EXTENDED_MEDIA_INFO.length === 0) return file;
+  const properties: Record<string, JsonSchema> = { file };
+  for (const name of config.EXTENDED_MEDIA_INFO) properties[name] = name === "length" ? { type: "integer" } : {};
+  return { type: ["object", "null"], properties };
+}
+
+/** The meta fields everest adds to every served document of the resource. */
+function metaFields(resource: Resource, config: Config): Record<string, JsonSchema> {
+  const fields: Record<string, JsonSchema> = {
+    [config.ID_FIELD]: { ...OBJECT_ID, readOnly: true },
+    [config.DATE_CREATED]: { ...datetime(config), readOnly: true },
+    [config.LAST_UPDATED]: { ...datetime(config), readOnly: true },
+  };
+  if (config.IF_MATCH) fields[config.ETAG] = { type: "string", readOnly: true, description: "send it back in If-Match to change the document" };
+  if (resource.hateoas) fields[config.LINKS] = ref("Links");
+  if (resource.versioning) {
+    fields[config.VERSION] = { type: "integer", minimum: 1, readOnly: true };
+    fields[config.LATEST_VERSION] = { type: "integer", minimum: 1, readOnly: true };
+  }
+  if (resource.soft_delete) fields[config.DELETED] = { type: "boolean", readOnly: true };
+  return fields;
+}
+
+export function resourceSchemas(resource: Resource, config: Config, all: Map<string, ResourceNames>): Record<string, JsonSchema> {
+  const names = all.get(resource.name)!;
+  const options = { allowUnknown: resource.allow_unknown, dateFormat: config.DATE_FORMAT };
+  // A field that may be embedded holds the referenced document when the client asks for it.
+  const relation = (rel: Record<string, unknown>, schema: JsonSchema): JsonSchema => {
+    const target = typeof rel.resource === "string" ? all.get(rel.resource) : undefined;
+    if (!resource.embedding || rel.embeddable !== true || !target) return schema;
+    return { anyOf: [schema, ref(target.item)], description: `embeddable: ?${config.QUERY_EMBEDDED}={"<field>": 1} serves the ${String(rel.resource)} document` };
+  };
+  const served = documentSchema(resource.schema, { ...options, required: false, media: servedMedia(config), relation });
+  delete served.additionalProperties;
+  served.properties = { ...metaFields(resource, config), ...(served.properties as Record<string, JsonSchema>) };
+  if (resource.raw.description) served.description = String(resource.raw.description);
+
+  const input = documentSchema(resource.schema, options);
+  const patch = documentSchema(resource.schema, { ...options, required: false });
+  // Clients may choose the id of a new document (src/features/schema-endpoint.ts shows it too).
+  for (const body of [input, patch]) {
+    const properties = body.properties as Record<string, JsonSchema>;
+    if (!(config.ID_FIELD in properties)) properties[config.ID_FIELD] = OBJECT_ID;
+  }
+
+  const collection: JsonSchema = {
+    type: "object",
+    properties: {
+      [config.ITEMS]: { type: "array", items: ref(names.item) },
+      ...(resource.hateoas ? { [config.LINKS]: ref("Links") } : {}),
+      ...(resource.pagination ? { [config.META]: ref("Meta") } : {}),
+    },
+    required: [config.ITEMS],
+  };
+  const status = { [config.STATUS]: { const: config.STATUS_OK } };
+  return {
+    [names.item]: served,
+    [names.input]: input,
+    [names.patch]: patch,
+    [names.collection]: collection,
+    [names.written]: {
+      description: resource.bandwidth_saver ? "the meta fields of the document written (BANDWIDTH_SAVER)" : "the document written",
+      allOf: [ref(names.item), { type: "object", properties: status, required: [config.STATUS] }],
+    },
+    [names.bulkWritten]: {
+      type: "object",
+      properties: { ...status, [config.ITEMS]: { type: "array", items: ref(names.written) } },
+      required: [config.STATUS, config.ITEMS],
+    },
+  };
+}
