@@ -4,7 +4,9 @@
 // uses. Same command line as the other runtimes:
 //   node --import tsx scripts/serve-workers.ts serve <settings.json> [--port 8787] [--host 127.0.0.1] [--db …]
 // --db (or $DB_URI) and $DB_NAME, $DATA_API_KEY, $DATA_API_SOURCE become text bindings, which
-// the worker maps into the settings as it does a deployment's vars and secrets.
+// the worker maps into the settings as it does a deployment's vars and secrets. With
+// `--db d1:NAME` the worker runs under miniflare with a local D1 database bound as NAME
+// (scripts/serve-d1.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { connect, createServer } from "node:net";
@@ -13,7 +15,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseServeArgs } from "../adapters/serve-cli.ts";
 import { serverUrl } from "../adapters/server.ts";
-import { ENV_SETTINGS } from "../adapters/workers.ts";
+import { DEFAULT_D1_BINDING, ENV_SETTINGS } from "../adapters/workers.ts";
 import { buildWorker, type WorkerModule } from "./build-worker.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
@@ -92,12 +94,14 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "everest-workerd-"));
   let child: ChildProcess | undefined;
   let stopping = false;
+  let disposeD1: (() => Promise<void>) | undefined;
   // Once: a signal stops workerd, whose exit would ask again.
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
     child?.kill("SIGTERM");
     if (child) await exited(child);
+    await disposeD1?.();
     await rm(dir, { recursive: true, force: true });
     process.exit(code);
   };
@@ -109,6 +113,22 @@ async function main(): Promise<void> {
     const bindings = ENV_SETTINGS.filter((name) => values[name]);
     await mkdir(join(dir, "bindings"));
     for (const name of bindings) await writeFile(join(dir, "bindings", name), values[name]!);
+    const d1 = /^d1:(.*)$/.exec(values.DB_URI ?? "");
+    if (d1) {
+      const { serveWithD1 } = await import("./serve-d1.ts");
+      const server = await serveWithD1({
+        dir,
+        modules,
+        bindings: Object.fromEntries(bindings.map((name) => [name, values[name]!])),
+        d1Binding: d1[1] || DEFAULT_D1_BINDING,
+        compatibilityDate: await compatibilityDate(),
+        host: args.host,
+        port: args.port,
+      });
+      disposeD1 = server.dispose;
+      console.log(`everest serving ${args.file} at ${serverUrl(args.host, Number(server.url.port))}/`);
+      return;
+    }
     const port = args.port || (await freePort(args.host));
     const address = `${args.host.includes(":") ? `[${args.host}]` : args.host}:${port}`;
     await writeFile(join(dir, "config.capnp"), workerdConfig(address, modules, bindings, await compatibilityDate()));

@@ -1,7 +1,9 @@
 // The sqlite driver on this runtime's SQLite (node:sqlite needs Node ≥ 22.5; CI runs this file
 // with a newer Node when the machine's is older, and Bun with bun:sqlite). Without one, the
 // tests are reported as skipped and the start-up error is checked instead.
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
+import { createInterface } from "node:readline";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -124,7 +126,8 @@ describe.skipIf(!available)("sqlite driver: answers agree with the memory driver
     return { [field()]: condition() };
   };
 
-  it("finds, counts, sorts and pages the same documents through random filters and writes", async () => {
+  // Generous: a busy machine runs these many operations slowly; nothing here measures time.
+  it("finds, counts, sorts and pages the same documents through random filters and writes", { timeout: 120_000 }, async () => {
     const sqlite = await createDriver("sqlite::memory:", { databaseName: "everest", settings: {} });
     const memory = await MemoryDriver.open({ databaseName: "everest" });
     await sqlite.createIndexes(t, [{ keys: [["v", 1]] }, { keys: [["o.x", -1]] }]);
@@ -195,7 +198,7 @@ describe.skipIf(!available)("sqlite driver: hostile filters", () => {
     Array.from({ length: 120 }, (_, i) => [`f${i}`, { $ne: i }]).reduce<Filter>((all, [k, v]) => ({ ...all, [k as string]: v }), {}),
   ];
 
-  it("answers each as the memory driver does, stores nothing half and raises no SQL error", async () => {
+  it("answers each as the memory driver does, stores nothing half and raises no SQL error", { timeout: 120_000 }, async () => {
     const sqlite = await createDriver("sqlite::memory:", { databaseName: "everest", settings: {} });
     const memory = await MemoryDriver.open({ databaseName: "everest" });
     const docs: Doc[] = [{ n: 1, s: "x'); DROP TABLE things; --" }, { n: 2, "a'b": 1, 'a"b': 1, $weird: 1, "a\u0000b": 1, é: 1 }, { n: 3, s: "\u0000" }].map((doc) => ({ _id: new ObjectId(), ...doc }));
@@ -209,5 +212,47 @@ describe.skipIf(!available)("sqlite driver: hostile filters", () => {
     expect(refused).toEqual({ error: "DuplicateKeyError" });
     expect(await sqlite.count(t, {})).toBe(3);
     await sqlite.close();
+  });
+});
+
+const WRITER = join(import.meta.dirname, "support/sqlite-writer.ts");
+const ROOT = join(import.meta.dirname, "../..");
+
+/** Starts a writer process on `path`; `acked` gets the last step each writer had acknowledged. */
+function writer(path: string, name: string, acked: Map<string, number>): { child: ChildProcess; steps: (n: number) => Promise<boolean> } {
+  const child = spawn(process.execPath, ["--import", "tsx", WRITER, path, name], { cwd: ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const waiting: Array<{ n: number; resolve: (reached: boolean) => void }> = [];
+  createInterface({ input: child.stdout! }).on("line", (line) => {
+    const [word, who, step] = line.split(" ");
+    if (word !== "ack") return;
+    acked.set(who!, Number(step));
+    for (const wait of waiting.splice(0)) if (Number(step) >= wait.n) wait.resolve(true);
+    else waiting.push(wait);
+  });
+  child.once("exit", () => waiting.splice(0).forEach((wait) => wait.resolve(false)));
+  return { child, steps: (n) => new Promise((resolve) => waiting.push({ n, resolve })) };
+}
+
+describe.skipIf(!available || !!(globalThis as { Bun?: unknown }).Bun)("sqlite driver: crashes", () => {
+  it("SIGKILL during writes from two processes loses no acknowledged write", { timeout: 120_000 }, async () => {
+    const path = await tempFile();
+    const acked = new Map<string, number>();
+    for (const round of [0, 1, 2]) {
+      const writers = ["a", "b"].map((name) => writer(path, `${name}${round}`, acked));
+      for (const [i, w] of writers.entries()) expect(await w.steps(20 + 15 * i)).toBe(true);
+      for (const { child } of writers) {
+        const gone = new Promise((resolve) => child.once("exit", resolve));
+        child.kill("SIGKILL");
+        await gone;
+      }
+      const driver = await createDriver(`sqlite:${path}`, { databaseName: "everest", settings: {} });
+      const t = { collection: "acks" };
+      for (const [name, step] of acked) {
+        expect(await driver.count(t, { writer: name, step: { $lte: step } })).toBe(step + 1);
+        const [counter] = await driver.find(t, { filter: { _id: `${name}:counter` } });
+        expect(counter!.step).toBeGreaterThanOrEqual(step);
+      }
+      await driver.close();
+    }
   });
 });

@@ -37,7 +37,7 @@ export interface RemoteApi {
 function checkedRuntime(name: string): Runtime {
   if (!(RUNTIMES as readonly string[]).includes(name)) throw new Error(`EVEREST_TEST_RUNTIME: '${name}' is not one of ${RUNTIMES.join(", ")}`);
   const db = process.env.EVEREST_TEST_DB;
-  if (db && db !== "memory") throw new Error(`EVEREST_TEST_RUNTIME runs servers on their memory driver; EVEREST_TEST_DB=${db} needs the in-process API`);
+  if (db && db !== "memory" && db !== "sqlite") throw new Error(`EVEREST_TEST_RUNTIME runs servers on their memory or sqlite driver; EVEREST_TEST_DB=${db} needs the in-process API`);
   return name as Runtime;
 }
 
@@ -62,6 +62,8 @@ class Server {
     private readonly runtime: Runtime,
     private readonly settingsFile: string,
     private readonly pidFile: string,
+    /** `--db`, when the server is not to use the settings' own database. */
+    private readonly db?: string,
   ) {
     this.ready = this.start();
     // A server no test got to use may fail unobserved; the tests that use it see the failure.
@@ -71,7 +73,7 @@ class Server {
   private start(): Promise<URL> {
     const [program, ...args] = serveCommand(this.runtime);
     // Its own process group, so stopping it stops what it started too (tsx's node, workerd).
-    const child = spawn(program!, [...args, this.settingsFile, "--port", "0"], { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(program!, [...args, this.settingsFile, "--port", "0", ...(this.db ? ["--db", this.db] : [])], { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] });
     this.child = child;
     writeFileSync(this.pidFile, String(child.pid));
     const keep = (chunk: string) => (this.output = (this.output + chunk).slice(-8000));
@@ -134,6 +136,10 @@ async function send(base: URL, agent: Agent, request: Request, streamed: boolean
   const body = request.body && !streamed ? new Uint8Array(await request.arrayBuffer()) : null;
   if (body) headers["content-length"] = String(body.byteLength);
   const url = new URL(request.url);
+  return exchange(base, agent, request, url, headers, body, true);
+}
+
+function exchange(base: URL, agent: Agent, request: Request, url: URL, headers: Record<string, string | string[]>, body: Uint8Array | null, retry: boolean): Promise<Response> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest({ host: base.hostname, port: base.port, method: request.method, path: url.pathname + url.search, headers, agent }, (incoming) => {
       const chunks: Buffer[] = [];
@@ -147,7 +153,13 @@ async function send(base: URL, agent: Agent, request: Request, streamed: boolean
         resolve(new Response(empty ? null : Buffer.concat(chunks), { status, statusText: incoming.statusMessage, headers: responseHeaders }));
       });
     });
-    outgoing.once("error", reject);
+    outgoing.once("error", (error: NodeJS.ErrnoException) => {
+      // A kept-alive connection the server closed just as it was reused (miniflare closes one
+      // whose request body a response left unread): sent again on a fresh one, as Node's
+      // documentation advises; a streamed body cannot be sent twice.
+      if (retry && outgoing.reusedSocket && error.code === "ECONNRESET" && (body || !request.body)) resolve(exchange(base, agent, request, url, headers, body, false));
+      else reject(error);
+    });
     if (body) outgoing.end(body);
     else if (!request.body) outgoing.end();
     else {
@@ -173,7 +185,9 @@ export function runtimeApi(runtimeName: string, origin: string, settings: Settin
   const settingsFile = join(dir, `${name}.json`);
   writeFileSync(settingsFile, serialised(settings));
   // Started now rather than at the first request, so it boots while earlier tests run.
-  const server = new Server(runtime, settingsFile, join(dir, "pids", name));
+  // EVEREST_TEST_DB=sqlite: a file of its own on Node, Deno and Bun, a D1 database on workerd.
+  const db = process.env.EVEREST_TEST_DB === "sqlite" ? (runtime === "workers" ? "d1:DB" : `sqlite:${join(dir, `${name}.db`)}`) : undefined;
+  const server = new Server(runtime, settingsFile, join(dir, "pids", name), db);
   live.add(server);
   const agent = new Agent({ keepAlive: true });
   return {

@@ -1,0 +1,34 @@
+// `everest serve` on workerd with a D1 database, for `serve:workers --db d1:NAME`: the bundle
+// scripts/serve-workers.ts built, run by miniflare (wrangler's local runtime, which gives the
+// worker a D1 binding backed by a local SQLite file under `dir`) instead of a bare workerd config.
+import { Miniflare } from "miniflare";
+import { join } from "node:path";
+import type { WorkerModule } from "./build-worker.ts";
+
+export interface D1Server {
+  url: URL;
+  dispose(): Promise<void>;
+}
+
+export async function serveWithD1(options: {
+  dir: string;
+  modules: WorkerModule[];
+  bindings: Record<string, string>;
+  d1Binding: string;
+  compatibilityDate: string;
+  host: string;
+  port: number;
+}): Promise<D1Server> {
+  const miniflare = new Miniflare({
+    modulesRoot: options.dir,
+    modules: options.modules.map((module) => ({ type: "ESModule" as const, path: module.path })),
+    compatibilityDate: options.compatibilityDate,
+    bindings: options.bindings,
+    d1Databases: [options.d1Binding],
+    d1Persist: join(options.dir, "d1"),
+    host: options.host,
+    port: options.port,
+  });
+  const url = await miniflare.ready;
+  return { url, dispose: () => miniflare.dispose() };
+}
