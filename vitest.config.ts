@@ -8,6 +8,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["everest-source", ...defaultServerConditions] } },
   test: {
     include: ["test/**/*.test.ts"],
+    // Needs Chromium: npm run test:browser.
+    exclude: ["test/browser/**", "**/node_modules/**"],
     testTimeout: 20_000,
   },
 });

@@ -6,13 +6,17 @@
 // The handler gets a lightweight Request (as @hono/node-server does): method, url and headers
 // come straight from the IncomingMessage, and the undici Request (URL parsing, body stream,
 // AbortSignal) is only built when something asks for more: the body, the signal, clone(), text() …
-// A response everest built from bytes (src/http/known-body.ts) is written with one res.end();
-// any other body is streamed.
+// The body is read straight from the IncomingMessage when the handler asks for it through
+// `text()`, `json()`, `arrayBuffer()` or everest's bounded read (src/http/body.ts), with no web
+// stream between. The handler is told it may answer with plain parts (src/http/known-body.ts):
+// status, a header record and bytes, written with one writeHead and one res.end(); any other
+// response is read through its Headers and its body streamed.
 import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { AddressInfo, Socket } from "node:net";
 import { STATUS_MESSAGES } from "../src/errors.ts";
-import { knownBody } from "../src/http/known-body.ts";
+import { BodyError, READ_BODY } from "../src/http/body.ts";
+import { knownBody, PLAIN_RESPONSE_WANTED, responseParts } from "../src/http/known-body.ts";
 import { toJson } from "../src/render/json.ts";
 import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, once, serverUrl, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 
@@ -26,9 +30,11 @@ export interface NodeServer extends RunningServer {
 interface LazyState {
   req: IncomingMessage;
   url: string;
-  headers?: Headers;
+  headers?: IncomingHeaders;
   request?: Request;
   abort?: AbortController;
+  /** The body, once read directly; a Request built later gets these bytes. */
+  body?: Promise<Uint8Array>;
   /** The client left before the response was complete. */
   gone: boolean;
 }
@@ -39,12 +45,77 @@ type LazyRequest = Request & { [STATE]: LazyState };
 
 function headersOf(req: IncomingMessage): Headers {
   const headers = new Headers();
-  for (const [key, value] of Object.entries(req.headers)) {
-    if (Array.isArray(value)) for (const v of value) headers.append(key, v);
-    else if (value !== undefined) headers.set(key, value);
-  }
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
   return headers;
 }
+
+// Names node:http keeps only the first value of, where Headers joins every value with ", ":
+// these are read from the raw header list instead, to answer as Headers would. (Both join
+// cookies with "; "; node's array of set-cookie values goes to the real Headers.)
+const NOT_JOINED_BY_NODE = new Set([
+  "age", "authorization", "content-length", "content-type", "etag", "expires", "from", "host", "if-modified-since", "if-unmodified-since",
+  "last-modified", "location", "max-forwards", "proxy-authorization", "referer", "retry-after", "server", "user-agent",
+]);
+
+const trimmed = (value: string) => (value.length > 0 && (value.charCodeAt(0) <= 32 || value.charCodeAt(value.length - 1) <= 32) ? value.trim() : value);
+
+/**
+ * Request headers that answer get() and has() from the IncomingMessage node:http already parsed
+ * (most of what a handler asks); anything else, or any change, builds the real Headers first
+ * (as @hono/node-server does). Its prototype is Headers.prototype, so `instanceof Headers` holds.
+ */
+class IncomingHeaders {
+  #req: IncomingMessage;
+  #native?: Headers;
+
+  constructor(req: IncomingMessage) {
+    this.#req = req;
+  }
+
+  get native(): Headers {
+    return (this.#native ??= headersOf(this.#req));
+  }
+
+  get(name: string): string | null {
+    if (this.#native) return this.#native.get(name);
+    const lower = String(name).toLowerCase();
+    if (!NOT_JOINED_BY_NODE.has(lower)) {
+      const value = Object.hasOwn(this.#req.headers, lower) ? this.#req.headers[lower] : undefined;
+      return typeof value === "string" ? trimmed(value) : this.native.get(name);
+    }
+    const raw = this.#req.rawHeaders;
+    let found: string | null = null;
+    for (let i = 0; i < raw.length; i += 2) {
+      if (raw[i]!.length === lower.length && raw[i]!.toLowerCase() === lower) found = found === null ? trimmed(raw[i + 1]!) : `${found}, ${trimmed(raw[i + 1]!)}`;
+    }
+    return found;
+  }
+
+  has(name: string): boolean {
+    return this.get(name) !== null;
+  }
+}
+for (const name of Object.getOwnPropertyNames(Headers.prototype)) {
+  if (name === "constructor" || name === "get" || name === "has") continue;
+  const descriptor = Object.getOwnPropertyDescriptor(Headers.prototype, name)!;
+  if (typeof descriptor.value !== "function") continue;
+  const method = descriptor.value as (...args: unknown[]) => unknown;
+  Object.defineProperty(IncomingHeaders.prototype, name, {
+    value(this: IncomingHeaders, ...args: unknown[]) {
+      return method.apply(this.native, args);
+    },
+    writable: true,
+    configurable: true,
+  });
+}
+Object.defineProperty(IncomingHeaders.prototype, Symbol.iterator, {
+  value(this: IncomingHeaders) {
+    return this.native[Symbol.iterator]();
+  },
+  configurable: true,
+});
+Object.setPrototypeOf(IncomingHeaders.prototype, Headers.prototype);
 
 function signalOf(state: LazyState): AbortSignal {
   if (!state.abort) {
@@ -60,14 +131,59 @@ function materialise(state: LazyState): Request {
     const hasBody = method !== "GET" && method !== "HEAD";
     state.request = new Request(state.url, {
       method,
-      headers: state.headers ?? headersOf(state.req),
-      body: hasBody ? (Readable.toWeb(state.req) as unknown as ReadableStream<Uint8Array>) : undefined,
+      headers: state.headers?.native ?? headersOf(state.req),
+      body: !hasBody ? undefined : state.body ? bodyStream(state.body) : (Readable.toWeb(state.req) as unknown as ReadableStream<Uint8Array>),
       duplex: "half",
       signal: signalOf(state),
     } as RequestInit);
   }
   return state.request;
 }
+
+function bodyStream(bytes: Promise<Uint8Array>): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    async start(controller) {
+      controller.enqueue(await bytes);
+      controller.close();
+    },
+  });
+}
+
+/**
+ * The whole body, refused past `limit` bytes without reading on (node:http drains or closes what
+ * is left once the response is sent). Null once a Request owns the stream or the body was taken.
+ */
+function readDirect(state: LazyState, limit: number): Promise<Uint8Array> | null {
+  if (state.request || state.body) return null;
+  const req = state.req;
+  state.body = new Promise<Uint8Array>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (error: Error | null) => {
+      req.off("data", onData).off("end", onEnd).off("error", done);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        req.pause();
+        done(new BodyError("too-large", limit));
+      } else chunks.push(chunk);
+    };
+    const onEnd = () => done(null);
+    req.on("data", onData).on("end", onEnd).on("error", done);
+  });
+  return state.body;
+}
+
+/** The body as `Request.arrayBuffer()` would give it; the body stream once a Request exists. */
+async function bodyBytes(request: LazyRequest): Promise<Uint8Array> {
+  const direct = readDirect(request[STATE], Infinity);
+  return direct ? await direct : new Uint8Array(await materialise(request[STATE]).arrayBuffer());
+}
+
+const DECODER = new TextDecoder();
 
 // method, url and headers answered from the IncomingMessage; every other member of
 // Request.prototype forwarded to the Request built on first use. Its prototype is
@@ -86,7 +202,7 @@ const lazyPrototype: object = Object.create(Request.prototype, {
   headers: {
     get(this: LazyRequest) {
       const state = this[STATE];
-      return state.request?.headers ?? (state.headers ??= headersOf(state.req));
+      return state.request?.headers ?? (state.headers ??= new IncomingHeaders(state.req));
     },
   },
   signal: {
@@ -94,6 +210,28 @@ const lazyPrototype: object = Object.create(Request.prototype, {
       return signalOf(this[STATE]);
     },
   },
+  text: {
+    async value(this: LazyRequest) {
+      return DECODER.decode(await bodyBytes(this));
+    },
+  },
+  json: {
+    async value(this: LazyRequest) {
+      return JSON.parse(DECODER.decode(await bodyBytes(this))) as unknown;
+    },
+  },
+  arrayBuffer: {
+    async value(this: LazyRequest) {
+      const bytes = await bodyBytes(this);
+      return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+    },
+  },
+  [READ_BODY]: {
+    value(this: LazyRequest, limit: number) {
+      return readDirect(this[STATE], limit);
+    },
+  },
+  [PLAIN_RESPONSE_WANTED]: { value: true },
   [Symbol.toStringTag]: { value: "Request" },
 });
 for (const name of Object.getOwnPropertyNames(Request.prototype)) {
@@ -166,6 +304,11 @@ function headersFor(response: Response): Record<string, string | string[]> {
 }
 
 async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  const parts = responseParts(response);
+  if (parts) {
+    res.writeHead(parts.status, parts.headers);
+    return void res.end(parts.bytes ?? undefined);
+  }
   const bytes = knownBody(response);
   res.writeHead(response.status, headersFor(response));
   if (bytes) return void res.end(bytes);

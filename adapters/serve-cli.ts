@@ -3,6 +3,8 @@
 // with its own server. It runs on Node, Deno and Bun alike (node:util, node:fs and the Node
 // FileAccess all exist there), and prints `everest serving <file> at <url>/` once it listens.
 import { parseArgs } from "node:util";
+import { databaseSettings } from "../src/drivers/pool.ts";
+import { describeStore } from "../src/drivers/registry.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { NodeFileAccess } from "./node-files.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, type RunningServer, type ServeOptions } from "./server.ts";
@@ -52,8 +54,17 @@ export async function runServeCommand(argv: string[], serve: Serve): Promise<voi
     const settings = await loadSettingsFile(args.file);
     if (args.db) settings.DB_URI = args.db;
     const handler = createHandler(settings, { services: { files: new NodeFileAccess() } });
+    await handler.app.open();
     const { url } = await serve(handler, { port: args.port, host: args.host, onShutdown: () => handler.app.close() });
-    console.log(`everest serving ${args.file} at ${url}/`);
+    const { uri, database } = databaseSettings(handler.app.config, null);
+    const store = describeStore(uri, database);
+    console.log(`everest serving ${args.file} at ${url}/ from ${store.text}`);
+    if (!store.durable) {
+      console.warn(
+        "WARNING the data is not durable: it is gone when the process stops. Keep it with --db file:PATH or --db sqlite:PATH, " +
+          "or name a MongoDB server (DB_URI, MONGO_HOST, … in the settings, or --db mongodb://…)",
+      );
+    }
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
     process.exit(1);

@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import { ObjectId } from "bson";
 import { createHandler } from "../src/handler.ts";
 import { MemoryDriver } from "../src/drivers/memory/index.ts";
+import { databaseSettings } from "../src/drivers/pool.ts";
 import type { Doc, Filter, Target } from "../src/drivers/types.ts";
 import { person, settings } from "./lib/people.ts";
 import { peakRss, pinning, resetPeak, ROOT } from "./lib/proc.ts";
@@ -97,7 +98,7 @@ async function time(keys: Key[], iterations: number, run: (key: Key) => Promise<
 async function measureSize(size: number): Promise<SizeResult> {
   const driver = await MemoryDriver.open({ databaseName: "everest" });
   const handler = createHandler(settings, { driver });
-  const target: Target = { database: handler.app.config.DB_NAME, collection: "people" };
+  const target: Target = { database: databaseSettings(handler.app.config, null).database, collection: "people" };
   // The first request makes the handler create the indexes its settings declare.
   const first = await handler(new Request("http://bench.local/people"));
   if (first.status !== 200) throw new Error(`GET /people answered ${first.status}: ${await first.text()}`);

@@ -22,4 +22,4 @@ export function serveCommand(runtime: Runtime): string[] {
 }
 
 /** The line every serve command prints once it listens; group 1 is the base URL. */
-export const READY_LINE = /^everest serving .* at (http:\/\/\S+?)\/?$/m;
+export const READY_LINE = /^everest serving .*? at (http:\/\/\S+?)\/?(?: from .*)?$/m;

@@ -126,6 +126,14 @@ export class App {
     return this.access.canRead(ctx, resource);
   }
 
+  /**
+   * Loads the driver the settings name (no db prefix), so that one which cannot load — a
+   * missing package, a runtime without the sockets it needs — fails at start-up, not per request.
+   */
+  async open(): Promise<void> {
+    await this.pool.get(null);
+  }
+
   /** The generator is loaded on first use, so that deployments that never serve it do not load it. */
   private async openApiDocument(): Promise<OpenApiDocument> {
     this.openApi ??= (await import("./openapi/document.ts")).buildOpenApi(this.config);

@@ -64,9 +64,20 @@ export class RequestContext {
   }
 }
 
-// The adapter's socket address wins; Cloudflare's header is set by its edge, not the client.
+// The second argument of the handler says who the client is, by runtime:
+// - everest's adapters (adapters/node.ts, deno.ts, bun.ts): `{ clientIp }`;
+// - `Deno.serve(handler)`: the ServeHandlerInfo, `{ remoteAddr: { hostname, port, transport } }`;
+// - `Bun.serve({ fetch: handler })`: the Server, whose `requestIP(request)` gives `{ address }`;
+// - Workers: the bindings; Cloudflare's edge sets cf-connecting-ip (the client cannot).
 function clientIpOf(request: Request, env: unknown): string | null {
-  const fromAdapter = (env as { clientIp?: unknown } | undefined)?.clientIp;
-  if (typeof fromAdapter === "string") return fromAdapter;
+  if (env !== null && typeof env === "object") {
+    const given = env as { clientIp?: unknown; remoteAddr?: { hostname?: unknown }; requestIP?: unknown };
+    if (typeof given.clientIp === "string") return given.clientIp;
+    if (typeof given.remoteAddr?.hostname === "string") return given.remoteAddr.hostname;
+    if (typeof given.requestIP === "function") {
+      const address = (given.requestIP as (request: Request) => { address?: unknown } | null).call(env, request)?.address;
+      if (typeof address === "string") return address;
+    }
+  }
   return request.headers.get("cf-connecting-ip");
 }

@@ -53,6 +53,8 @@ export interface Server {
   peakRss(): number | null;
   /** CPU time the process has used (user + system), in seconds; null where unknown. */
   cpuSeconds(): number | null;
+  /** Resident set now, in bytes; null where unknown. */
+  rss(): number | null;
   stop(): Promise<void>;
 }
 
@@ -61,6 +63,16 @@ export function resetPeak(pid: number): void {
     writeFileSync(`/proc/${pid}/clear_refs`, "5");
   } catch {
     // Without /proc the peak is simply not reported.
+  }
+}
+
+/** Resident set now (VmRSS), in bytes. */
+export function currentRss(pid: number): number | null {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1];
+    return kb ? Number(kb) * 1024 : null;
+  } catch {
+    return null;
   }
 }
 
@@ -113,7 +125,7 @@ export function startServer(runtime: Runtime, args: string[], core: number | nul
       if (!port) return;
       clearTimeout(timer);
       child.stdout!.removeAllListeners("data").resume();
-      resolve({ url: `http://127.0.0.1:${port}`, resetPeak: () => resetPeak(pid), peakRss: () => peakRss(pid), cpuSeconds: () => cpuSeconds(pid), stop });
+      resolve({ url: `http://127.0.0.1:${port}`, resetPeak: () => resetPeak(pid), peakRss: () => peakRss(pid), cpuSeconds: () => cpuSeconds(pid), rss: () => currentRss(pid), stop });
     });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);

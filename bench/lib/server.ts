@@ -2,6 +2,9 @@
 //   server.ts floor                      answers /<size> with a body of that size, made once per size
 //   server.ts hand   --documents 10000   the hand-written Hono + mingo + bson equivalent
 //   server.ts everest --documents 10000  createHandler(settings) on the memory driver
+//   … --adapter hono|everest             on Node: which server adapter; by default everest's for
+//                                        everest and @hono/node-server for the equivalent, the one
+//                                        its developer would use (bench/adapters.ts compares them)
 // It prints `READY <port>` once it listens on 127.0.0.1 (on a port of the system's choosing).
 // Each kind imports only what it needs, so the baselines still run while everest cannot.
 import process from "node:process";
@@ -23,10 +26,16 @@ function option(name: string, fallback: string): string {
   return at > 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
 }
 
-/** Serves a fetch handler with the runtime's own server (Node: everest's adapter, for everest and the equivalent alike). */
-async function listen(fetch: Fetch): Promise<number> {
+/** Serves a fetch handler with the runtime's own server (Node: the adapter chosen for the kind). */
+async function listen(fetch: Fetch, kind: string): Promise<number> {
   if (runtime.Bun) return runtime.Bun.serve({ port: 0, hostname: HOST, fetch }).port;
   if (runtime.Deno) return runtime.Deno.serve({ port: 0, hostname: HOST, onListen() {} }, fetch).addr.port;
+  if (option("adapter", kind === "hand" ? "hono" : "everest") === "hono") {
+    const { serve } = await import("@hono/node-server");
+    return new Promise((resolve) => {
+      serve({ fetch: async (request) => fetch(request), port: 0, hostname: HOST }, (info) => resolve(info.port));
+    });
+  }
   const { serve } = await import("../../adapters/node.ts");
   const server = await serve(async (request) => fetch(request), { port: 0, host: HOST, signals: false });
   return Number(new URL(server.url).port);
@@ -44,7 +53,7 @@ async function floor(): Promise<number> {
     return listen(async (request) => {
       if (request.body) await request.arrayBuffer();
       return new Response(body(new URL(request.url).pathname), { headers: { "Content-Type": "application/json" } });
-    });
+    }, "floor");
   }
   const { createServer } = await import("node:http");
   const server = createServer((req, res) => {
@@ -70,12 +79,12 @@ async function main(): Promise<void> {
     const { handWritten } = await import("./hand.ts");
     const app = handWritten();
     await seed(app.fetch, "http://bench.local", documents);
-    port = await listen(app.fetch);
+    port = await listen(app.fetch, kind);
   } else if (kind === "everest") {
     const { createHandler } = await import("../../src/handler.ts");
     const handler = createHandler(settings);
     await seed(handler, "http://bench.local", documents);
-    port = await listen(handler);
+    port = await listen(handler, kind);
   } else {
     throw new Error(`unknown server kind '${kind}' (floor, hand or everest)`);
   }

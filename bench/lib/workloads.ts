@@ -17,12 +17,20 @@ export interface Workload {
 
 const JSON_HEADERS = { "Content-Type": "application/json" };
 
-/** Reads the 50 documents the read workloads cycle over (and PATCH edits), from the server itself. */
-export async function sampleDocs(url: string): Promise<SampleDoc[]> {
-  const response = await send(`${url}/people?max_results=50`, "GET");
-  if (response.status !== 200) throw new Error(`GET /people?max_results=50 answered ${response.status}: ${response.body.slice(0, 300)}`);
-  const body = JSON.parse(response.body) as { _items: Array<{ _id: string; lastname: string; _etag: string }> };
-  return body._items.map((doc) => ({ id: doc._id, lastname: doc.lastname, etag: doc._etag }));
+/**
+ * Reads the documents the read workloads cycle over (and PATCH edits), from the server itself:
+ * the first 50 by default; PATCH under more connections than that needs one per connection.
+ */
+export async function sampleDocs(url: string, count = 50): Promise<SampleDoc[]> {
+  const docs: SampleDoc[] = [];
+  for (let page = 1; docs.length < count; page++) {
+    const response = await send(`${url}/people?max_results=50&page=${page}`, "GET");
+    if (response.status !== 200) throw new Error(`GET /people?max_results=50&page=${page} answered ${response.status}: ${response.body.slice(0, 300)}`);
+    const body = JSON.parse(response.body) as { _items: Array<{ _id: string; lastname: string; _etag: string }> };
+    if (body._items.length === 0) break;
+    docs.push(...body._items.slice(0, count - docs.length).map((doc) => ({ id: doc._id, lastname: doc.lastname, etag: doc._etag })));
+  }
+  return docs;
 }
 
 function cycle(paths: string[]): Traffic {

@@ -1,6 +1,7 @@
 // Which driver and database serve a db prefix. Drivers are created lazily on first use and then
 // reused for the life of the app (one client per URI, as the mongodb driver wants); a request
 // only ever picks among them, so nothing here is per-request state.
+import { prefixedNames, type PrefixedDbKey } from "../settings/defaults.ts";
 import type { Config } from "../settings/normalize.ts";
 import { createDriver } from "./registry.ts";
 import type { Driver, RuntimeServices } from "./types.ts";
@@ -14,27 +15,40 @@ function encode(value: unknown): string {
   return encodeURIComponent(String(value));
 }
 
-/** `<PREFIX>_DB_*` (or unprefixed DB_*) settings → a URI and a database name. */
+/** Without a DB_NAME, the database everest uses. */
+const DEFAULT_DATABASE = "everest";
+
+/** Settings that, given without DB_URI or DB_DRIVER, name a MongoDB server, as in Eve. */
+const MONGODB_KEYS = ["DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "DB_AUTH_SOURCE"] as const;
+
+/**
+ * `<PREFIX>_DB_*` (or unprefixed DB_*) settings → a URI and a database name (docs/decisions.md §7):
+ * DB_URI as given; else DB_DRIVER; else any of MONGODB_KEYS selects MongoDB (`mongodb://host:port/`);
+ * else the embedded store. A prefix that names only a database keeps the unprefixed server.
+ */
 export function databaseSettings(config: Config, prefix: string | null): DatabaseSettings {
-  const read = (key: string): unknown => {
-    if (!prefix) return config[key];
-    return config[`${prefix}_${key}`] ?? config[`${prefix}_${key.replace(/^DB_/, "MONGO_")}`];
+  const read = (key: PrefixedDbKey): unknown => {
+    if (!prefix) return config[key] ?? undefined;
+    for (const name of prefixedNames(prefix, key)) if (config[name] != null) return config[name];
+    return undefined;
   };
   if (prefix && read("DB_URI") === undefined && read("DB_NAME") === undefined && read("DB_HOST") === undefined) {
     throw new Error(`db_prefix '${prefix}' has no ${prefix}_DB_URI, ${prefix}_DB_NAME or ${prefix}_DB_HOST setting`);
   }
-  const name = (read("DB_NAME") as string | undefined) ?? (prefix ? undefined : config.DB_NAME) ?? "everest";
-  const explicit = read("DB_URI") as string | null | undefined;
+  const name = (read("DB_NAME") as string | undefined) ?? DEFAULT_DATABASE;
+  const explicit = read("DB_URI") as string | undefined;
   if (explicit) return { uri: explicit, database: databaseFromUri(explicit) ?? name };
-  const driver = (read("DB_DRIVER") as string | null | undefined) ?? (prefix ? undefined : config.DB_DRIVER);
-  const host = read("DB_HOST");
-  if (driver === "mongodb" || (prefix && host !== undefined)) {
+  const driver = read("DB_DRIVER") as string | undefined;
+  const server = MONGODB_KEYS.filter((key) => key !== "DB_NAME" || !prefix).some((key) => read(key) !== undefined);
+  if (prefix && !driver && !server) return { uri: databaseSettings(config, null).uri, database: name };
+  if (driver === "mongodb" || (!driver && server)) {
     const user = read("DB_USERNAME");
     const password = read("DB_PASSWORD");
     const auth = user ? `${encode(user)}${password ? ":" + encode(password) : ""}@` : "";
+    const host = read("DB_HOST") ?? "localhost";
     const port = read("DB_PORT") ?? 27017;
     const authSource = read("DB_AUTH_SOURCE");
-    return { uri: `mongodb://${auth}${host ?? "localhost"}:${port}/${authSource ? `?authSource=${encode(authSource)}` : ""}`, database: name };
+    return { uri: `mongodb://${auth}${host}:${port}/${authSource ? `?authSource=${encode(authSource)}` : ""}`, database: name };
   }
   // A Data API endpoint is a base URL with a path of its own; no host/port setting can spell it.
   if (driver === "data-api") {
@@ -62,7 +76,7 @@ export class DriverPool {
 
   async get(prefix: string | null): Promise<{ driver: Driver; database: string }> {
     const { uri, database } = databaseSettings(this.config, prefix);
-    if (this.provided && (uri === "memory" || !prefix)) return { driver: this.provided, database };
+    if (this.provided && (!prefix || uri === "memory" || uri === databaseSettings(this.config, null).uri)) return { driver: this.provided, database };
     let driver = this.drivers.get(uri);
     if (!driver) {
       driver = createDriver(uri, { databaseName: database, settings: this.config as unknown as Record<string, unknown>, services: this.services });

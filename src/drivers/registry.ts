@@ -54,6 +54,21 @@ function uriScheme(uri: string): string | null {
   return /^([a-z][a-z0-9+.-]*):/i.exec(uri)?.[1]?.toLowerCase() ?? null;
 }
 
+/** Where a database URI keeps the data, for the start-up line; credentials are left out. */
+export function describeStore(uri: string, database: string): { text: string; durable: boolean } {
+  const scheme = uriScheme(uri);
+  const rest = uri.slice(uri.indexOf(":") + 1);
+  if (scheme === "memory") return { text: "the embedded in-memory store", durable: false };
+  if (scheme === "file") return { text: `the embedded store with its journal at ${rest}`, durable: true };
+  if (scheme === "sqlite" || scheme === "d1") return { text: `SQLite ${rest}`, durable: true };
+  if (scheme === "mongodb" || scheme === "mongodb+srv") {
+    const hosts = /^mongodb(?:\+srv)?:\/\/(?:[^@/]*@)?([^/?]*)/.exec(uri)?.[1] ?? "";
+    return { text: `MongoDB at ${hosts}, database ${database}`, durable: true };
+  }
+  if (scheme === "https" || scheme === "http") return { text: `the Data API at ${new URL(uri).origin}, database ${database}`, durable: true };
+  return { text: uri, durable: true };
+}
+
 /** The driver for `uri`; none means the in-memory driver. */
 export async function createDriver(uri: string | undefined, options: Omit<DriverOptions, "uri">): Promise<Driver> {
   const resolved = uri ?? "memory";

@@ -11,9 +11,20 @@ export class BodyError extends Error {
   }
 }
 
+/**
+ * A server adapter that holds the body outside any stream (node:http's IncomingMessage) offers
+ * `request[READ_BODY](limit)`: the bytes, refused past the limit with a BodyError, or null when
+ * it can no longer give them directly (the standard Request body is read then).
+ */
+export const READ_BODY = Symbol.for("everest.readBody");
+
+type DirectBody = { [READ_BODY]?: (limit: number) => Promise<Uint8Array> | null };
+
 export async function readBytesWithin(request: Request, limit: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get("content-length") ?? NaN);
   if (declared > limit) throw new BodyError("too-large", limit);
+  const direct = (request as DirectBody)[READ_BODY]?.(limit);
+  if (direct) return direct;
   if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -1,17 +1,96 @@
-// A Response whose body is bytes everest still holds: a server adapter that finds them here
-// writes them as they are instead of reading them back through the body stream (on Node, that
-// read cost more than the rest of a small response). A symbol from the global registry, so a
-// second copy of this module (an adapter bundled apart from the handler) agrees on it.
+// A response everest rendered itself: status, plain headers and bytes it still holds. A server
+// adapter that finds them writes them as they are instead of reading a Response back through
+// its Headers and body stream (on Node, that read cost more than the rest of a small response).
+//
+// An adapter that can write those parts directly says so on the Request it hands the handler
+// (`PLAIN_RESPONSE_WANTED`); it then gets an object whose prototype is Response.prototype and
+// whose real Response (undici's, with a body stream and a Headers) is only built if anything
+// asks for more than the parts (a hook reading the body, a test, …). Everywhere else it is an
+// ordinary `new Response`. Symbols from the global registry, so a second copy of this module
+// (an adapter bundled apart from the handler) agrees on them.
 const KNOWN_BODY = Symbol.for("everest.knownBody");
+const PARTS = Symbol.for("everest.responseParts");
+export const PLAIN_RESPONSE_WANTED = Symbol.for("everest.plainResponseWanted");
 
-/** `new Response(bytes, init)`, with the bytes kept beside it for the adapter. */
-export function bytesResponse(bytes: Uint8Array<ArrayBuffer> | null, init: ResponseInit): Response {
-  const response = new Response(bytes, init);
+/** Header names in lower case, as Headers would hold them, so a later set replaces an earlier one. */
+export type PlainHeaders = Record<string, string>;
+
+export interface ResponseParts {
+  status: number;
+  headers: PlainHeaders;
+  bytes: Uint8Array<ArrayBuffer> | null;
+  /** The Response built on first use of anything else; once it exists it is what counts. */
+  response?: Response;
+}
+
+type Carrier = { [KNOWN_BODY]?: Uint8Array<ArrayBuffer>; [PARTS]?: ResponseParts };
+
+function materialise(parts: ResponseParts): Response {
+  if (!parts.response) {
+    parts.response = new Response(parts.bytes, { status: parts.status, headers: parts.headers });
+    if (parts.bytes) Object.defineProperty(parts.response, KNOWN_BODY, { value: parts.bytes });
+  }
+  return parts.response;
+}
+
+// status and ok from the parts; every other member of Response.prototype forwarded to the
+// Response built on first use. `instanceof Response` holds.
+const plainPrototype: object = Object.create(Response.prototype, {
+  status: {
+    get(this: Carrier) {
+      return this[PARTS]!.status;
+    },
+  },
+  ok: {
+    get(this: Carrier) {
+      const status = this[PARTS]!.status;
+      return status >= 200 && status < 300;
+    },
+  },
+  [Symbol.toStringTag]: { value: "Response" },
+});
+for (const name of Object.getOwnPropertyNames(Response.prototype)) {
+  if (name === "constructor" || Object.hasOwn(plainPrototype, name)) continue;
+  const descriptor = Object.getOwnPropertyDescriptor(Response.prototype, name)!;
+  if (typeof descriptor.value === "function") {
+    const method = descriptor.value as (...args: unknown[]) => unknown;
+    Object.defineProperty(plainPrototype, name, {
+      value(this: Carrier, ...args: unknown[]) {
+        return method.apply(materialise(this[PARTS]!), args);
+      },
+      writable: true,
+      configurable: true,
+    });
+  } else if (descriptor.get) {
+    Object.defineProperty(plainPrototype, name, {
+      get(this: Carrier) {
+        return (materialise(this[PARTS]!) as unknown as Record<string, unknown>)[name];
+      },
+      configurable: true,
+    });
+  }
+}
+
+/** A response of known bytes: plain parts where the request's adapter wants them, a Response otherwise. */
+export function bytesResponse(request: Request, bytes: Uint8Array<ArrayBuffer> | null, status: number, headers: PlainHeaders): Response {
+  if ((request as unknown as Record<symbol, unknown>)[PLAIN_RESPONSE_WANTED] === true) {
+    const plain = Object.create(plainPrototype) as Carrier;
+    plain[PARTS] = { status, headers, bytes };
+    return plain as unknown as Response;
+  }
+  const response = new Response(bytes, { status, headers });
   if (bytes) Object.defineProperty(response, KNOWN_BODY, { value: bytes });
   return response;
 }
 
-/** The bytes `bytesResponse` built the response from (undefined for any other response). */
+/** The parts of a plain response nothing has turned into a real Response yet. */
+export function responseParts(response: Response): ResponseParts | undefined {
+  const parts = (response as unknown as Carrier)[PARTS];
+  return parts && !parts.response ? parts : undefined;
+}
+
+/** The bytes a response was built from (undefined for any other response). */
 export function knownBody(response: Response): Uint8Array<ArrayBuffer> | undefined {
-  return (response as unknown as Record<symbol, Uint8Array<ArrayBuffer> | undefined>)[KNOWN_BODY];
+  const carrier = response as unknown as Carrier;
+  return carrier[PARTS]?.bytes ?? carrier[KNOWN_BODY];
 }

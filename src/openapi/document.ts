@@ -5,7 +5,7 @@ import { normalizeSettings } from "../settings/normalize.ts";
 import type { Settings } from "../settings/types.ts";
 import { validateSettings } from "../settings/validate.ts";
 import { sharedResponses, sharedSchemas } from "./components.ts";
-import { buildPaths, HEADERS } from "./paths.ts";
+import { API_TAG, buildPaths, HEADERS } from "./paths.ts";
 import { resourceNames, resourceSchemas } from "./resources.ts";
 import { securityPlan } from "./security.ts";
 
@@ -33,7 +33,10 @@ export function buildOpenApi(config: Config, options: OpenApiOptions = {}): Open
     info: { title: options.title ?? "everest API", version: options.version ?? (String(config.API_VERSION || "") || "1.0.0"), description },
     jsonSchemaDialect: "https://spec.openapis.org/oas/3.1/dialect/base",
     servers: [{ url: options.serverUrl ?? (config.basePath || "/") }],
-    tags: visible.map((resource) => ({ name: resource.name, description: typeof resource.raw.description === "string" ? resource.raw.description : resource.resource_title })),
+    tags: [
+      ...visible.map((resource) => ({ name: resource.name, description: typeof resource.raw.description === "string" ? resource.raw.description : resource.resource_title })),
+      API_TAG,
+    ],
     paths: buildPaths({ config, names, security }),
     components: {
       schemas,

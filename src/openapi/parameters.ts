@@ -8,15 +8,15 @@ export interface Parameter {
   description?: string;
   required?: boolean;
   schema: Record<string, unknown>;
-  example?: unknown;
 }
 
-const query = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }, example?: unknown): Parameter => ({
+// Examples go into the description: explorers prefill `example`s, and a prefilled filter would
+// hide every document from whoever tries the endpoint.
+const query = (name: string, description: string, schema: Record<string, unknown> = { type: "string" }, example?: string): Parameter => ({
   name,
   in: "query",
-  description,
+  description: example === undefined ? description : `${description}; e.g. ${example}`,
   schema,
-  ...(example !== undefined ? { example } : {}),
 });
 
 /** `^(?:…)$`: Eve's URL rules match whole path segments. */

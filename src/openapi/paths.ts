@@ -9,6 +9,9 @@ import type { ResourceNames } from "./resources.ts";
 import type { SecurityPlan } from "./security.ts";
 
 type Operation = Record<string, unknown>;
+
+/** The tag of the endpoints that belong to no resource. */
+export const API_TAG = { name: "API", description: "The API's own endpoints: the resource list, schemas, media files" };
 type PathItem = Record<string, Operation>;
 
 const header = (name: string) => ({ $ref: `#/components/headers/${name}` });
@@ -50,7 +53,7 @@ function operation(ctx: PathContext, resource: Resource | null, method: string, 
     operationId: spec.id,
     summary: spec.summary,
     ...(typeof description === "string" ? { description } : {}),
-    ...(resource ? { tags: [resource.name] } : {}),
+    tags: [resource ? resource.name : API_TAG.name],
     ...(spec.parameters?.length ? { parameters: spec.parameters } : {}),
     ...(spec.body ? { requestBody: spec.body } : {}),
     responses: { ...spec.responses, ...errors(ctx, method, secured, spec.errors) },

@@ -2,7 +2,7 @@
 // caching and validator headers, HEAD without a body. Eve's `_prepare_response`.
 import type { RequestContext } from "../context.ts";
 import { HttpError } from "../errors.ts";
-import { bytesResponse } from "../http/known-body.ts";
+import { bytesResponse, type PlainHeaders } from "../http/known-body.ts";
 import type { Reply } from "../methods/common.ts";
 import type { Config } from "../settings/normalize.ts";
 import { formatHttpDate } from "./http-date.ts";
@@ -92,14 +92,17 @@ export function negotiate(offers: Offer[], accept: string | null): Offer | null 
 }
 
 /** Headers shared by every response of a request (cache directives, CORS, rate limits …). */
-function baseHeaders(ctx: RequestContext): Headers {
-  const headers = new Headers(ctx.responseHeaders);
+function baseHeaders(ctx: RequestContext): PlainHeaders {
+  const headers: PlainHeaders = {};
+  ctx.responseHeaders.forEach((value, key) => {
+    headers[key] = value;
+  });
   if (ctx.method === "GET" || ctx.method === "HEAD") {
     const resource = ctx.resource;
     const cacheControl = resource ? resource.cache_control : ctx.app.config.CACHE_CONTROL;
     const expires = resource ? resource.cache_expires : ctx.app.config.CACHE_EXPIRES;
-    if (cacheControl) headers.set("Cache-Control", cacheControl);
-    if (expires) headers.set("Expires", formatHttpDate(new Date(Date.now() + expires * 1000)));
+    if (cacheControl) headers["cache-control"] = cacheControl;
+    if (expires) headers.expires = formatHttpDate(new Date(Date.now() + expires * 1000));
   }
   return headers;
 }
@@ -111,15 +114,15 @@ export function renderReply(ctx: RequestContext, reply: Reply): Response {
   }
   const config = ctx.app.config;
   const headers = baseHeaders(ctx);
-  if (reply.etag) headers.set("ETag", `"${reply.etag}"`);
-  if (reply.lastModified) headers.set("Last-Modified", formatHttpDate(reply.lastModified));
-  for (const [key, value] of Object.entries(reply.headers ?? {})) headers.set(key, value);
-  if (reply.status === 304) return new Response(null, { status: 304, headers });
+  if (reply.etag) headers.etag = `"${reply.etag}"`;
+  if (reply.lastModified) headers["last-modified"] = formatHttpDate(reply.lastModified);
+  if (reply.headers) for (const key in reply.headers) headers[key.toLowerCase()] = reply.headers[key]!;
+  if (reply.status === 304) return bytesResponse(ctx.request, null, 304, headers);
 
   // Nothing acceptable (a browser's text/html): the first format, as Eve's _best_mime falls back.
   const offer = negotiate(ctx.app.offers, ctx.request.headers.get("accept")) ?? ctx.app.offers[0]!;
-  headers.set("Content-Type", offer.format === "xml" ? `${offer.mime}; charset=utf-8` : offer.mime);
-  if (reply.body === null || reply.status === 204) return new Response(null, { status: reply.status, headers });
+  headers["content-type"] = offer.format === "xml" ? `${offer.mime}; charset=utf-8` : offer.mime;
+  if (reply.body === null || reply.status === 204) return bytesResponse(ctx.request, null, reply.status, headers);
 
   let text: string;
   if (offer.format === "xml") {
@@ -133,8 +136,8 @@ export function renderReply(ctx: RequestContext, reply: Reply): Response {
   }
   // Encoded once, so the length is known: Content-Length as Eve sends it (HEAD included), not chunked.
   const bytes = ENCODER.encode(text);
-  headers.set("Content-Length", String(bytes.byteLength));
-  return bytesResponse(ctx.method === "HEAD" ? null : bytes, { status: reply.status, headers });
+  headers["content-length"] = String(bytes.byteLength);
+  return bytesResponse(ctx.request, ctx.method === "HEAD" ? null : bytes, reply.status, headers);
 }
 
 /** The error envelope of docs/decisions.md §3, or the body the error carries. */

@@ -132,11 +132,12 @@ export const GLOBAL_DEFAULTS = {
   DB_WRITE_CONCERN: { w: 1 },
   DB_DRIVER: null,
   DB_URI: null,
-  DB_HOST: "localhost",
-  DB_PORT: 27017,
+  // Unset unless given: any of them given selects the mongodb driver (src/drivers/pool.ts).
+  DB_HOST: null,
+  DB_PORT: null,
   DB_USERNAME: null,
   DB_PASSWORD: null,
-  DB_NAME: "everest",
+  DB_NAME: null,
   DB_AUTH_SOURCE: null,
   DB_OPTIONS: {},
   // The data-api driver's key and dataSource; null leaves them to the driver (src/drivers/data-api).
@@ -247,3 +248,45 @@ export const SETTING_ALIASES: Record<string, string> = {
 
 /** Per-prefix database settings (`<PREFIX>_DB_URI`, …) for db_prefix. */
 export const PREFIXED_DB_KEYS = ["DB_URI", "DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "DB_AUTH_SOURCE", "DB_OPTIONS", "DB_DRIVER"] as const;
+export type PrefixedDbKey = (typeof PREFIXED_DB_KEYS)[number];
+
+/** Eve's own spelling after a mongo_prefix (`MONGO1_DBNAME`, `MONGO1_HOST`): no `DB_`, `DBNAME` for the name. */
+const EVE_SUFFIX: Partial<Record<PrefixedDbKey, string>> = {
+  DB_URI: "URI",
+  DB_HOST: "HOST",
+  DB_PORT: "PORT",
+  DB_USERNAME: "USERNAME",
+  DB_PASSWORD: "PASSWORD",
+  DB_NAME: "DBNAME",
+  DB_AUTH_SOURCE: "AUTH_SOURCE",
+  DB_OPTIONS: "OPTIONS",
+};
+
+/** The names `key` may have under `prefix`: `<PREFIX>_DB_NAME`, `<PREFIX>_MONGO_NAME`, `<PREFIX>_DBNAME`. */
+export function prefixedNames(prefix: string, key: PrefixedDbKey): string[] {
+  const names = [`${prefix}_${key}`, `${prefix}_${key.replace(/^DB_/, "MONGO_")}`];
+  const eve = EVE_SUFFIX[key];
+  if (eve) names.push(`${prefix}_${eve}`);
+  return names;
+}
+
+const SUFFIXES = new Map<string, PrefixedDbKey>(
+  PREFIXED_DB_KEYS.flatMap((key) => {
+    const bare = key.replace(/^DB_/, "");
+    const pairs: Array<[string, PrefixedDbKey]> = [[`DB_${bare}`, key], [`MONGO_${bare}`, key]];
+    const eve = EVE_SUFFIX[key];
+    if (eve) pairs.push([eve, key]);
+    return pairs;
+  }),
+);
+const PREFIXED_NAME = new RegExp(`^[A-Za-z][A-Za-z0-9_]*?_(${[...SUFFIXES.keys()].sort((a, b) => b.length - a.length).join("|")})$`);
+
+/**
+ * The database setting a prefixed name stands for (`TENANT_A_DB_URI`, `MONGO1_DBNAME` → DB_URI,
+ * DB_NAME), or null. Any prefix is accepted: a db_prefix or setDbPrefix may name it only at
+ * request time (docs/decisions.md §7).
+ */
+export function prefixedDbKey(name: string): PrefixedDbKey | null {
+  const suffix = PREFIXED_NAME.exec(name)?.[1];
+  return suffix ? SUFFIXES.get(suffix)! : null;
+}

@@ -266,11 +266,11 @@ export interface Settings {
   MAX_JSON_DEPTH?: number;
   DB_DRIVER?: string | null;
   DB_URI?: string | null;
-  DB_HOST?: string;
-  DB_PORT?: number;
+  DB_HOST?: string | null;
+  DB_PORT?: number | null;
   DB_USERNAME?: string | null;
   DB_PASSWORD?: string | null;
-  DB_NAME?: string;
+  DB_NAME?: string | null;
   DB_AUTH_SOURCE?: string | null;
   DB_OPTIONS?: Record<string, unknown>;
   DB_WRITE_CONCERN?: Record<string, unknown>;

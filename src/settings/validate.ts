@@ -5,7 +5,7 @@
 // not the id field, no meta fields or `$`/`.` in schema field names, data_relation naming a
 // resource) are made too. Schema rules themselves are checked by src/validation.
 import { compileDateFormat } from "../render/dates.ts";
-import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, PREFIXED_DB_KEYS, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
+import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, PREFIXED_DB_KEYS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
 import { converterRegex } from "./normalize.ts";
 import type { Settings } from "./types.ts";
 
@@ -48,8 +48,6 @@ const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"
 const RESOURCE_METHODS = ["GET", "POST", "DELETE"];
 const ITEM_METHODS = ["GET", "PATCH", "PUT", "DELETE"];
 const WRITE_METHODS = ["DELETE", "POST", "PATCH", "PUT"];
-const DB_SUFFIXES = PREFIXED_DB_KEYS.map((key) => key.replace(/^DB_/, ""));
-const PREFIXED = new RegExp(`^([A-Za-z][A-Za-z0-9_]*?)_(?:DB|MONGO)_(${DB_SUFFIXES.join("|")})$`);
 
 // ---------------------------------------------------------------------------------------------
 // Closest names
@@ -184,7 +182,9 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   MAX_JSON_DEPTH: int(1),
   MAX_BODY_SIZE: int(1),
   VALIDATION_ERROR_STATUS: int(400, 599),
-  DB_PORT: int(1, 65535),
+  DB_PORT: nullable(int(1, 65535)),
+  DB_HOST: nullable(name),
+  DB_NAME: nullable(name),
   RENDERERS: renderers,
   INFO: nullable(name),
   ITEM_URL: urlRule,
@@ -308,11 +308,10 @@ class Validator {
         this.problems.push(`Setting '${key}' was ${REPLACED[key]}`);
       } else if (key === "DOMAIN") {
         if (!isObject(value)) this.problems.push(`Setting 'DOMAIN' must be an object mapping resource names to definitions (got ${show(value)})`);
-      } else if (PREFIXED.test(key)) {
-        const suffix = PREFIXED.exec(key)![2]!;
-        this.checkValue(`Setting '${key}'`, value, globalCheck(`DB_${suffix}`));
       } else if (!known.has(key)) {
-        this.problems.push(`Unknown setting '${key}'${didYouMean(key, suggestions)}`);
+        const prefixed = prefixedDbKey(key);
+        if (prefixed) this.checkValue(`Setting '${key}'`, value, globalCheck(prefixed));
+        else this.problems.push(`Unknown setting '${key}'${didYouMean(key, suggestions)}`);
       } else if (!(EVE_SETTINGS_IGNORED as readonly string[]).includes(key)) {
         this.checkValue(`Setting '${key}'`, value, globalCheck(SETTING_ALIASES[key] ?? key));
       }
@@ -353,7 +352,7 @@ class Validator {
     const prefixKey = def.db_prefix !== undefined ? "db_prefix" : "mongo_prefix";
     const prefix = def[prefixKey];
     if (typeof prefix === "string") {
-      const present = ["URI", "NAME", "HOST"].some((s) => this.settings[`${prefix}_DB_${s}`] !== undefined || this.settings[`${prefix}_MONGO_${s}`] !== undefined);
+      const present = (["DB_URI", "DB_NAME", "DB_HOST"] as const).some((key) => prefixedNames(prefix, key).some((name) => this.settings[name] !== undefined));
       if (!present) this.problems.push(`${at} ${prefixKey} '${prefix}' needs a ${prefix}_DB_URI, ${prefix}_DB_NAME or ${prefix}_DB_HOST setting`);
     }
 

@@ -89,3 +89,23 @@ describe("rate limits", () => {
     await one.close();
   });
 });
+
+describe("the client address from what Deno.serve and Bun.serve pass as the second argument", () => {
+  const request = () => new Request("http://everest.test/notes");
+  /** Deno.serve(handler): a ServeHandlerInfo. */
+  const deno = (ip: string) => api.handler(request(), { remoteAddr: { transport: "tcp", hostname: ip, port: 50_000 } });
+  /** Bun.serve({ fetch: handler }): the Server, which knows each request's peer. */
+  const bun = (ip: string) => {
+    const server = { requestIP: (r: Request) => (r instanceof Request ? { address: ip, family: "IPv4", port: 50_000 } : null) };
+    return api.handler(request(), server);
+  };
+
+  for (const [runtime, ask] of [["Deno", deno], ["Bun", bun]] as const) {
+    it(`gives each ${runtime} client its own rate-limit bucket`, async () => {
+      start({ RATE_LIMIT_GET: [1, 60], DOMAIN: { notes } });
+      expect((await ask("10.0.0.1")).status).toBe(200);
+      expect((await ask("10.0.0.1")).status).toBe(429);
+      expect((await ask("10.0.0.2")).status).toBe(200);
+    });
+  }
+});

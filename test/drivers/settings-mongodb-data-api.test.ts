@@ -31,6 +31,20 @@ describe("databaseSettings", () => {
     expect(pick(settings)).toEqual({ uri: "mongodb://a%20b:p%40ss@db:27019/?authSource=admin", database: "app" });
   });
 
+  it("selects MongoDB when any server setting is given, as Eve does (MONGO_* spellings too)", () => {
+    expect(pick({ MONGO_HOST: "db", MONGO_PORT: 27018, MONGO_DBNAME: "legacy" } as Settings)).toEqual({ uri: "mongodb://db:27018/", database: "legacy" });
+    expect(pick({ DB_NAME: "app" })).toEqual({ uri: "mongodb://localhost:27017/", database: "app" });
+    expect(pick({ MONGO_USERNAME: "u", MONGO_PASSWORD: "p" } as Settings).uri).toBe("mongodb://u:p@localhost:27017/");
+  });
+
+  it("reads prefixed settings in everest's and Eve's spellings; a prefix naming only a database keeps the server", () => {
+    const settings = { MONGO_HOST: "main", MONGO1_HOST: "other", MONGO1_DBNAME: "one", TENANT_A_DB_NAME: "a", TENANT_B_DB_URI: "mongodb://b/bee" } as Settings;
+    expect(pick(settings, "MONGO1")).toEqual({ uri: "mongodb://other:27017/", database: "one" });
+    expect(pick(settings, "TENANT_A")).toEqual({ uri: "mongodb://main:27017/", database: "a" });
+    expect(pick(settings, "TENANT_B")).toEqual({ uri: "mongodb://b/bee", database: "bee" });
+    expect(pick({ TENANT_A_DB_NAME: "a" } as Settings, "TENANT_A")).toEqual({ uri: "memory", database: "a" });
+  });
+
   it("refuses DB_DRIVER 'data-api' without the endpoint's URL", () => {
     expect(() => pick({ DB_DRIVER: "data-api" })).toThrow(/DB_DRIVER 'data-api' needs DB_URI/);
     expect(() => pick({ EDGE_DB_NAME: "x", EDGE_DB_DRIVER: "data-api" } as Settings, "EDGE")).toThrow(/EDGE_DB_DRIVER 'data-api' needs EDGE_DB_URI/);

@@ -35,7 +35,10 @@ function cloneSettings<T>(value: T): T {
   return value;
 }
 
-export function testApi(settings: Settings, options?: HandlerOptions): TestApi {
+export function testApi(given: Settings, options?: HandlerOptions): TestApi {
+  // Eve's settings name their MongoDB database (the reference settings' DB_NAME), which selects
+  // the mongodb driver; the suite runs where EVEREST_TEST_DB says, the embedded store by default.
+  const settings: Settings = { DB_URI: "memory", ...given };
   // ── npm run test:runtimes: EVEREST_TEST_RUNTIME serves the API on node, deno, bun or
   // workers in a server process and speaks HTTP to it (runtime.ts). ──
   const runtime = process.env.EVEREST_TEST_RUNTIME;

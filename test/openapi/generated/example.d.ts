@@ -642,20 +642,11 @@ export interface operations {
     list_people: {
         parameters: {
             query?: {
-                /**
-                 * @description a filter, as a MongoDB query in JSON ({"field": "value"}, operators such as $gt, $in) or in Python syntax (field == "value" and other > 1); filterable: any field
-                 * @example {"firstname":"value"}
-                 */
+                /** @description a filter, as a MongoDB query in JSON ({"field": "value"}, operators such as $gt, $in) or in Python syntax (field == "value" and other > 1); filterable: any field; e.g. {"firstname":"value"} */
                 where?: string;
-                /**
-                 * @description the order: "-field,other" or [("field", -1)]
-                 * @example -_updated
-                 */
+                /** @description the order: "-field,other" or [("field", -1)]; e.g. -_updated */
                 sort?: string;
-                /**
-                 * @description fields to include (1) or leave out (0), as JSON; fields: firstname, lastname, role, location, born
-                 * @example {"firstname":1}
-                 */
+                /** @description fields to include (1) or leave out (0), as JSON; fields: firstname, lastname, role, location, born; e.g. {"firstname":1} */
                 projection?: string;
                 /** @description the page to serve, from 1 */
                 page?: number;
@@ -743,10 +734,7 @@ export interface operations {
     get_people: {
         parameters: {
             query?: {
-                /**
-                 * @description fields to include (1) or leave out (0), as JSON; fields: firstname, lastname, role, location, born
-                 * @example {"firstname":1}
-                 */
+                /** @description fields to include (1) or leave out (0), as JSON; fields: firstname, lastname, role, location, born; e.g. {"firstname":1} */
                 projection?: string;
                 /** @description indents the JSON answer */
                 pretty?: boolean;
@@ -914,25 +902,13 @@ export interface operations {
     list_works: {
         parameters: {
             query?: {
-                /**
-                 * @description a filter, as a MongoDB query in JSON ({"field": "value"}, operators such as $gt, $in) or in Python syntax (field == "value" and other > 1); filterable: any field
-                 * @example {"title":"value"}
-                 */
+                /** @description a filter, as a MongoDB query in JSON ({"field": "value"}, operators such as $gt, $in) or in Python syntax (field == "value" and other > 1); filterable: any field; e.g. {"title":"value"} */
                 where?: string;
-                /**
-                 * @description the order: "-field,other" or [("field", -1)]
-                 * @example -_updated
-                 */
+                /** @description the order: "-field,other" or [("field", -1)]; e.g. -_updated */
                 sort?: string;
-                /**
-                 * @description fields to include (1) or leave out (0), as JSON; fields: title, description, owner
-                 * @example {"title":1}
-                 */
+                /** @description fields to include (1) or leave out (0), as JSON; fields: title, description, owner; e.g. {"title":1} */
                 projection?: string;
-                /**
-                 * @description referenced documents to embed, as JSON; embeddable: owner
-                 * @example {"owner":1}
-                 */
+                /** @description referenced documents to embed, as JSON; embeddable: owner; e.g. {"owner":1} */
                 embedded?: string;
                 /** @description the page to serve, from 1 */
                 page?: number;
@@ -1020,15 +996,9 @@ export interface operations {
     get_works: {
         parameters: {
             query?: {
-                /**
-                 * @description fields to include (1) or leave out (0), as JSON; fields: title, description, owner
-                 * @example {"title":1}
-                 */
+                /** @description fields to include (1) or leave out (0), as JSON; fields: title, description, owner; e.g. {"title":1} */
                 projection?: string;
-                /**
-                 * @description referenced documents to embed, as JSON; embeddable: owner
-                 * @example {"owner":1}
-                 */
+                /** @description referenced documents to embed, as JSON; embeddable: owner; e.g. {"owner":1} */
                 embedded?: string;
                 /** @description indents the JSON answer */
                 pretty?: boolean;
@@ -1196,20 +1166,11 @@ export interface operations {
     list_notes: {
         parameters: {
             query?: {
-                /**
-                 * @description a filter, as a MongoDB query in JSON ({"field": "value"}, operators such as $gt, $in) or in Python syntax (field == "value" and other > 1); filterable: any field
-                 * @example {"title":"value"}
-                 */
+                /** @description a filter, as a MongoDB query in JSON ({"field": "value"}, operators such as $gt, $in) or in Python syntax (field == "value" and other > 1); filterable: any field; e.g. {"title":"value"} */
                 where?: string;
-                /**
-                 * @description the order: "-field,other" or [("field", -1)]
-                 * @example -_updated
-                 */
+                /** @description the order: "-field,other" or [("field", -1)]; e.g. -_updated */
                 sort?: string;
-                /**
-                 * @description fields to include (1) or leave out (0), as JSON; fields: title, body
-                 * @example {"title":1}
-                 */
+                /** @description fields to include (1) or leave out (0), as JSON; fields: title, body; e.g. {"title":1} */
                 projection?: string;
                 /** @description the page to serve, from 1 */
                 page?: number;
@@ -1299,10 +1260,7 @@ export interface operations {
     get_notes: {
         parameters: {
             query?: {
-                /**
-                 * @description fields to include (1) or leave out (0), as JSON; fields: title, body
-                 * @example {"title":1}
-                 */
+                /** @description fields to include (1) or leave out (0), as JSON; fields: title, body; e.g. {"title":1} */
                 projection?: string;
                 /** @description a version number, or all (every version) or diffs (the changes of each) */
                 version?: string;
@@ -1474,20 +1432,11 @@ export interface operations {
     list_images: {
         parameters: {
             query?: {
-                /**
-                 * @description a filter, as a MongoDB query in JSON ({"field": "value"}, operators such as $gt, $in) or in Python syntax (field == "value" and other > 1); filterable: any field
-                 * @example {"name":"value"}
-                 */
+                /** @description a filter, as a MongoDB query in JSON ({"field": "value"}, operators such as $gt, $in) or in Python syntax (field == "value" and other > 1); filterable: any field; e.g. {"name":"value"} */
                 where?: string;
-                /**
-                 * @description the order: "-field,other" or [("field", -1)]
-                 * @example -_updated
-                 */
+                /** @description the order: "-field,other" or [("field", -1)]; e.g. -_updated */
                 sort?: string;
-                /**
-                 * @description fields to include (1) or leave out (0), as JSON; fields: name, pic
-                 * @example {"name":1}
-                 */
+                /** @description fields to include (1) or leave out (0), as JSON; fields: name, pic; e.g. {"name":1} */
                 projection?: string;
                 /** @description the page to serve, from 1 */
                 page?: number;
@@ -1576,10 +1525,7 @@ export interface operations {
     get_images: {
         parameters: {
             query?: {
-                /**
-                 * @description fields to include (1) or leave out (0), as JSON; fields: name, pic
-                 * @example {"name":1}
-                 */
+                /** @description fields to include (1) or leave out (0), as JSON; fields: name, pic; e.g. {"name":1} */
                 projection?: string;
                 /** @description indents the JSON answer */
                 pretty?: boolean;

@@ -1,0 +1,93 @@
+// The `everest serve` command line: which store it serves from (database settings as an Eve
+// settings.py has them select MongoDB), the warning when the store is not durable, start-up
+// errors for a driver that cannot load, and settings files that cannot be read.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { loadSettingsFile } from "../adapters/settings-file.ts";
+import { READY_LINE } from "../scripts/serve-command.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "everest-cli-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function file(name: string, text: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, text);
+  return path;
+}
+
+interface Run {
+  output: string;
+  /** The exit code, or null when it was serving (and was stopped after one GET /). */
+  code: number | null;
+  home?: number;
+}
+
+/** Runs `everest serve <settings> --port 0 …` until it serves (then GET / and stop) or exits. */
+function serve(settings: string, ...args: string[]): Promise<Run> {
+  const child = spawn(process.execPath, ["--import", "tsx", "adapters/cli.ts", "serve", settings, "--port", "0", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  let home: number | undefined;
+  return new Promise((resolve, reject) => {
+    const read = (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = READY_LINE.exec(output)?.[1];
+      if (!url) return;
+      child.stdout.off("data", read);
+      fetch(url + "/")
+        .then((response) => {
+          home = response.status;
+          child.kill("SIGTERM");
+        })
+        .catch(reject);
+    };
+    child.stdout.on("data", read);
+    child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+    child.once("exit", (code) => resolve(home === undefined ? { output, code } : { output, code: null, home }));
+  });
+}
+
+describe("everest serve", () => {
+  it("says it serves from the embedded in-memory store and warns that it is not durable", async () => {
+    const run = await serve(file("plain.json", '{"DOMAIN": {"people": {}}}'));
+    expect(run.home).toBe(200);
+    expect(run.output).toMatch(/^everest serving .*plain\.json at http:\/\/127\.0\.0\.1:\d+\/ from the embedded in-memory store$/m);
+    expect(run.output).toMatch(/^WARNING the data is not durable/m);
+  });
+
+  it("serves an Eve settings file's MONGO_HOST/MONGO_PORT/MONGO_DBNAME from MongoDB, not from memory", async () => {
+    const run = await serve(file("eve.json", '{"MONGO_HOST": "127.0.0.1", "MONGO_PORT": 1, "MONGO_DBNAME": "legacy", "MONGO1_DBNAME": "other", "DOMAIN": {"people": {}}}'));
+    expect(run.output).toMatch(/ from MongoDB at 127\.0\.0\.1:1, database legacy$/m);
+    expect(run.output).not.toMatch(/not durable/);
+  });
+
+  it("--db wins over the settings' database", async () => {
+    const run = await serve(file("eve2.json", '{"MONGO_HOST": "127.0.0.1", "DOMAIN": {"people": {}}}'), "--db", `file:${join(dir, "data.journal")}`);
+    expect(run.home).toBe(200);
+    expect(run.output).toMatch(/ from the embedded store with its journal at .*data\.journal$/m);
+  });
+
+  it("stops at start-up, naming the driver and the fix, when the driver cannot load here", async () => {
+    const sqlite = Number(process.versions.node.split(".")[0]) < 22;
+    const run = await serve(file("s.json", '{"DOMAIN": {"people": {}}}'), "--db", sqlite ? `sqlite:${join(dir, "x.db")}` : "unknown:x");
+    expect(run.code).toBe(1);
+    expect(run.output).toMatch(sqlite ? /the sqlite driver needs node:sqlite, in Node 22\.5 or later/ : /unsupported database URI scheme 'unknown:'/);
+    expect(run.output).not.toMatch(/everest serving/);
+  });
+});
+
+describe("settings files that cannot be used", () => {
+  it("JSON with a syntax error: the file, line and column", async () => {
+    const path = file("broken.json", '{\n  "DOMAIN": {\n    "people": {},\n  }\n}\n');
+    await expect(loadSettingsFile(path)).rejects.toThrow(`${path}:4:3: not valid JSON (PropertyNameExpected)`);
+  });
+
+  it("a module with named exports only: what to export", async () => {
+    const path = file("named.mjs", "export const settings = { DOMAIN: {} };\n");
+    await expect(loadSettingsFile(path)).rejects.toThrow("a settings module must default-export the settings object (it exports 'settings'; e.g. `export default settings;`)");
+  });
+});
