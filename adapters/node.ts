@@ -325,6 +325,14 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
  */
 export const MAX_HEADER_SIZE = 64 * 1024;
 
+/** Werkzeug's descriptions, as `_error.message`, with those only the parser's refusals need. */
+const MESSAGES: Record<number, string> = {
+  ...STATUS_MESSAGES,
+  408: "The server closed the network connection because the browser didn't finish the request within the specified time.",
+  414: "The length of the requested URL exceeds the capacity limit for this server. The request cannot be processed.",
+  431: "One or more header fields exceeds the maximum size.",
+};
+
 /** Methods the API can answer, for the Allow header of a method node's parser refuses. */
 const KNOWN_METHODS = "DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT";
 
@@ -353,7 +361,7 @@ export function parserRefusal(error: NodeJS.ErrnoException & { rawPacket?: Buffe
 function refuse(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void {
   if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
   const { status, headers } = parserRefusal(error);
-  const body = toJson({ _status: "ERR", _error: { code: status, message: STATUS_MESSAGES[status] } });
+  const body = toJson({ _status: "ERR", _error: { code: status, message: MESSAGES[status] } });
   const lines = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, "Content-Type: application/json", `Content-Length: ${Buffer.byteLength(body)}`, "Connection: close"];
   for (const [key, value] of Object.entries(headers)) lines.push(`${key}: ${value}`);
   socket.end(`${lines.join("\r\n")}\r\n\r\n${body}`);

