@@ -3,7 +3,7 @@
 // with its own server. It runs on Node, Deno and Bun alike (node:util, node:fs and the Node
 // FileAccess all exist there), and prints `everest serving <file> at <url>/` once it listens.
 import { parseArgs } from "node:util";
-import { databaseSettings } from "../src/drivers/pool.ts";
+import { databaseSettings } from "../src/data/pool.ts";
 import { describeStore } from "../src/drivers/registry.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { NodeFileAccess } from "./node-files.ts";

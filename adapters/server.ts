@@ -1,6 +1,7 @@
 // What the server adapters (node:http, Deno.serve, Bun.serve) share: their options, what they
 // return, and the answer when the adapter itself fails. Web-standard only, so a Deno or Bun
 // program that imports its adapter loads nothing from node:.
+import { internalErrorResponse } from "../src/errors.ts";
 
 export type FetchHandler = (request: Request, env?: unknown, ctx?: unknown) => Promise<Response>;
 
@@ -27,12 +28,10 @@ export const DEFAULT_PORT = 5000;
 export const DEFAULT_HOST = "127.0.0.1";
 
 // The handler answers every error itself; this is for failures around it (a broken socket,
-// a body stream that throws), and says no more than Eve's own 500 does.
-const FAILURE_BODY = '{"_status": "ERR", "_error": {"code": 500, "message": "Internal Server Error"}}';
-
+// a body stream that throws).
 export function adapterFailure(error: unknown): Response {
   console.error("ERROR adapter failure", error);
-  return new Response(FAILURE_BODY, { status: 500, headers: { "content-type": "application/json" } });
+  return internalErrorResponse();
 }
 
 export function serverUrl(host: string, port: number): string {

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { ObjectId } from "bson";
 import { createHandler } from "../src/handler.ts";
 import { MemoryDriver } from "../src/drivers/memory/index.ts";
-import { databaseSettings } from "../src/drivers/pool.ts";
+import { databaseSettings } from "../src/data/pool.ts";
 import type { Doc, Filter, Target } from "../src/drivers/types.ts";
 import { person, settings } from "./lib/people.ts";
 import { peakRss, pinning, resetPeak, ROOT } from "./lib/proc.ts";

@@ -3,30 +3,31 @@
 // here; it all lives in the RequestContext.
 import { RequestContext, type Endpoint } from "./context.ts";
 import { DataLayer } from "./data/layer.ts";
-import { DriverPool } from "./drivers/pool.ts";
+import { DriverPool } from "./data/pool.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
-import { HttpError } from "./errors.ts";
+import { HttpError, internalErrorResponse } from "./errors.ts";
 import { Hooks, type HookCallback } from "./events/hooks.ts";
-import { mediaFeature, readMultipart, serveMedia } from "./features/media.ts";
+import { mediaFeature } from "./features/media.ts";
+import { serveMedia } from "./endpoints/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
 import { InternalApi } from "./features/internal.ts";
-import { schemaEndpoint } from "./features/schema-endpoint.ts";
+import { schemaEndpoint } from "./endpoints/schema.ts";
 import { oplogFeatures } from "./features/oplog.ts";
 import { versioningFeature } from "./features/versioning.ts";
 import { consoleLogger, type Logger } from "./logging.ts";
 import { AccessControl } from "./auth/access.ts";
 import { MemoryRateLimitStore, type RateLimitStore } from "./ratelimit/index.ts";
-import type { Reply } from "./methods/common.ts";
-import { itemLookup, pathConditions } from "./methods/common.ts";
+import type { Reply } from "./render/reply.ts";
+import { itemLookup, pathConditions } from "./routing/lookup.ts";
 import { deleteCollection, deleteItem } from "./methods/delete.ts";
 import { getCollection, getItem } from "./methods/get.ts";
-import { home } from "./methods/home.ts";
+import { home } from "./endpoints/home.ts";
 import { patchItem } from "./methods/patch.ts";
 import { postCollection } from "./methods/post.ts";
 import { putItem } from "./methods/put.ts";
 import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
 import { isValidJsonpCallback } from "./render/jsonp.ts";
-import { compileOffers, errorReply, renderReply } from "./render/respond.ts";
+import { compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
 import { ASSET_GROUP, compileRouter, type CompiledRouter } from "./routing/router.ts";
 import { explorerResponse, packageFiles, type ExplorerFiles } from "./openapi/explorer.ts";
 import type { OpenApiDocument } from "./openapi/document.ts";
@@ -35,6 +36,7 @@ import type { Settings } from "./settings/types.ts";
 import { validateSettings } from "./settings/validate.ts";
 import { compileValidator, type ValidationEngine, type ValidatorExtensions } from "./validation/index.ts";
 import type { ResourceValidator } from "./validation/types.ts";
+import type { Services } from "./services.ts";
 
 export interface HandlerOptions {
   /** `{event: callback | callback[]}`, Eve's event names. More can be added with `app.on`. */
@@ -54,12 +56,12 @@ export interface HandlerOptions {
   rateLimitStore?: RateLimitStore;
 }
 
-type MethodHandler = (ctx: RequestContext, lookup: Filter) => Promise<Reply>;
+type MethodHandler = (services: Services, ctx: RequestContext, lookup: Filter) => Promise<Reply>;
 
 const COLLECTION_METHODS: Record<string, MethodHandler> = {
   GET: getCollection,
   HEAD: getCollection,
-  POST: (ctx) => postCollection(ctx),
+  POST: (services, ctx) => postCollection(services, ctx),
   DELETE: deleteCollection,
 };
 
@@ -80,13 +82,12 @@ export class App {
   readonly data: DataLayer;
   readonly features: FeaturePipeline;
   readonly validators = new Map<string, ResourceValidator>();
-  readonly offers: ReturnType<typeof compileOffers>;
   readonly logger: Logger;
   readonly access: AccessControl;
   /** Server-side access to every resource, internal ones included (docs/internal.md). */
-  readonly internal = new InternalApi(this);
-  /** Parses multipart/form-data payloads; set by the media feature. */
-  multipart?: (ctx: RequestContext) => Promise<unknown>;
+  readonly internal: InternalApi;
+  private readonly services: Services;
+  private readonly rendering: Rendering;
   private readonly pool: DriverPool;
   private readonly router: CompiledRouter;
   private readonly cors: CorsPolicy | null;
@@ -104,15 +105,21 @@ export class App {
     this.logger = options.logger ?? consoleLogger(this.config.LOG_LEVEL);
     this.pool = new DriverPool(this.config, options.services, options.driver);
     this.data = new DataLayer(this.config, this.pool);
+    this.access = new AccessControl(this.config, options.rateLimitStore ?? new MemoryRateLimitStore());
     // Media before versioning: deleting a document's files needs its versions still stored.
-    this.features = new FeaturePipeline([mediaFeature(this.config), versioningFeature(this.config), ...oplogFeatures(this.config), ...(options.features ?? [])]);
-    this.multipart = readMultipart;
-    this.offers = compileOffers(this.config);
+    this.features = new FeaturePipeline([
+      mediaFeature(this.config, this.data),
+      versioningFeature(this.config, this.data),
+      ...oplogFeatures(this.config, this.data, this.hooks, this.access),
+      ...(options.features ?? []),
+    ]);
+    this.rendering = compileRendering(this.config);
     this.router = compileRouter(this.config);
     this.cors = compileCors(this.config);
     this.explorerFiles = options.services?.explorerFiles ?? packageFiles;
     this.hooks.register(options.hooks);
-    this.access = new AccessControl(this.config, options.rateLimitStore ?? new MemoryRateLimitStore());
+    this.services = { config: this.config, data: this.data, hooks: this.hooks, features: this.features, validators: this.validators, access: this.access };
+    this.internal = new InternalApi(this.services);
   }
 
   /** Subscribes a callback to an event (`on_insert`, `on_fetched_item_people`, …). */
@@ -173,7 +180,7 @@ export class App {
   }
 
   readonly fetch = async (request: Request, env?: unknown, executionCtx?: unknown): Promise<Response> => {
-    const ctx = new RequestContext(this, request, env, executionCtx);
+    const ctx = new RequestContext(request, this.config.MAX_BODY_SIZE, env, executionCtx);
     try {
       return await this.handle(ctx);
     } catch (error) {
@@ -210,16 +217,16 @@ export class App {
 
     const reply = await this.dispatch(ctx);
     if (LOGGED_WRITES.has(ctx.method)) this.logger.info(`${ctx.method} ${ctx.resource?.name ?? ctx.url.pathname}: ${reply.status}`, ctx);
-    const response = renderReply(ctx, reply);
+    const response = renderReply(this.rendering, ctx, reply);
     if (!this.hooks.empty) await this.emitPost(ctx, response);
     return response;
   }
 
   private async dispatch(ctx: RequestContext): Promise<Reply> {
     const { kind, resource } = ctx.endpoint;
-    if (kind === "home") return home(ctx);
-    if (kind === "schema") return schemaEndpoint(ctx);
-    if (kind === "media") return serveMedia(ctx);
+    if (kind === "home") return home(this.services, ctx);
+    if (kind === "schema") return schemaEndpoint(this.services, ctx);
+    if (kind === "media") return serveMedia(this.services, ctx);
     if (kind === "openapi") return { status: 200, body: await this.openApiDocument() };
     if (kind === "docs") {
       const raw = await explorerResponse(this.config, ctx.params[ASSET_GROUP], this.explorerFiles);
@@ -229,9 +236,9 @@ export class App {
     const table = kind === "collection" ? COLLECTION_METHODS : kind === "item" ? ITEM_METHODS : undefined;
     const handler = table?.[ctx.method];
     if (!resource || !handler) throw new HttpError(404);
-    const lookup = kind === "item" ? itemLookup(ctx) : pathConditions(ctx, resource);
+    const lookup = kind === "item" ? itemLookup(ctx, this.config) : pathConditions(ctx, resource, this.config);
     if (!this.hooks.empty) await this.emitPre(ctx, resource, lookup);
-    return handler(ctx, lookup);
+    return handler(this.services, ctx, lookup);
   }
 
   /** on_pre_<METHOD>[_<resource>]; callbacks may add conditions to `lookup`. */
@@ -270,13 +277,10 @@ export class App {
       httpError = new HttpError(500);
     }
     try {
-      return renderReply(ctx, errorReply(ctx, httpError));
+      return renderReply(this.rendering, ctx, errorReply(this.config, httpError));
     } catch (renderError) {
       this.logger.error("error while rendering an error", ctx, renderError);
-      return new Response(JSON.stringify({ _status: "ERR", _error: { code: 500, message: "Internal Server Error" } }), {
-        status: 500,
-        headers: { "Content-Type": "application/json" },
-      });
+      return internalErrorResponse();
     }
   }
 }

@@ -1,6 +1,6 @@
 // Per-request state. Everything that varies between two concurrent requests lives here, never
-// on the App, so one handler serves any number of requests at once on every runtime.
-import type { App } from "./app.ts";
+// on the App, so one handler serves any number of requests at once on every runtime; what is
+// the same for every request (settings, data, hooks) is passed to the code that uses it.
 import type { Resource } from "./settings/normalize.ts";
 
 export type EndpointKind = "home" | "collection" | "item" | "media" | "schema" | "openapi" | "docs";
@@ -13,7 +13,6 @@ export interface Endpoint {
 }
 
 export class RequestContext {
-  readonly app: App;
   readonly request: Request;
   readonly url: URL;
   /** The method to execute: the request's, or X-HTTP-Method-Override's on a POST. */
@@ -22,6 +21,8 @@ export class RequestContext {
   endpoint: Endpoint = { kind: "home" };
   /** Path values: the item lookup value and sub-resource segments. */
   params: Record<string, string> = {};
+  /** Bytes of body this request may send (MAX_BODY_SIZE). */
+  readonly maxBodySize: number;
   /** The raw body, once read (auth checks such as HMAC need it before the method does). */
   bodyText?: string;
   /** A call from server code (`app.internal`): no If-Match is required of it. */
@@ -40,8 +41,8 @@ export class RequestContext {
   readonly executionCtx: unknown;
   readonly clientIp: string | null;
 
-  constructor(app: App, request: Request, env?: unknown, executionCtx?: unknown) {
-    this.app = app;
+  constructor(request: Request, maxBodySize: number, env?: unknown, executionCtx?: unknown) {
+    this.maxBodySize = maxBodySize;
     this.request = request;
     this.url = new URL(request.url);
     this.args = this.url.searchParams;

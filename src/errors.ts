@@ -46,3 +46,14 @@ export function abort(status: number, message?: string, options?: { headers?: Re
 export function badRequest(detail?: string): HttpError {
   return new HttpError(400, undefined, { cause: detail });
 }
+
+/**
+ * Eve's 500 as a finished response, for failures the renderer cannot answer (an error while
+ * rendering an error, a broken socket around the handler): it says no more than Eve's own does.
+ */
+export function internalErrorResponse(): Response {
+  return new Response('{"_status": "ERR", "_error": {"code": 500, "message": "Internal Server Error"}}', {
+    status: 500,
+    headers: { "Content-Type": "application/json" },
+  });
+}

@@ -10,7 +10,8 @@ export type { Driver, Doc, Filter, Sort, Projection, Target, FindQuery, Update, 
 export { DuplicateKeyError, DatabaseUnavailableError, InvalidQueryError } from "./drivers/types.ts";
 export type { DocumentFeature } from "./features/pipeline.ts";
 export { createLogger, consoleLogger, type Logger, type LogRecord } from "./logging.ts";
-export { Auth, BasicAuth, TokenAuth, HMACAuth, timingSafeEqual, hmacSha256Hex, type BasicAccount, type TokenAccount, type HmacAccount } from "./auth/auth.ts";
+export { Auth, BasicAuth, TokenAuth, HMACAuth, hmacSha256Hex, type BasicAccount, type TokenAccount, type HmacAccount } from "./auth/auth.ts";
+export { timingSafeEqual } from "./util/compare.ts";
 export { MemoryRateLimitStore, type RateLimitStore, type RateLimitWindow } from "./ratelimit/index.ts";
 export { compileValidator, toJsonSchema, type ValidatorExtensions, type CustomRule, type CustomRuleDefinition, type FieldValidator, type RuleContext, type ValidationEngine } from "./validation/index.ts";
 export { openApiDocument, buildOpenApi, type OpenApiDocument, type OpenApiOptions } from "./openapi/index.ts";

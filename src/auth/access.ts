@@ -103,18 +103,18 @@ export class AccessControl {
    */
   async admit(ctx: RequestContext): Promise<void> {
     // No auth class anywhere: every request is public, only the rate limit applies.
-    if (!this.anyAuth) return enforceRateLimit(ctx, this.rateLimits, `ip:${ctx.clientIp ?? "unknown"}`);
+    if (!this.anyAuth) return enforceRateLimit(this.config, ctx, this.rateLimits, `ip:${ctx.clientIp ?? "unknown"}`);
     const { auth, publicMethods, roles, resource } = this.requirement(ctx);
     const client = (user: string | null) => (user !== null ? `user:${user}` : `ip:${ctx.clientIp ?? "unknown"}`);
     if (!auth || isPublic(publicMethods, ctx.method)) {
-      await enforceRateLimit(ctx, this.rateLimits, client(null));
+      await enforceRateLimit(this.config, ctx, this.rateLimits, client(null));
       return;
     }
     if (!(await auth.authorized(ctx, roles, resource, ctx.method))) {
-      await enforceRateLimit(ctx, this.rateLimits, client(null));
+      await enforceRateLimit(this.config, ctx, this.rateLimits, client(null));
       auth.authenticate(ctx);
     }
-    await enforceRateLimit(ctx, this.rateLimits, client(ctx.user));
+    await enforceRateLimit(this.config, ctx, this.rateLimits, client(ctx.user));
   }
 
   /** Whether the caller may read a resource: the home page and the schema endpoint list only those. */

@@ -3,7 +3,8 @@
 // db prefix go on the RequestContext that each check receives as its last argument.
 import type { RequestContext } from "../context.ts";
 import { HttpError } from "../errors.ts";
-import { readBodyText } from "../methods/common.ts";
+import { readBodyText } from "../request/payload.ts";
+import { timingSafeEqual } from "../util/compare.ts";
 
 /** The message of Eve's 401, which clients match on. */
 export const CREDENTIALS_MESSAGE = "Please provide proper credentials";
@@ -11,19 +12,6 @@ export const CREDENTIALS_MESSAGE = "Please provide proper credentials";
 const REALM = 'Basic realm="everest"';
 
 const encoder = new TextEncoder();
-
-/**
- * Equality whose running time depends on the lengths only, never on where the strings differ,
- * so a caller cannot find a secret one character at a time by timing the answers.
- */
-export function timingSafeEqual(a: string, b: string): boolean {
-  const x = encoder.encode(a);
-  const y = encoder.encode(b);
-  const length = Math.max(x.length, y.length);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < length; i++) diff |= (x[i] ?? 0) ^ (y[i] ?? 0);
-  return diff === 0;
-}
 
 /** HMAC-SHA256 of `data` under `secret`, lower-case hex: what HMACAuth expects clients to send. */
 export async function hmacSha256Hex(secret: string, data: string | Uint8Array): Promise<string> {

@@ -5,7 +5,7 @@
 import type { RequestContext } from "../context.ts";
 import type { Doc, Driver, Filter, FindQuery, IndexSpec, MediaStore, Projection, Sort, Target, Update } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import type { DriverPool } from "../drivers/pool.ts";
+import type { DriverPool } from "./pool.ts";
 import { authFieldFilter } from "../auth/access.ts";
 
 export interface FindOptions {

@@ -107,11 +107,20 @@ export class DatabaseUnavailableError extends Error {
   }
 }
 
+/** The settings drivers read (Eve's names); each driver takes those it knows. */
+export interface DriverSettings {
+  /** Client options: MongoClient's (Eve's MONGO_OPTIONS), the Data API's `timeoutMS`. */
+  DB_OPTIONS?: Record<string, unknown> | null;
+  DB_WRITE_CONCERN?: Record<string, unknown> | null;
+  DATA_API_KEY?: string | null;
+  DATA_API_SOURCE?: string | null;
+}
+
 /** How a driver is built from a URI; registered per scheme and loaded lazily. */
 export interface DriverOptions {
   uri: string;
   databaseName: string;
-  settings: Record<string, unknown>;
+  settings: DriverSettings;
   /** Runtime services the adapter injects (file access for the journal, fetch, …). */
   services?: RuntimeServices;
 }

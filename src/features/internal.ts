@@ -5,11 +5,11 @@
 // request hooks, and with unconditional writes unless an ETag is given. It answers what an HTTP
 // client would receive, unrendered: `{status, body, etag}`, errors included.
 import { ObjectId } from "bson";
-import type { App } from "../app.ts";
 import { RequestContext, type EndpointKind } from "../context.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
-import { convertPathValue, type Reply } from "../methods/common.ts";
+import type { Reply } from "../render/reply.ts";
+import { convertPathValue } from "../routing/lookup.ts";
 import { deleteCollection, deleteItem } from "../methods/delete.ts";
 import { getCollection, getItem } from "../methods/get.ts";
 import { patchItem } from "../methods/patch.ts";
@@ -17,6 +17,8 @@ import { postCollection } from "../methods/post.ts";
 import { putItem } from "../methods/put.ts";
 import { errorReply } from "../render/respond.ts";
 import type { Resource } from "../settings/normalize.ts";
+import type { Services } from "../services.ts";
+import { fillUrl } from "../settings/urls.ts";
 
 export interface InternalReply {
   status: number;
@@ -38,14 +40,14 @@ export interface InternalOptions {
 /** Query parameters of a read (`where`, `sort`, `max_results`, `projection`, `embedded`, …). */
 export type InternalArgs = Record<string, string | number | Record<string, unknown>>;
 
-type Method = (ctx: RequestContext, lookup: Filter) => Promise<Reply>;
+type Method = (services: Services, ctx: RequestContext, lookup: Filter) => Promise<Reply>;
 
 function idString(value: unknown): string {
   return value instanceof ObjectId ? value.toHexString() : String(value);
 }
 
 export class InternalApi {
-  constructor(private readonly app: App) {}
+  constructor(private readonly services: Services) {}
 
   /** A page of the collection (Eve's `get_internal`): `lookup` ANDed with `args.where`. */
   get(resource: string, lookup: Filter = {}, args: InternalArgs = {}, options: Pick<InternalOptions, "on"> = {}): Promise<InternalReply> {
@@ -58,7 +60,7 @@ export class InternalApi {
 
   /** One document or a list, validated and stamped as a POST. */
   post(resource: string, payload: Doc | Doc[], options: Pick<InternalOptions, "on"> = {}): Promise<InternalReply> {
-    return this.call("POST", "collection", resource, {}, (ctx) => postCollection(ctx), { payload, ...options });
+    return this.call("POST", "collection", resource, {}, (services, ctx) => postCollection(services, ctx), { payload, ...options });
   }
 
   patch(resource: string, lookup: Filter, updates: Doc, options: InternalOptions = {}): Promise<InternalReply> {
@@ -87,16 +89,16 @@ export class InternalApi {
     run: Method,
     options: InternalOptions & { args?: InternalArgs; payload?: unknown },
   ): Promise<InternalReply> {
-    const resource = this.app.config.DOMAIN[name];
+    const resource = this.services.config.DOMAIN[name];
     if (!resource) throw new Error(`unknown resource '${name}'`);
     const lookup = this.typed(resource, rawLookup);
     const ctx = this.context(method, kind, resource, lookup, options);
     let reply: Reply;
     try {
-      reply = await run(ctx, lookup);
+      reply = await run(this.services, ctx, lookup);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
-      reply = errorReply(ctx, error);
+      reply = errorReply(this.services.config, error);
     }
     return { status: reply.status, body: reply.body, ...(reply.etag !== undefined ? { etag: reply.etag } : {}) };
   }
@@ -105,17 +107,15 @@ export class InternalApi {
   private typed(resource: Resource, lookup: Filter): Filter {
     const out: Filter = {};
     for (const [field, value] of Object.entries(lookup)) {
-      out[field] = typeof value === "string" && !field.startsWith("$") ? convertPathValue(resource, field, value, this.app.config) : value;
+      out[field] = typeof value === "string" && !field.startsWith("$") ? convertPathValue(resource, field, value, this.services.config) : value;
     }
     return out;
   }
 
   /** A request as the route would have made it; links in the answer follow its path. */
   private context(method: string, kind: EndpointKind, resource: Resource, lookup: Filter, options: InternalOptions & { args?: InternalArgs; payload?: unknown }): RequestContext {
-    const config = this.app.config;
-    const segments = resource.url.replace(/<regex\((["']).*?\1\):(\w+)>/g, (_, _quote, field: string) =>
-      lookup[field] !== undefined ? encodeURIComponent(idString(lookup[field])) : field,
-    );
+    const config = this.services.config;
+    const segments = fillUrl(resource.url, ({ name }) => (lookup[name] !== undefined ? encodeURIComponent(idString(lookup[name])) : name));
     const lookupField = resource.item_lookup_field;
     const item = kind === "item" && lookup[lookupField] !== undefined ? idString(lookup[lookupField]) : undefined;
     const url = new URL(`http://internal${config.basePath}/${segments}${item !== undefined ? `/${encodeURIComponent(item)}` : ""}`);
@@ -123,7 +123,7 @@ export class InternalApi {
     const headers: Record<string, string> = options.etag !== undefined ? { "If-Match": `"${options.etag}"` } : {};
 
     const on = options.on;
-    const ctx = new RequestContext(this.app, new Request(url, { method, headers }), { clientIp: on?.clientIp ?? null });
+    const ctx = new RequestContext(new Request(url, { method, headers }), config.MAX_BODY_SIZE, { clientIp: on?.clientIp ?? null });
     ctx.internal = true;
     ctx.endpoint = { kind, resource, lookupField };
     if (item !== undefined) ctx.params = { lookup: item };

@@ -1,20 +1,17 @@
 // Media fields (Eve's media storage). Files arrive with multipart/form-data, go to the driver's
 // MediaStore once the document is valid, and the document keeps their ids (as ObjectIds when
 // the store's ids are ones, as Eve's GridFS store has them). Reads send each file as base64,
-// as a URL to the media endpoint, or as Eve's extended info; the media endpoint serves files
-// whole or by byte range. A file lives as long as a document or one of its versions uses it.
+// as a URL to the media endpoint (src/endpoints/media.ts), or as Eve's extended info. A file
+// lives as long as a document or one of its versions uses it.
 import { ObjectId } from "bson";
 import type { RequestContext } from "../context.ts";
+import type { DataLayer } from "../data/layer.ts";
 import type { Doc, MediaFile, MediaStore } from "../drivers/types.ts";
-import { HttpError } from "../errors.ts";
-import { checkJsonShape, type Reply } from "../methods/common.ts";
-import { isPrototypeKey } from "../query/common.ts";
-import { formatHttpDate, parseHttpDate } from "../render/http-date.ts";
 import { bytesToBase64 } from "../render/plain.ts";
-import { MEDIA_GROUP } from "../routing/router.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DocumentFeature } from "./pipeline.ts";
-import { storedVersions } from "./versioning.ts";
+import { storedVersions } from "./shadow.ts";
+import { isObjectIdHex } from "../util/objectid.ts";
 
 /** EXTENDED_MEDIA_INFO names, as the attributes of Eve's GridFS files are called. */
 const EXTENDED_INFO: Record<string, (file: MediaFile) => unknown> = {
@@ -59,16 +56,19 @@ function filesOf(resource: Resource, documents: Doc[]): Set<string> {
   return ids;
 }
 
-async function deleteFiles(ctx: RequestContext, resource: Resource, ids: Iterable<string>): Promise<void> {
+async function deleteFiles(data: DataLayer, ctx: RequestContext, resource: Resource, ids: Iterable<string>): Promise<void> {
   let media: MediaStore | undefined;
   for (const id of ids) {
-    media ??= await ctx.app.data.media(ctx, resource);
+    media ??= await data.media(ctx, resource);
     await media.delete(id);
   }
 }
 
 class MediaFeature implements DocumentFeature {
-  constructor(config: Config) {
+  constructor(
+    private readonly config: Config,
+    private readonly data: DataLayer,
+  ) {
     const unknown = config.EXTENDED_MEDIA_INFO.filter((name) => !(name in EXTENDED_INFO));
     if (unknown.length) {
       throw new Error(`EXTENDED_MEDIA_INFO: unknown file attribute(s) ${unknown.map((n) => `'${n}'`).join(", ")}; known: ${Object.keys(EXTENDED_INFO).join(", ")}`);
@@ -102,19 +102,19 @@ class MediaFeature implements DocumentFeature {
 
   async afterDeleteMany(ctx: RequestContext, resource: Resource, originals: Doc[]): Promise<void> {
     if (mediaFields(resource).length === 0) return;
-    const versions = await storedVersions(ctx, resource, originals.map((d) => d[ctx.app.config.ID_FIELD]));
-    await deleteFiles(ctx, resource, filesOf(resource, [...originals, ...versions]));
+    const versions = await storedVersions(this.data, this.config, ctx, resource, originals.map((d) => d[this.config.ID_FIELD]));
+    await deleteFiles(this.data, ctx, resource, filesOf(resource, [...originals, ...versions]));
   }
 
   beforeRespond(ctx: RequestContext, resource: Resource, document: Doc): Promise<void> {
-    return resolveMedia(ctx, resource, document);
+    return resolveMedia(this.data, this.config, ctx, resource, document);
   }
 
   /** Uploads in the document → stored files, the document keeping their ids. */
   private async store(ctx: RequestContext, resource: Resource, document: Doc): Promise<void> {
     const fields = mediaFields(resource).filter((field) => field in document);
     if (fields.length === 0) return;
-    const media = await ctx.app.data.media(ctx, resource);
+    const media = await this.data.media(ctx, resource);
     const put = async (value: unknown) => {
       if (!(value instanceof Blob)) return value;
       const id = await media.put(value, {
@@ -122,7 +122,7 @@ class MediaFeature implements DocumentFeature {
         ...(value.type ? { contentType: value.type } : {}),
         resource: resource.name,
       });
-      return /^[0-9a-f]{24}$/.test(id) ? new ObjectId(id) : id;
+      return isObjectIdHex(id) ? new ObjectId(id) : id;
     };
     for (const field of fields) {
       const value = document[field];
@@ -140,12 +140,12 @@ class MediaFeature implements DocumentFeature {
   private async release(ctx: RequestContext, resource: Resource, written: Doc, original: Doc): Promise<void> {
     if (resource.versioning || mediaFields(resource).length === 0) return;
     const kept = filesOf(resource, [written]);
-    await deleteFiles(ctx, resource, [...filesOf(resource, [original])].filter((id) => !kept.has(id)));
+    await deleteFiles(this.data, ctx, resource, [...filesOf(resource, [original])].filter((id) => !kept.has(id)));
   }
 }
 
-export function mediaFeature(config: Config): DocumentFeature {
-  return new MediaFeature(config);
+export function mediaFeature(config: Config, data: DataLayer): DocumentFeature {
+  return new MediaFeature(config, data);
 }
 
 async function readWhole(file: MediaFile): Promise<Uint8Array> {
@@ -163,18 +163,18 @@ function wanted(ctx: RequestContext, resource: Resource, field: string): boolean
 }
 
 /** Eve's `resolve_media_files`: file ids → what the client gets; a missing file → null. */
-export async function resolveMedia(ctx: RequestContext, resource: Resource, document: Doc): Promise<void> {
+export async function resolveMedia(data: DataLayer, config: Config, ctx: RequestContext, resource: Resource, document: Doc): Promise<void> {
   const fields = mediaFields(resource).filter((field) => field in document && wanted(ctx, resource, field));
   if (fields.length === 0) return;
-  const media = await ctx.app.data.media(ctx, resource);
+  const media = await data.media(ctx, resource);
   for (const field of fields) {
     const value = document[field];
     if (!Array.isArray(value)) {
-      document[field] = await present(ctx.app.config, media, value);
+      document[field] = await present(config, media, value);
       continue;
     }
     const resolved: unknown[] = [];
-    for (const item of value) resolved.push(await present(ctx.app.config, media, item));
+    for (const item of value) resolved.push(await present(config, media, item));
     document[field] = resolved;
   }
 }
@@ -190,150 +190,4 @@ async function present(config: Config, media: MediaStore, value: unknown): Promi
   const info: Doc = { file: sent };
   for (const name of config.EXTENDED_MEDIA_INFO) info[name] = EXTENDED_INFO[name]!(file);
   return info;
-}
-
-/** The body as FormData, refused (413) past MAX_BODY_SIZE before it is all read. */
-async function readForm(ctx: RequestContext): Promise<FormData> {
-  const limit = ctx.app.config.MAX_BODY_SIZE;
-  if (Number(ctx.request.headers.get("content-length") ?? NaN) > limit) throw new HttpError(413);
-  let size = 0;
-  let tooLarge = false;
-  const chunks: Uint8Array[] = [];
-  const contentType = ctx.request.headers.get("content-type") ?? "";
-  const source = ctx.bodyText !== undefined ? new Response(ctx.bodyText).body : ctx.request.body;
-  const counted = source?.pipeThrough(
-    new TransformStream<Uint8Array, Uint8Array>({
-      transform(chunk, controller) {
-        size += chunk.byteLength;
-        if (size <= limit) {
-          chunks.push(chunk);
-          controller.enqueue(chunk);
-        } else {
-          tooLarge = true;
-          controller.error(new HttpError(413));
-        }
-      },
-    }),
-  );
-  let form: FormData;
-  try {
-    form = await new Response(counted ?? null, { headers: { "Content-Type": contentType } }).formData();
-  } catch (error) {
-    if (tooLarge) throw new HttpError(413);
-    throw new HttpError(400, "Malformed multipart/form-data", { cause: error });
-  }
-  return [...form.values()].includes("") ? withEmptyFiles(form, chunks, contentType) : form;
-}
-
-/**
- * workerd gives a file part with an empty filename — what a browser sends for a file input left
- * empty — as the string "" (cloudflare/workerd#875); such entries become the empty File every
- * other runtime gives, found by reading the parts' headers.
- */
-async function withEmptyFiles(form: FormData, chunks: Uint8Array[], contentType: string): Promise<FormData> {
-  const boundary = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
-  const parts = (await new Blob(chunks as BlobPart[]).text())
-    .split(`--${boundary?.[1] ?? boundary?.[2]}`)
-    .slice(1, -1)
-    .map((part) => {
-      const disposition = /^content-disposition:(.*)$/im.exec(part.slice(0, part.indexOf("\r\n\r\n")))?.[1] ?? "";
-      return { name: /;\s*name="([^"]*)"/i.exec(disposition)?.[1], file: /;\s*filename\*?=/i.test(disposition) };
-    });
-  const fixed = new FormData();
-  let at = 0;
-  for (const [key, value] of form) {
-    while (at < parts.length && parts[at]!.name !== key) at++;
-    const part = parts[at++];
-    fixed.append(key, value === "" && part?.file ? new File([], "") : value);
-  }
-  return fixed;
-}
-
-/**
- * Eve's multipart `payload()`: form fields (JSON-decoded with MULTIPART_FORM_FIELDS_AS_JSON)
- * merged with the files; a repeated key keeps its first value unless AUTO_COLLAPSE_MULTI_KEYS
- * makes a list of them, and AUTO_CREATE_LISTS turns one value of a list field into a list.
- */
-export async function readMultipart(ctx: RequestContext): Promise<Doc> {
-  const config = ctx.app.config;
-  const form = await readForm(ctx);
-  const fields = new Map<string, unknown[]>();
-  const files = new Map<string, unknown[]>();
-  const add = (into: Map<string, unknown[]>, key: string, value: unknown) => {
-    if (isPrototypeKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
-    into.set(key, [...(into.get(key) ?? []), value]);
-  };
-  for (const [key, value] of form) {
-    if (typeof value === "string") add(fields, key, config.MULTIPART_FORM_FIELDS_AS_JSON ? jsonField(value, config.MAX_JSON_DEPTH) : value);
-    // A file input left empty still sends a part, with no name and no content. Bun gives that
-    // part's File an undefined name rather than "", so a missing name counts as empty too.
-    else if (value.name || value.size > 0) add(files, key, value);
-  }
-  if (fields.size === 0 && files.size === 0) throw new HttpError(400, "No multipart/form-data supplied");
-
-  const document: Doc = {};
-  for (const key of new Set([...fields.keys(), ...files.keys()])) {
-    const values = [...(fields.get(key) ?? []), ...(files.get(key) ?? [])];
-    document[key] = config.AUTO_COLLAPSE_MULTI_KEYS && values.length > 1 ? values : values[0];
-  }
-  if (config.AUTO_CREATE_LISTS) {
-    for (const [field, rules] of Object.entries(ctx.resource?.schema ?? {})) {
-      if (rules?.type === "list" && field in document && !Array.isArray(document[field])) document[field] = [document[field]];
-    }
-  }
-  return document;
-}
-
-/** A JSON-encoded form value; text that is not JSON stays the string it is (Eve quotes it). */
-function jsonField(text: string, maxDepth: number): unknown {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return text;
-  }
-  checkJsonShape(value, maxDepth);
-  return value;
-}
-
-type ByteRange = { start: number; end: number } | "unsatisfiable" | null;
-
-/**
- * A single `bytes=` range (RFC 9110): `a-b`, `a-` or the suffix `-n`, clamped to the file.
- * Anything malformed, several ranges or `a > b` is ignored (null: the whole file).
- */
-export function byteRange(header: string | null, size: number): ByteRange {
-  const match = header ? /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header) : null;
-  if (!match || (match[1] === "" && match[2] === "")) return null;
-  if (match[1] === "") {
-    const suffix = Number(match[2]);
-    return suffix === 0 || size === 0 ? "unsatisfiable" : { start: Math.max(0, size - suffix), end: size - 1 };
-  }
-  const start = Number(match[1]);
-  if (match[2] !== "" && Number(match[2]) < start) return null;
-  if (start >= size) return "unsatisfiable";
-  return { start, end: match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1) };
-}
-
-/** GET/HEAD `/<MEDIA_ENDPOINT>/<id>`: the file streamed, whole (200/304) or a range (206/416). */
-export async function serveMedia(ctx: RequestContext): Promise<Reply> {
-  const id = ctx.params[MEDIA_GROUP];
-  const file = id ? await (await ctx.app.data.media(ctx, null)).get(id) : null;
-  if (!file) throw new HttpError(404);
-  const headers = new Headers({ "Content-Type": file.contentType, "Accept-Ranges": "bytes", "Last-Modified": formatHttpDate(file.uploadDate) });
-  const range = byteRange(ctx.request.headers.get("range"), file.length);
-  if (range === "unsatisfiable") throw new HttpError(416, undefined, { headers: { "Content-Range": `bytes */${file.length}`, "Accept-Ranges": "bytes" } });
-  if (!range) {
-    const since = parseHttpDate(ctx.request.headers.get("if-modified-since"));
-    if (since && Math.floor(file.uploadDate.getTime() / 1000) <= Math.floor(since.getTime() / 1000)) {
-      return { status: 304, body: null, raw: new Response(null, { status: 304, headers }) };
-    }
-  }
-  const status = range ? 206 : 200;
-  const { start, end } = range ?? { start: 0, end: file.length - 1 };
-  headers.set("Content-Length", String(end - start + 1));
-  if (range) headers.set("Content-Range", `bytes ${start}-${end}/${file.length}`);
-  // Stores hand out bytes they own, so no copy is needed to make them a body.
-  const body = ctx.method === "HEAD" || file.length === 0 ? null : ((await file.read(range ?? undefined)) as BodyInit);
-  return { status, body: null, raw: new Response(body, { status, headers }) };
 }

@@ -5,45 +5,30 @@
 // `on_oplog_push(resource, entries)` see the entries before they are stored and may add `extra`.
 // OPLOG_ENDPOINT serves the log as a read-only resource; without it the log is internal.
 import type { RequestContext } from "../context.ts";
+import type { AccessControl } from "../auth/access.ts";
+import type { DataLayer } from "../data/layer.ts";
 import type { Doc } from "../drivers/types.ts";
-import { now } from "../methods/common.ts";
-import type { GlobalConfig } from "../settings/defaults.ts";
+import type { Hooks } from "../events/hooks.ts";
+import { now } from "../util/clock.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import type { ResourceSettings, Schema } from "../settings/types.ts";
+import { fillUrl } from "../settings/urls.ts";
 import type { DocumentFeature } from "./pipeline.ts";
-
-/**
- * The log's resource definition: what DOMAIN says of OPLOG_NAME (its authentication, say), made
- * read-only, with Eve's fixed schema (`extra` only with OPLOG_RETURN_EXTRA_FIELD, the audit
- * fields only with OPLOG_AUDIT).
- */
-export function oplogDefinition(globals: GlobalConfig, own: ResourceSettings = {}): ResourceSettings {
-  const name = globals.OPLOG_NAME;
-  const endpoint = globals.OPLOG_ENDPOINT;
-  const schema: Schema = { r: {}, o: {}, i: {} };
-  if (globals.OPLOG_RETURN_EXTRA_FIELD) schema.extra = {};
-  if (globals.OPLOG_AUDIT) Object.assign(schema, { ip: {}, c: {}, u: {} });
-  return {
-    ...own,
-    datasource: own.datasource ?? { source: name },
-    resource_methods: ["GET"],
-    item_methods: ["GET"],
-    url: endpoint ? (own.url ?? endpoint) : name,
-    internal_resource: !endpoint,
-    schema,
-  };
-}
 
 /** Eve's `URLS` entry of a resource: its url with each regex converter reduced to `<name>`. */
 function prettyUrl(resource: Resource): string {
-  return resource.url.replace(/<regex\((["']).*?\1\):(\w+)>/g, "<$2>");
+  return fillUrl(resource.url, (param) => `<${param.name}>`);
 }
 
 class OplogFeature implements DocumentFeature {
   private readonly methods: Set<string>;
   private readonly changeMethods: Set<string>;
 
-  constructor(private readonly config: Config) {
+  constructor(
+    private readonly config: Config,
+    private readonly data: DataLayer,
+    private readonly hooks: Hooks,
+    private readonly access: AccessControl,
+  ) {
     this.methods = new Set(config.OPLOG_METHODS);
     this.changeMethods = new Set(config.OPLOG_CHANGE_METHODS);
   }
@@ -78,7 +63,7 @@ class OplogFeature implements DocumentFeature {
       const entry: Doc = { r: prettyUrl(resource), o: op, i: document[config.ID_FIELD] ?? id, [config.LAST_UPDATED]: time, [config.DATE_CREATED]: time };
       if (config.OPLOG_AUDIT) {
         entry.ip = ctx.clientIp;
-        entry.u = ctx.app.access.authFor(resource) ? ctx.user : "n/a";
+        entry.u = this.access.authFor(resource) ? ctx.user : "n/a";
         if (this.changeMethods.has(op)) {
           const { [config.ETAG]: _etag, [config.LAST_UPDATED]: _updated, ...changes } = document;
           entry.c = changes;
@@ -88,12 +73,12 @@ class OplogFeature implements DocumentFeature {
       if (log.auth_field && ctx.requestAuthValue != null) entry[log.auth_field] = ctx.requestAuthValue;
       return entry;
     });
-    await ctx.app.hooks.emit("on_oplog_push", resource.name, entries);
-    await ctx.app.data.insert(ctx, log, entries);
+    await this.hooks.emit("on_oplog_push", resource.name, entries);
+    await this.data.insert(ctx, log, entries);
   }
 }
 
 /** The oplog as a document feature; nothing at all when OPLOG is off. */
-export function oplogFeatures(config: Config): DocumentFeature[] {
-  return config.OPLOG ? [new OplogFeature(config)] : [];
+export function oplogFeatures(config: Config, data: DataLayer, hooks: Hooks, access: AccessControl): DocumentFeature[] {
+  return config.OPLOG ? [new OplogFeature(config, data, hooks, access)] : [];
 }

@@ -1,63 +1,66 @@
 // DELETE on items and collections (Eve's eve/methods/delete.py): hard delete, or soft delete
 // (the document kept with `_deleted: true`) when the resource asks for it.
 import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import type { Resource } from "../settings/normalize.ts";
 import { documentEtag } from "../render/etag.ts";
-import { conditionalWriteFailed, loadOriginal, now, requiredEtag, type Reply } from "./common.ts";
+import type { Reply } from "../render/reply.ts";
+import { now } from "../util/clock.ts";
+import { conditionalWriteFailed, loadOriginal, requiredEtag } from "./conditional.ts";
 
 const NO_CONTENT: Reply = { status: 204, body: null };
 
 /** Marks one document deleted, atomically against `etag` when given. */
-async function softDelete(ctx: RequestContext, resource: Resource, original: Doc, etag: string | undefined, where: Filter): Promise<void> {
-  const config = ctx.app.config;
+async function softDelete(services: Services, ctx: RequestContext, resource: Resource, original: Doc, etag: string | undefined, where: Filter): Promise<void> {
+  const config = services.config;
   const marked: Doc = { ...original, [config.DELETED]: true, [config.LAST_UPDATED]: now() };
   // Eve hashes the marked document before features move it on (its version number among them).
   if (config.IF_MATCH) marked[config.ETAG] = await documentEtag(marked, resource.etag_ignore_fields);
-  await ctx.app.features.beforeSoftDelete(ctx, resource, marked, original);
+  await services.features.beforeSoftDelete(ctx, resource, marked, original);
   const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD] };
   if (etag !== undefined) conditional[config.ETAG] = etag;
-  if (!(await ctx.app.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(ctx, where, etag);
-  await ctx.app.features.afterSoftDelete(ctx, resource, marked, original);
+  if (!(await services.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(services.data, ctx, where, etag);
+  await services.features.afterSoftDelete(ctx, resource, marked, original);
 }
 
-export async function deleteItem(ctx: RequestContext, lookup: Filter): Promise<Reply> {
+export async function deleteItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
-  const config = ctx.app.config;
+  const config = services.config;
   const where = lookup;
-  const original = await loadOriginal(ctx, where);
+  const original = await loadOriginal(services.data, ctx, where);
   if (resource.soft_delete && original[config.DELETED] === true) throw new HttpError(404);
-  const etag = requiredEtag(ctx, original);
-  await ctx.app.hooks.emitForResource("on_delete_item", resource.name, original);
+  const etag = requiredEtag(config, ctx, original);
+  await services.hooks.emitForResource("on_delete_item", resource.name, original);
   if (resource.soft_delete) {
-    await softDelete(ctx, resource, original, etag, where);
+    await softDelete(services, ctx, resource, original, etag, where);
   } else {
     const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD] };
     if (etag !== undefined) conditional[config.ETAG] = etag;
-    if (!(await ctx.app.data.remove(ctx, resource, conditional))) await conditionalWriteFailed(ctx, where, etag);
-    await ctx.app.features.afterDelete(ctx, resource, original);
+    if (!(await services.data.remove(ctx, resource, conditional))) await conditionalWriteFailed(services.data, ctx, where, etag);
+    await services.features.afterDelete(ctx, resource, original);
   }
-  await ctx.app.hooks.emitForResource("on_deleted_item", resource.name, original);
+  await services.hooks.emitForResource("on_deleted_item", resource.name, original);
   return NO_CONTENT;
 }
 
-export async function deleteCollection(ctx: RequestContext, lookup: Filter): Promise<Reply> {
+export async function deleteCollection(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
-  const config = ctx.app.config;
-  await ctx.app.hooks.emitForResource("on_delete_resource", resource.name);
+  const config = services.config;
+  await services.hooks.emitForResource("on_delete_resource", resource.name);
   const filter = lookup;
-  const { documents: originals } = await ctx.app.data.find(ctx, resource, { filter, showDeleted: true, count: false });
+  const { documents: originals } = await services.data.find(ctx, resource, { filter, showDeleted: true, count: false });
   if (originals.length === 0) throw new HttpError(404);
-  await ctx.app.hooks.emitForResource("on_delete_resource_originals", resource.name, originals, lookup);
+  await services.hooks.emitForResource("on_delete_resource_originals", resource.name, originals, lookup);
   if (resource.soft_delete) {
     const live = originals.filter((d) => d[config.DELETED] !== true);
     if (live.length === 0) throw new HttpError(404);
-    for (const original of live) await softDelete(ctx, resource, original, undefined, { [config.ID_FIELD]: original[config.ID_FIELD] });
+    for (const original of live) await softDelete(services, ctx, resource, original, undefined, { [config.ID_FIELD]: original[config.ID_FIELD] });
   } else {
-    await ctx.app.data.removeMany(ctx, resource, filter);
-    await ctx.app.features.afterDeleteMany(ctx, resource, originals);
+    await services.data.removeMany(ctx, resource, filter);
+    await services.features.afterDeleteMany(ctx, resource, originals);
   }
-  await ctx.app.hooks.emitForResource("on_deleted_resource", resource.name);
+  await services.hooks.emitForResource("on_deleted_resource", resource.name);
   return NO_CONTENT;
 }

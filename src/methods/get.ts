@@ -1,21 +1,24 @@
 // GET and HEAD on collections and items (Eve's eve/methods/get.py).
 import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { combineFilters } from "../data/layer.ts";
-import { embedDocuments, resolveEmbeddedFields } from "../features/embedding.ts";
-import { homeLink, paginationLinks, resourceLink } from "../features/hateoas.ts";
+import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
+import { homeLink, paginationLinks, resourceLink } from "../render/hateoas.ts";
 import { parseWhere } from "../query/where.ts";
 import { parseSort } from "../query/sort.ts";
 import { resolveProjection } from "../query/projection.ts";
 import { pageMeta, parsePaging, type Paging } from "../query/paging.ts";
 import { etagMatches } from "../render/etag.ts";
 import { parseHttpDate } from "../render/http-date.ts";
-import { isSoftDeleted, softDeletedBody } from "../features/soft-delete.ts";
-import { itemEtag, requestedVersion, storedVersion, versionLinks, versionListing } from "../features/versioning.ts";
-import { getAggregation } from "../features/aggregation.ts";
-import { buildResponseDocument, lastUpdated } from "./document.ts";
-import type { Reply } from "./common.ts";
+import { isSoftDeleted, softDeletedBody } from "../read/soft-delete.ts";
+import { itemEtag, requestedVersion, storedVersion, versionLinks } from "../read/versions.ts";
+import { versionListing } from "../endpoints/versions.ts";
+import { getAggregation } from "../endpoints/aggregation.ts";
+import { buildResponseDocument, lastUpdated } from "../read/document.ts";
+import type { Reply } from "../render/reply.ts";
+import type { Config } from "../settings/normalize.ts";
 
 /** The parsed query of a collection read. */
 export interface ReadQuery {
@@ -25,9 +28,8 @@ export interface ReadQuery {
   limit: number;
 }
 
-export function parseReadQuery(ctx: RequestContext): ReadQuery & { sort: ReturnType<typeof parseSort> | null } {
+export function parseReadQuery(config: Config, ctx: RequestContext): ReadQuery & { sort: ReturnType<typeof parseSort> | null } {
   const resource = ctx.resource!;
-  const config = ctx.app.config;
   const rawWhere = ctx.args.get(config.QUERY_WHERE);
   const filter = rawWhere ? parseWhere(rawWhere, resource, config) : {};
   const rawSort = ctx.args.get(config.QUERY_SORT);
@@ -43,15 +45,15 @@ export function parseReadQuery(ctx: RequestContext): ReadQuery & { sort: ReturnT
   };
 }
 
-export async function getCollection(ctx: RequestContext, lookup: Filter): Promise<Reply> {
+export async function getCollection(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
-  if (resource.datasource.aggregation) return getAggregation(ctx);
-  const config = ctx.app.config;
-  const query = parseReadQuery(ctx);
+  if (resource.datasource.aggregation) return getAggregation(services, ctx);
+  const config = services.config;
+  const query = parseReadQuery(config, ctx);
   const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
-  const embedded = resolveEmbeddedFields(ctx, resource);
+  const embedded = resolveEmbeddedFields(config, ctx, resource);
   const showDeleted = resource.soft_delete && ctx.args.has(config.SHOW_DELETED_PARAM);
-  const { documents, total } = await ctx.app.data.find(ctx, resource, {
+  const { documents, total } = await services.data.find(ctx, resource, {
     filter: combineFilters(lookup, query.filter),
     sort: query.sort,
     projection,
@@ -64,42 +66,42 @@ export async function getCollection(ctx: RequestContext, lookup: Filter): Promis
   let lastModified: Date | undefined;
   const items: Doc[] = [];
   for (const stored of documents) {
-    const document = await buildResponseDocument(ctx, stored, resource);
-    const updated = lastUpdated(ctx, document);
+    const document = await buildResponseDocument(services, ctx, stored, resource);
+    const updated = lastUpdated(config, document);
     if (updated.getTime() > 0 && (!lastModified || updated > lastModified)) lastModified = updated;
     items.push(document);
   }
-  await embedDocuments(ctx, resource, items, embedded);
+  await embedDocuments(services, ctx, resource, items, embedded);
 
   const response: Doc = { [config.ITEMS]: items };
-  if (resource.hateoas) response[config.LINKS] = paginationLinks(ctx, query.paging, total);
+  if (resource.hateoas) response[config.LINKS] = paginationLinks(config, ctx, query.paging, total);
   if (resource.pagination) response[config.META] = pageMeta(config, query.paging, total);
-  await ctx.app.hooks.emitForResource("on_fetched_resource", resource.name, response);
+  await services.hooks.emitForResource("on_fetched_resource", resource.name, response);
   const headers: Record<string, string> = {};
   if (total !== null) headers["X-Total-Count"] = String(total);
   return { status: 200, body: response, lastModified, headers };
 }
 
-export async function getItem(ctx: RequestContext, lookup: Filter): Promise<Reply> {
+export async function getItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
-  const config = ctx.app.config;
-  const embedded = resolveEmbeddedFields(ctx, resource);
+  const config = services.config;
+  const embedded = resolveEmbeddedFields(config, ctx, resource);
   const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
-  const stored = await ctx.app.data.findOne(ctx, resource, lookup, { showDeleted: true, projection });
+  const stored = await services.data.findOne(ctx, resource, lookup, { showDeleted: true, projection });
   if (!stored) throw new HttpError(404);
 
   // The primary document's time, whichever version is sent.
-  let lastModified = lastUpdated(ctx, stored);
-  const version = requestedVersion(ctx, resource);
-  const source = typeof version === "number" ? await storedVersion(ctx, resource, stored, version, projection) : stored;
-  const document = await buildResponseDocument(ctx, source, resource, { latest: stored });
+  let lastModified = lastUpdated(config, stored);
+  const version = requestedVersion(config, ctx, resource);
+  const source = typeof version === "number" ? await storedVersion(services, ctx, resource, stored, version, projection) : stored;
+  const document = await buildResponseDocument(services, ctx, source, resource, { latest: stored });
   const deleted = isSoftDeleted(config, resource, document);
   const listing = version === "all" || version === "diffs";
-  if (!deleted && !listing) await embedDocuments(ctx, resource, [document], embedded);
+  if (!deleted && !listing) await embedDocuments(services, ctx, resource, [document], embedded);
   for (const field of embedded) {
     const embeddedDoc = document[field];
     if (embeddedDoc && typeof embeddedDoc === "object" && !Array.isArray(embeddedDoc)) {
-      const updated = lastUpdated(ctx, embeddedDoc as Doc);
+      const updated = lastUpdated(config, embeddedDoc as Doc);
       if (updated > lastModified) lastModified = updated;
     }
   }
@@ -108,8 +110,8 @@ export async function getItem(ctx: RequestContext, lookup: Filter): Promise<Repl
   if (resource.hateoas && !deleted && document[config.LINKS]) {
     const links =
       typeof version === "number"
-        ? versionLinks(ctx, resource, document[config.ID_FIELD])
-        : { parent: homeLink(), collection: { title: resource.resource_title, href: resourceLink(ctx) } };
+        ? versionLinks(config, ctx, resource, document[config.ID_FIELD])
+        : { parent: homeLink(), collection: { title: resource.resource_title, href: resourceLink(config, ctx) } };
     document[config.LINKS] = { ...(document[config.LINKS] as Doc), ...links };
   }
 
@@ -121,8 +123,8 @@ export async function getItem(ctx: RequestContext, lookup: Filter): Promise<Repl
   if (noneMatch && etag) validators.push(etagMatches(noneMatch, etag));
   if (validators.length > 0 && validators.every(Boolean)) return { status: 304, body: null, etag };
 
-  if (listing) return versionListing(ctx, resource, stored, version, { built: document, embedded, projection, etag, lastModified });
+  if (listing) return versionListing(services, ctx, resource, stored, version, { built: document, embedded, projection, etag, lastModified });
   if (deleted) return { status: 404, body: softDeletedBody(config, document), etag, lastModified };
-  await ctx.app.hooks.emitForResource("on_fetched_item", resource.name, document);
+  await services.hooks.emitForResource("on_fetched_item", resource.name, document);
   return { status: 200, body: document, etag, lastModified };
 }

@@ -1,16 +1,20 @@
 // PATCH on an item (Eve's eve/methods/patch.py): validated partial update, nested merge,
 // written atomically against the ETag the client holds.
 import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
-import { buildResponseDocument } from "./document.ts";
+import { buildResponseDocument } from "../read/document.ts";
 import { duplicateIssues, validationEnv } from "./post.ts";
-import { checkImmutableId, conditionalWriteFailed, loadOriginal, marshalWriteResponse, now, readDocument, requiredEtag, type Reply } from "./common.ts";
+import type { Reply } from "../render/reply.ts";
+import { readDocument } from "../request/payload.ts";
+import { now } from "../util/clock.ts";
+import { marshalWriteResponse } from "./bandwidth.ts";
+import { checkImmutableId, conditionalWriteFailed, loadOriginal, requiredEtag } from "./conditional.ts";
+import { isPlainObject } from "../util/objects.ts";
+import type { Config } from "../settings/normalize.ts";
 
-function isPlainObject(value: unknown): value is Doc {
-  return !!value && typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype;
-}
 
 /** Eve's `resolve_nested_documents`: sub-documents merge into the stored ones, recursively. */
 export function mergeNested(original: Doc, updates: Doc): Doc {
@@ -22,37 +26,36 @@ export function mergeNested(original: Doc, updates: Doc): Doc {
 }
 
 /** The validation failure body of PATCH and PUT: `_issues` and `_status`, no `_error`. */
-export function validationFailure(ctx: RequestContext, issues: unknown): HttpError {
-  const config = ctx.app.config;
+export function validationFailure(config: Config, issues: unknown): HttpError {
   return new HttpError(config.VALIDATION_ERROR_STATUS, undefined, { body: { [config.ISSUES]: issues, [config.STATUS]: config.STATUS_ERR } });
 }
 
 /** The unique index refused a value the validator's query did not catch (a concurrent writer). */
-export function duplicateFailure(ctx: RequestContext, error: DuplicateKeyError): HttpError {
-  return validationFailure(ctx, duplicateIssues(error));
+export function duplicateFailure(config: Config, error: DuplicateKeyError): HttpError {
+  return validationFailure(config, duplicateIssues(error));
 }
 
-export async function patchItem(ctx: RequestContext, lookup: Filter): Promise<Reply> {
+export async function patchItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
-  const config = ctx.app.config;
+  const config = services.config;
   const where = lookup;
-  const original = await loadOriginal(ctx, where);
-  const etag = requiredEtag(ctx, original);
-  const payload = await readDocument(ctx);
-  checkImmutableId(ctx, payload, original);
+  const original = await loadOriginal(services.data, ctx, where);
+  const etag = requiredEtag(config, ctx, original);
+  const payload = await readDocument(ctx, config);
+  checkImmutableId(config.ID_FIELD, payload, original);
   const { [config.ID_FIELD]: _id, ...changes } = payload;
   // The owner is the server's to set: a client cannot hand a document to another user.
   const authField = resource.auth_field;
   if (authField && authField in changes && ctx.requestAuthValue != null) changes[authField] = ctx.requestAuthValue;
 
-  const result = await ctx.app.validators.get(resource.name)!.validate(changes, "PATCH", validationEnv(ctx, original));
-  if (!result.valid) throw validationFailure(ctx, result.issues);
+  const result = await services.validators.get(resource.name)!.validate(changes, "PATCH", validationEnv(services, ctx, original));
+  if (!result.valid) throw validationFailure(config, result.issues);
 
   const updates: Doc = { ...result.document, [config.LAST_UPDATED]: now() };
   // A PATCH always leaves the document live: it restores a soft-deleted one.
   if (resource.soft_delete) updates[config.DELETED] = false;
-  await ctx.app.features.beforeUpdate(ctx, resource, updates, original);
-  await ctx.app.hooks.emitForResource("on_update", resource.name, updates, original);
+  await services.features.beforeUpdate(ctx, resource, updates, original);
+  await services.hooks.emitForResource("on_update", resource.name, updates, original);
 
   const updated = resource.merge_nested_documents ? mergeNested(original, updates) : { ...original, ...updates };
   if (config.IF_MATCH) updates[config.ETAG] = updated[config.ETAG] = await documentEtag(updated, resource.etag_ignore_fields);
@@ -63,17 +66,17 @@ export async function patchItem(ctx: RequestContext, lookup: Filter): Promise<Re
   if (etag !== undefined) conditional[config.ETAG] = etag;
   let written: boolean;
   try {
-    written = await ctx.app.data.update(ctx, resource, conditional, { $set });
+    written = await services.data.update(ctx, resource, conditional, { $set });
   } catch (error) {
-    if (error instanceof DuplicateKeyError) throw duplicateFailure(ctx, error);
+    if (error instanceof DuplicateKeyError) throw duplicateFailure(config, error);
     throw error;
   }
-  if (!written) await conditionalWriteFailed(ctx, where, etag);
+  if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
 
-  await ctx.app.features.afterUpdate(ctx, resource, updates, updated, original);
-  await ctx.app.hooks.emitForResource("on_updated", resource.name, updates, original);
+  await services.features.afterUpdate(ctx, resource, updates, updated, original);
+  await services.hooks.emitForResource("on_updated", resource.name, updates, original);
 
-  const response = await buildResponseDocument(ctx, updated, resource);
+  const response = await buildResponseDocument(services, ctx, updated, resource);
   response[config.STATUS] = config.STATUS_OK;
-  return { status: 200, body: marshalWriteResponse(ctx, response), etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };
+  return { status: 200, body: marshalWriteResponse(config, resource, response), etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };
 }

@@ -1,26 +1,31 @@
 // POST on a collection (Eve's eve/methods/post.py): one document or a list, all-or-nothing.
 import { ObjectId } from "bson";
 import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import type { Issues, ValidationEnv, ValidationResult } from "../validation/types.ts";
 import { documentEtag } from "../render/etag.ts";
-import { resourceLink } from "../features/hateoas.ts";
-import { shadowByName } from "../features/versioning.ts";
-import { buildResponseDocument } from "./document.ts";
-import { marshalWriteResponse, now, pathFields, readPayload, type Reply } from "./common.ts";
+import { resourceLink } from "../render/hateoas.ts";
+import { shadowByName } from "../features/shadow.ts";
+import { buildResponseDocument } from "../read/document.ts";
+import type { Reply } from "../render/reply.ts";
+import { readPayload } from "../request/payload.ts";
+import { pathFields } from "../routing/lookup.ts";
+import { now } from "../util/clock.ts";
+import { marshalWriteResponse } from "./bandwidth.ts";
+import type { Config } from "../settings/normalize.ts";
 
-export function validationEnv(ctx: RequestContext, original?: Doc): ValidationEnv {
-  const app = ctx.app;
+export function validationEnv(services: Services, ctx: RequestContext, original?: Doc): ValidationEnv {
   return {
-    config: app.config,
+    config: services.config,
     resource: ctx.resource!,
     original,
     requestAuthValue: ctx.requestAuthValue,
     findOne: async (name, filter, options) => {
-      const resource = app.config.DOMAIN[name] ?? shadowByName(app.config, name);
+      const resource = services.config.DOMAIN[name] ?? shadowByName(services.config, name);
       if (!resource) throw new Error(`unknown resource '${name}'`);
-      return app.data.findOne(ctx, resource, filter, { showDeleted: options?.includeDeleted ?? false, projection: null, wholeCollection: options?.ignoreFilter });
+      return services.data.findOne(ctx, resource, filter, { showDeleted: options?.includeDeleted ?? false, projection: null, wholeCollection: options?.ignoreFilter });
     },
   };
 }
@@ -32,8 +37,7 @@ export function duplicateIssues(error: DuplicateKeyError): Issues {
   return issues;
 }
 
-function insertionFailure(ctx: RequestContext, results: Array<{ issues?: Issues }>): HttpError {
-  const config = ctx.app.config;
+function insertionFailure(config: Config, results: Array<{ issues?: Issues }>): HttpError {
   const failures = results.filter((r) => r.issues).length;
   const status = config.VALIDATION_ERROR_STATUS;
   const entries = results.map((r) => (r.issues ? { [config.STATUS]: config.STATUS_ERR, [config.ISSUES]: r.issues } : { [config.STATUS]: config.STATUS_OK }));
@@ -43,10 +47,10 @@ function insertionFailure(ctx: RequestContext, results: Array<{ issues?: Issues 
 }
 
 /** `given` is a payload already read (PUT's upsert); otherwise the request body is. */
-export async function postCollection(ctx: RequestContext, given?: Doc): Promise<Reply> {
+export async function postCollection(services: Services, ctx: RequestContext, given?: Doc): Promise<Reply> {
   const resource = ctx.resource!;
-  const config = ctx.app.config;
-  const payload = given ?? (await readPayload(ctx));
+  const config = services.config;
+  const payload = given ?? (await readPayload(ctx, config));
   const items = (Array.isArray(payload) ? payload : [payload]) as unknown[];
   if (items.length === 0) throw new HttpError(400, "Empty bulk insert");
   if (items.length > 1 && !resource.bulk_enabled) throw new HttpError(400, "Bulk insert not allowed");
@@ -54,12 +58,12 @@ export async function postCollection(ctx: RequestContext, given?: Doc): Promise<
     throw new HttpError(400, "Every document must be a JSON object");
   }
 
-  const path = pathFields(ctx, resource);
+  const path = pathFields(ctx, resource, config);
   const incoming = (items as Doc[]).map((item) => ({ ...item, ...path.declared }));
-  const validator = ctx.app.validators.get(resource.name)!;
-  const env = validationEnv(ctx);
+  const validator = services.validators.get(resource.name)!;
+  const env = validationEnv(services, ctx);
   const results: ValidationResult[] = incoming.length === 1 ? [await validator.validate(incoming[0]!, "POST", env)] : await validator.validateMany(incoming, env);
-  if (results.some((r) => !r.valid)) throw insertionFailure(ctx, results.map((r) => (r.valid ? {} : { issues: r.issues })));
+  if (results.some((r) => !r.valid)) throw insertionFailure(config, results.map((r) => (r.valid ? {} : { issues: r.issues })));
 
   const stamp = now();
   const documents = results.map((r) => {
@@ -68,35 +72,35 @@ export async function postCollection(ctx: RequestContext, given?: Doc): Promise<
     if (resource.auth_field && ctx.requestAuthValue != null) document[resource.auth_field] = ctx.requestAuthValue;
     return document;
   });
-  await ctx.app.features.beforeInsert(ctx, resource, documents);
-  await ctx.app.hooks.emitForResource("on_insert", resource.name, documents);
+  await services.features.beforeInsert(ctx, resource, documents);
+  await services.hooks.emitForResource("on_insert", resource.name, documents);
   for (const document of documents) {
     // Eve hashes the document before the database assigns its id.
     if (config.IF_MATCH) document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
     if (!(config.ID_FIELD in document)) document[config.ID_FIELD] = new ObjectId();
   }
   try {
-    await ctx.app.data.insert(ctx, resource, documents);
+    await services.data.insert(ctx, resource, documents);
   } catch (error) {
     if (!(error instanceof DuplicateKeyError)) throw error;
     // An id that already exists is a conflict, as in Eve (pymongo's DuplicateKeyError → 409).
     if (config.ID_FIELD in error.keyValue) throw new HttpError(409, undefined, { cause: error });
     const [field, value] = Object.entries(error.keyValue)[0] ?? [];
     const clash = documents.findIndex((d) => field !== undefined && String(d[field]) === String(value));
-    throw insertionFailure(ctx, documents.map((_, i) => (i === clash || (clash < 0 && i === 0) ? { issues: duplicateIssues(error) } : {})));
+    throw insertionFailure(config, documents.map((_, i) => (i === clash || (clash < 0 && i === 0) ? { issues: duplicateIssues(error) } : {})));
   }
-  await ctx.app.features.afterInsert(ctx, resource, documents);
+  await services.features.afterInsert(ctx, resource, documents);
 
   const responses: Doc[] = [];
   for (const document of documents) {
-    const built = await buildResponseDocument(ctx, document, resource);
+    const built = await buildResponseDocument(services, ctx, document, resource);
     built[config.STATUS] = config.STATUS_OK;
-    responses.push(marshalWriteResponse(ctx, built));
+    responses.push(marshalWriteResponse(config, resource, built));
   }
-  await ctx.app.hooks.emitForResource("on_inserted", resource.name, documents);
+  await services.hooks.emitForResource("on_inserted", resource.name, documents);
 
   const first = documents[0]![config.ID_FIELD];
-  const location = new URL(`${ctx.app.config.basePath}/${resourceLink(ctx)}/${first instanceof ObjectId ? first.toHexString() : String(first)}`, ctx.url.origin).href;
+  const location = new URL(`${services.config.basePath}/${resourceLink(config, ctx)}/${first instanceof ObjectId ? first.toHexString() : String(first)}`, ctx.url.origin).href;
   // Eve answers a one-document list like a single document.
   const body = responses.length === 1 ? responses[0]! : { [config.STATUS]: config.STATUS_OK, [config.ITEMS]: responses };
   return { status: 201, body, headers: { Location: location } };

@@ -1,6 +1,7 @@
 // Query parameters and request headers, each only where the settings make it apply (src/query/,
 // src/methods/get.ts, src/features/aggregation.ts read them), named as the settings name them.
-import { converterRegex, type Config, type Resource } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { converterRegex } from "../settings/urls.ts";
 
 export interface Parameter {
   name: string;

@@ -1,7 +1,8 @@
 // Paths and operations: every endpoint src/routing/router.ts serves, with only the methods each
 // one allows, its parameters, bodies, answers and security.
 import { hasMedia, servesMedia } from "../routing/router.ts";
-import type { Config, PathParam, Resource } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import type { PathParam } from "../settings/urls.ts";
 import type { JsonSchema } from "../validation/index.ts";
 import { jsonContent, ref, responseRef } from "./components.ts";
 import { anchored, collectionQuery, CONDITIONAL_GET, ifMatch, itemQuery, type Parameter } from "./parameters.ts";

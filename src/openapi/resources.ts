@@ -4,6 +4,7 @@
 import type { Config, Resource } from "../settings/normalize.ts";
 import { documentSchema, type JsonSchema } from "../validation/index.ts";
 import { ref } from "./components.ts";
+import { OBJECT_ID_PATTERN } from "../util/objectid.ts";
 
 /** Component names of a resource's schemas (resource names need not be valid component names). */
 export interface ResourceNames {
@@ -34,7 +35,7 @@ export function resourceNames(resources: Resource[], taken: Set<string>): Map<st
   return names;
 }
 
-const OBJECT_ID: JsonSchema = { type: "string", pattern: "^[0-9a-fA-F]{24}$" };
+const OBJECT_ID: JsonSchema = { type: "string", pattern: OBJECT_ID_PATTERN };
 
 function datetime(config: Config): JsonSchema {
   return { type: "string", description: `a date in the format ${config.DATE_FORMAT}` };

@@ -2,7 +2,8 @@
 // or 0 (do not embed); other values are ignored, anything but an object is a 400 with Eve's
 // message.
 import { HttpError } from "../errors.ts";
-import { isPlainObject, isPrototypeKey, parseJsonOrUndefined } from "./common.ts";
+import { parseJsonOrUndefined } from "./common.ts";
+import { isPlainObject, isPrototypeKey } from "../util/objects.ts";
 
 const UNPARSABLE = "Unable to parse `embedded` clause";
 

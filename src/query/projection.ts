@@ -12,7 +12,8 @@
 import type { Projection } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { isPlainObject, isPrototypeKey, parseJsonOrUndefined } from "./common.ts";
+import { parseJsonOrUndefined } from "./common.ts";
+import { isPlainObject, isPrototypeKey } from "../util/objects.ts";
 
 type Flags = Record<string, 0 | 1>;
 

@@ -10,6 +10,7 @@ import { ObjectId } from "bson";
 import type { Filter } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
 import { tokenize, TokenStream } from "./python-syntax.ts";
+import { isObjectIdHex } from "../util/objectid.ts";
 
 const COMPARISONS: Record<string, string | null> = { "==": null, "!=": "$ne", "<": "$lt", "<=": "$lte", ">": "$gt", ">=": "$gte" };
 
@@ -95,7 +96,7 @@ function operand(stream: TokenStream): unknown {
 
 function objectId(args: unknown[]): ObjectId {
   const [hex] = args;
-  if (args.length !== 1 || typeof hex !== "string" || !/^[0-9a-fA-F]{24}$/.test(hex)) throw badRequest("bad ObjectId()");
+  if (args.length !== 1 || typeof hex !== "string" || !isObjectIdHex(hex)) throw badRequest("bad ObjectId()");
   return new ObjectId(hex);
 }
 

@@ -6,8 +6,8 @@
 import type { Sort } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
 import type { Resource } from "../settings/normalize.ts";
-import { isPrototypeKey } from "./common.ts";
 import { parseLiteral } from "./python-syntax.ts";
+import { isPrototypeKey } from "../util/objects.ts";
 
 /** Brackets never nest deeper than a list of pairs. */
 const LITERAL_DEPTH = 2;

@@ -17,8 +17,11 @@ import { parseDate } from "../render/dates.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { GEO_TYPES, geoTest, type GeoTypeName } from "../validation/geo.ts";
 import type { FieldSchema, Schema } from "../settings/types.ts";
-import { castUntyped, isPlainObject, isPrototypeKey, parseJsonOrUndefined } from "./common.ts";
+import { castUntyped, parseJsonOrUndefined } from "./common.ts";
 import { parsePythonWhere } from "./python-where.ts";
+import { isPlainObject, isPrototypeKey } from "../util/objects.ts";
+import { isObjectIdHex } from "../util/objectid.ts";
+import { SCRIPT_OPERATORS } from "../util/operators.ts";
 
 /** Eve's `Mongo.operators`: anything else needs the query whitelist. */
 const KNOWN_OPERATORS = new Set([
@@ -33,9 +36,6 @@ const KNOWN_OPERATORS = new Set([
   "$bitsAllClear", "$bitsAllSet", "$bitsAnyClear", "$bitsAnySet",
   "$center", "$expr",
 ]);
-
-/** Server-side JavaScript: never accepted, whatever the blacklist says. */
-const JAVASCRIPT_OPERATORS = new Set(["$where", "$function", "$accumulator"]);
 
 const LOGICAL = new Set(["$and", "$or", "$nor"]);
 
@@ -119,7 +119,6 @@ export class FieldTypes {
   }
 }
 
-const HEX24 = /^[0-9a-fA-F]{24}$/;
 
 /** Long enough for any sensible search, short enough to bound what one pattern can cost. */
 export const MAX_REGEX_LENGTH = 256;
@@ -159,7 +158,7 @@ class WhereWalker {
     if (depth > this.config.MAX_JSON_DEPTH) throw badRequest("where clause nested too deeply");
     if (isPrototypeKey(key)) throw badRequest(`refused key '${key}'`);
     if (!key.startsWith("$")) return;
-    if (JAVASCRIPT_OPERATORS.has(key) || this.blacklist.has(key)) throw badRequest(`operator ${key} is banned`);
+    if (SCRIPT_OPERATORS.has(key) || this.blacklist.has(key)) throw badRequest(`operator ${key} is banned`);
     if (!KNOWN_OPERATORS.has(key) && !this.whitelist.has(key)) throw badRequest(`unknown operator ${key}`);
     if (key === "$regex") checkRegex(operand);
   }
@@ -233,7 +232,7 @@ class WhereWalker {
   private cast(text: string, path: string): unknown {
     const types = this.types.scalarTypes(path);
     if (types === undefined) return castUntyped(text, this.resource, this.config);
-    if (types.has("objectid") && HEX24.test(text)) return new ObjectId(text);
+    if (types.has("objectid") && isObjectIdHex(text)) return new ObjectId(text);
     if (types.has("datetime") || types.has("date")) return parseDate(text, this.config.DATE_FORMAT) ?? text;
     return text;
   }

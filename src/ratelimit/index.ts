@@ -3,6 +3,7 @@
 // instances behind a load balancer can share one count (see docs/auth.md).
 import type { RequestContext } from "../context.ts";
 import { HttpError } from "../errors.ts";
+import type { Config } from "../settings/normalize.ts";
 
 export interface RateLimitWindow {
   /** Requests counted in the current window, this one included. */
@@ -47,9 +48,9 @@ export class MemoryRateLimitStore implements RateLimitStore {
 }
 
 /** `[requests, seconds]` for the request's method; HEAD is a GET without a body. */
-function limitFor(ctx: RequestContext): [number, number] | null {
+function limitFor(config: Config, ctx: RequestContext): [number, number] | null {
   const method = ctx.method === "HEAD" ? "GET" : ctx.method;
-  const setting = ctx.app.config[`RATE_LIMIT_${method}`];
+  const setting = config[`RATE_LIMIT_${method}`];
   return Array.isArray(setting) && setting.length === 2 ? (setting as [number, number]) : null;
 }
 
@@ -57,8 +58,8 @@ function limitFor(ctx: RequestContext): [number, number] | null {
  * Counts the request against `client` (the verified user, else the address) and sets the
  * X-RateLimit headers; over the limit it is refused with 429.
  */
-export async function enforceRateLimit(ctx: RequestContext, store: RateLimitStore, client: string): Promise<void> {
-  const limit = limitFor(ctx);
+export async function enforceRateLimit(config: Config, ctx: RequestContext, store: RateLimitStore, client: string): Promise<void> {
+  const limit = limitFor(config, ctx);
   if (!limit) return;
   const [requests, seconds] = limit;
   const method = ctx.method === "HEAD" ? "GET" : ctx.method;

@@ -3,7 +3,7 @@
 import type { RequestContext } from "../context.ts";
 import { HttpError } from "../errors.ts";
 import { bytesResponse, type PlainHeaders } from "../http/known-body.ts";
-import type { Reply } from "../methods/common.ts";
+import type { Reply } from "./reply.ts";
 import type { Config } from "../settings/normalize.ts";
 import { formatHttpDate } from "./http-date.ts";
 import { isValidJsonpCallback, wrapJsonp } from "./jsonp.ts";
@@ -92,35 +92,44 @@ export function negotiate(offers: Offer[], accept: string | null): Offer | null 
 }
 
 /** Headers shared by every response of a request (cache directives, CORS, rate limits …). */
-function baseHeaders(ctx: RequestContext): PlainHeaders {
+function baseHeaders(config: Config, ctx: RequestContext): PlainHeaders {
   const headers: PlainHeaders = {};
   ctx.responseHeaders.forEach((value, key) => {
     headers[key] = value;
   });
   if (ctx.method === "GET" || ctx.method === "HEAD") {
     const resource = ctx.resource;
-    const cacheControl = resource ? resource.cache_control : ctx.app.config.CACHE_CONTROL;
-    const expires = resource ? resource.cache_expires : ctx.app.config.CACHE_EXPIRES;
+    const cacheControl = resource ? resource.cache_control : config.CACHE_CONTROL;
+    const expires = resource ? resource.cache_expires : config.CACHE_EXPIRES;
     if (cacheControl) headers["cache-control"] = cacheControl;
     if (expires) headers.expires = formatHttpDate(new Date(Date.now() + expires * 1000));
   }
   return headers;
 }
 
-export function renderReply(ctx: RequestContext, reply: Reply): Response {
+/** What rendering needs of the settings, compiled once. */
+export interface Rendering {
+  config: Config;
+  offers: Offer[];
+}
+
+export function compileRendering(config: Config): Rendering {
+  return { config, offers: compileOffers(config) };
+}
+
+export function renderReply({ config, offers }: Rendering, ctx: RequestContext, reply: Reply): Response {
   if (reply.raw) {
     for (const [key, value] of ctx.responseHeaders) reply.raw.headers.set(key, value);
     return reply.raw;
   }
-  const config = ctx.app.config;
-  const headers = baseHeaders(ctx);
+  const headers = baseHeaders(config, ctx);
   if (reply.etag) headers.etag = `"${reply.etag}"`;
   if (reply.lastModified) headers["last-modified"] = formatHttpDate(reply.lastModified);
   if (reply.headers) for (const key in reply.headers) headers[key.toLowerCase()] = reply.headers[key]!;
   if (reply.status === 304) return bytesResponse(ctx.request, null, 304, headers);
 
   // Nothing acceptable (a browser's text/html): the first format, as Eve's _best_mime falls back.
-  const offer = negotiate(ctx.app.offers, ctx.request.headers.get("accept")) ?? ctx.app.offers[0]!;
+  const offer = negotiate(offers, ctx.request.headers.get("accept")) ?? offers[0]!;
   headers["content-type"] = offer.format === "xml" ? `${offer.mime}; charset=utf-8` : offer.mime;
   if (reply.body === null || reply.status === 204) return bytesResponse(ctx.request, null, reply.status, headers);
 
@@ -141,8 +150,7 @@ export function renderReply(ctx: RequestContext, reply: Reply): Response {
 }
 
 /** The error envelope of docs/decisions.md §3, or the body the error carries. */
-export function errorReply(ctx: RequestContext, error: HttpError): Reply {
-  const config = ctx.app.config;
+export function errorReply(config: Config, error: HttpError): Reply {
   const body = error.body ?? { [config.STATUS]: config.STATUS_ERR, [config.ERROR]: { code: error.status, message: error.message } };
   return { status: error.status, body, headers: error.headers };
 }

@@ -3,7 +3,8 @@
 // precompiled RegExps and no request ever builds one.
 import { IttyRouter } from "itty-router";
 import type { Endpoint } from "../context.ts";
-import { converterRegex, type Config, type Resource } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { converterRegex, urlParts } from "../settings/urls.ts";
 
 export interface RouteMatch {
   endpoint: Endpoint;
@@ -22,13 +23,9 @@ function escapeRegex(text: string): string {
 
 /** A resource `url` with `<regex("…"):name>` segments → regex source with named groups. */
 export function urlToRegex(url: string): string {
-  let out = "";
-  let last = 0;
-  for (const match of url.matchAll(/<regex\((["'])(.*?)\1\):(\w+)>/g)) {
-    out += escapeRegex(url.slice(last, match.index)) + `(?<${match[3]}>${match[2]})`;
-    last = match.index! + match[0].length;
-  }
-  return out + escapeRegex(url.slice(last));
+  return urlParts(url)
+    .map((part) => (typeof part === "string" ? escapeRegex(part) : `(?<${part.name}>${part.pattern})`))
+    .join("");
 }
 
 type Route = [string, RegExp, Array<(request: unknown) => RouteMatch>, string];

@@ -132,7 +132,7 @@ export const GLOBAL_DEFAULTS = {
   DB_WRITE_CONCERN: { w: 1 },
   DB_DRIVER: null,
   DB_URI: null,
-  // Unset unless given: any of them given selects the mongodb driver (src/drivers/pool.ts).
+  // Unset unless given: any of them given selects the mongodb driver (src/data/pool.ts).
   DB_HOST: null,
   DB_PORT: null,
   DB_USERNAME: null,

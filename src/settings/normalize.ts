@@ -2,15 +2,9 @@
 // into a `Resource` once at start-up so that no request ever looks a default up again.
 import type { Filter, Projection, Sort } from "../drivers/types.ts";
 import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, SETTING_ALIASES, type GlobalConfig } from "./defaults.ts";
-import { oplogDefinition } from "../features/oplog.ts";
+import { oplogDefinition } from "./oplog.ts";
+import { converterRegex, parseUrlParams, type PathParam } from "./urls.ts";
 import type { HttpMethod, ResourceSettings, Schema, Settings, SortSetting } from "./types.ts";
-
-export interface PathParam {
-  /** Field the segment is a condition on. */
-  name: string;
-  /** Regex source the segment must match. */
-  pattern: string;
-}
 
 export interface Resource {
   name: string;
@@ -87,18 +81,6 @@ export interface Config extends GlobalConfig {
   /** Where the OpenAPI document and the explorer page are served (under basePath), or null. */
   openApiPath: string | null;
   docsPath: string | null;
-}
-
-/** Werkzeug converter syntax `regex("…")` → the regex source. */
-export function converterRegex(spec: string): string {
-  const match = /^regex\((["'])(.*)\1\)$/s.exec(spec.trim());
-  return match ? match[2]! : spec;
-}
-
-const URL_PARAM = /<regex\((["'])(.*?)\1\):(\w+)>/g;
-
-export function parseUrlParams(url: string): PathParam[] {
-  return [...url.matchAll(URL_PARAM)].map((m) => ({ name: m[3]!, pattern: m[2]! }));
 }
 
 /** `-a,b`, `[("a", -1)]` or a list of pairs → ordered pairs. */

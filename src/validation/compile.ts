@@ -7,81 +7,9 @@ import type { Config, Resource } from "../settings/normalize.ts";
 import { builtinTypes, type DataType, type JsonType } from "./datatypes.ts";
 import { customRule, type FieldValidator, type ValidatorExtensions } from "./extensions.ts";
 import * as run from "./rules.ts";
+import type { DictNode, FieldNode, Rule } from "./tree.ts";
 import type { Segment } from "./errors.ts";
 import { expandDefinition, PASSIVE_RULES, PRIORITY_RULES, schemaIsForItems, type LogicRule } from "./vocabulary.ts";
-
-/** How the JSON Schema engine treats a rule of a node it covers. */
-export type JsonHandling =
-  /** Expressed in the JSON Schema; the closure only runs in the closure engine. */
-  | "full"
-  /** A container rule: the JSON Schema checks it, the closure still descends for residual work. */
-  | "recurse"
-  /** Closure only (database lookups, functions, cross-field rules). */
-  | "none";
-
-export interface Rule {
-  name: string;
-  /** Position in the field's Cerberus rule queue: orders errors as Cerberus emits them. */
-  q: number;
-  json: JsonHandling;
-  /** The rule's value in the definition. */
-  value: unknown;
-  run: run.RuleRun;
-}
-
-export interface DictNode {
-  fields: Map<string, FieldNode>;
-  /** Schema order, for readonly and default processing and required errors. */
-  order: string[];
-  required: string[];
-  allowUnknown: boolean;
-  purgeUnknown: boolean;
-  /** Fields stored as sent without validation (the root's meta fields). */
-  meta: ReadonlySet<string>;
-  /** False when `excludes` makes requiredness depend on the document (closures decide). */
-  requiredInJson: boolean;
-  /** Work for the closure walk of the JSON Schema engine in this sub-document. */
-  residualWork: boolean;
-}
-
-export interface FieldNode {
-  name: Segment;
-  def: Record<string, unknown>;
-  /** The `type` value as written, for "must be of … type". */
-  typeLabel: unknown;
-  typeTest: ((value: unknown) => boolean) | null;
-  /** Set when every type of the field has a JSON Schema equivalent. */
-  jsonTypes: JsonType[] | null;
-  nullable: boolean;
-  readonly: boolean;
-  required: boolean;
-  hasEmpty: boolean;
-  empty: boolean;
-  /** The JSON Schema engine's schema checks this node (it and its ancestors are JSON types). */
-  covered: boolean;
-  queue: Rule[];
-  convert: ((value: unknown) => unknown) | null;
-  autoList: boolean;
-  coerce: Array<(value: unknown) => unknown> | null;
-  renameTo: string | null;
-  renameHandler: Array<(value: unknown) => unknown> | null;
-  hasDefault: boolean;
-  defaultValue: unknown;
-  defaultSetter: ((document: Doc) => unknown) | null;
-  dict: DictNode | null;
-  list: FieldNode | null;
-  items: FieldNode[] | null;
-  keysrules: FieldNode | null;
-  valuesrules: FieldNode | null;
-  /** Every `*of` definition, in order (type conversion tries each, as Eve does). */
-  definitions: FieldNode[];
-  /** Eve's dotted query path for `unique` (list levels skipped). */
-  queryPath: string;
-  /** Work for the closure walk of the JSON Schema engine at or below this node. */
-  residualWork: boolean;
-  converts: boolean;
-  normalizes: boolean;
-}
 
 export interface CompileContext {
   resource: Resource;

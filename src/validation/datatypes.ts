@@ -4,6 +4,8 @@
 import { DBRef, Decimal128, ObjectId } from "bson";
 import { parseDate } from "../render/dates.ts";
 import { GEO_TYPES, geoTest, type GeoTypeName } from "./geo.ts";
+import { isPlainObject } from "../util/objects.ts";
+import { isObjectIdHex } from "../util/objectid.ts";
 
 export type JsonType = "string" | "integer" | "number" | "boolean" | "array" | "object";
 
@@ -19,15 +21,9 @@ export function bsonType(value: unknown): string | undefined {
   return typeof value === "object" && value !== null ? (value as { _bsontype?: string })._bsontype : undefined;
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 const INTEGER = /^\s*[+-]?\d+\s*$/;
 const NUMBER = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
-export const HEX24 = /^[0-9a-fA-F]{24}$/;
 const BOOLEANS: Record<string, boolean> = { true: true, "1": true, false: false, "0": false };
 
 function toNumber(value: unknown): unknown {
@@ -75,7 +71,7 @@ export function builtinTypes(options: { dateFormat: string; allowCustomGeoFields
     date: { test: isDate, convert: toDate },
     objectid: {
       test: (v) => bsonType(v) === "ObjectId",
-      convert: (v) => (typeof v === "string" && HEX24.test(v) ? new ObjectId(v) : v),
+      convert: (v) => (typeof v === "string" && isObjectIdHex(v) ? new ObjectId(v) : v),
     },
     decimal128: { test: (v) => bsonType(v) === "Decimal128", convert: toDecimal },
     decimal: { test: (v) => bsonType(v) === "Decimal128", convert: toDecimal },

@@ -5,9 +5,10 @@
 // that whatever a schema holds still gives a valid JSON Schema.
 import type { Schema } from "../settings/types.ts";
 import { GEO_TYPES, type GeoTypeName } from "./geo.ts";
-import { isPlainObject } from "./datatypes.ts";
 import { compilePattern } from "./rules.ts";
 import { expandDefinition, KNOWN_RULES, schemaIsForItems } from "./vocabulary.ts";
+import { isPlainObject } from "../util/objects.ts";
+import { OBJECT_ID_PATTERN } from "../util/objectid.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -73,7 +74,7 @@ function typeSchema(type: string, options: JsonSchemaOptions): JsonSchema {
     case "date":
       return { type: "string", description: `a date in the format ${options.dateFormat ?? "%a, %d %b %Y %H:%M:%S GMT"}` };
     case "objectid":
-      return { type: "string", pattern: "^[0-9a-fA-F]{24}$" };
+      return { type: "string", pattern: OBJECT_ID_PATTERN };
     case "decimal":
     case "decimal128":
       return { type: ["string", "number"] };

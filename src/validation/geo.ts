@@ -1,3 +1,4 @@
+import { isPlainObject } from "../util/objects.ts";
 // GeoJSON type checks (Eve's eve/io/mongo/geo.py, made as strict as MongoDB's 2dsphere index
 // is, so that a document the validator accepts is one the database can index).
 
@@ -17,9 +18,6 @@ export const GEO_TYPES = {
 
 export type GeoTypeName = keyof typeof GEO_TYPES;
 
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.getPrototypeOf(value) === Object.prototype;
-}
 
 const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
@@ -59,7 +57,7 @@ function members(value: Json, name: string, allowCustom: boolean): boolean {
 }
 
 function isGeometry(value: unknown, allowCustom: boolean): boolean {
-  if (!isObject(value) || typeof value.type !== "string") return false;
+  if (!isPlainObject(value) || typeof value.type !== "string") return false;
   if (value.type === "GeometryCollection") {
     return members(value, "GeometryCollection", allowCustom) && Array.isArray(value.geometries) && value.geometries.every((g) => isGeometry(g, allowCustom));
   }
@@ -68,7 +66,7 @@ function isGeometry(value: unknown, allowCustom: boolean): boolean {
 }
 
 function isFeature(value: unknown, allowCustom: boolean): boolean {
-  return isObject(value) && members(value, "Feature", allowCustom) && isGeometry(value.geometry, allowCustom);
+  return isPlainObject(value) && members(value, "Feature", allowCustom) && isGeometry(value.geometry, allowCustom);
 }
 
 /** The type test of one GeoJSON schema type. */
@@ -79,8 +77,8 @@ export function geoTest(type: GeoTypeName, allowCustom: boolean): (value: unknow
       return (value) => isFeature(value, allowCustom);
     case "featurecollection":
       return (value) =>
-        isObject(value) && members(value, name, allowCustom) && Array.isArray(value.features) && value.features.every((f) => isFeature(f, allowCustom));
+        isPlainObject(value) && members(value, name, allowCustom) && Array.isArray(value.features) && value.features.every((f) => isFeature(f, allowCustom));
     default:
-      return (value) => isObject(value) && value.type === name && isGeometry(value, allowCustom);
+      return (value) => isPlainObject(value) && value.type === name && isGeometry(value, allowCustom);
   }
 }

@@ -9,11 +9,13 @@
 // empty value loses the errors of the rules `empty` skips.
 import { encodePointer, Validator, type OutputUnit, type Schema } from "@cfworker/json-schema";
 import type { Doc } from "../drivers/types.ts";
-import type { DictNode, FieldNode } from "./compile.ts";
-import { isPlainObject, type JsonType } from "./datatypes.ts";
+import type { DictNode, DocRun, FieldNode } from "./tree.ts";
+import type { JsonType } from "./datatypes.ts";
 import { Level, MESSAGES, type Path } from "./errors.ts";
-import { compilePattern, pathKey, pyEqual, valueAt, type DocRun } from "./rules.ts";
+import { compilePattern } from "./rules.ts";
+import { pathKey, pyEqual, valueAt } from "./walk.ts";
 import { EMPTY_DROPS, Q } from "./vocabulary.ts";
+import { isPlainObject } from "../util/objects.ts";
 
 /** A container the walk enters on the way to a field: which child validator it is. */
 interface Crossing {

@@ -2,11 +2,11 @@
 // expanded (dotted fields), values converted to their schema type (Eve's serializers), then
 // Cerberus' normalization (renames, readonly check, defaults, default setters, coercion).
 import type { Doc } from "../drivers/types.ts";
-import type { DictNode, FieldNode } from "./compile.ts";
-import { isPlainObject } from "./datatypes.ts";
+import type { DictNode, FieldNode } from "./tree.ts";
 import { Level, MESSAGES, type Path, type Segment } from "./errors.ts";
-import { pyEqual, valueAt } from "./rules.ts";
+import { pyEqual, valueAt } from "./walk.ts";
 import type { ValidationMode } from "./types.ts";
+import { isPlainObject } from "../util/objects.ts";
 
 const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 

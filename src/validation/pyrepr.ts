@@ -1,3 +1,4 @@
+import { isPlainObject } from "../util/objects.ts";
 // Python's str() and repr() for the values Cerberus interpolates into its messages, so that
 // "unallowed values ['boss']" or "min value is 1.5" read exactly as Eve sends them.
 
@@ -5,11 +6,6 @@ function bsonType(value: unknown): string | undefined {
   return typeof value === "object" && value !== null ? (value as { _bsontype?: string })._bsontype : undefined;
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (typeof value !== "object" || value === null) return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /** `repr(float)`: shortest round-trip digits, exponent below 1e-4 with a two-digit exponent. */
 function numberRepr(n: number): string {

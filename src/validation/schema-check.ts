@@ -4,12 +4,13 @@
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { Schema } from "../settings/types.ts";
 import { compileDateFormat } from "../render/dates.ts";
-import { BUILTIN_TYPE_NAMES, isPlainObject } from "./datatypes.ts";
+import { BUILTIN_TYPE_NAMES } from "./datatypes.ts";
 import { customRule, type ValidatorExtensions } from "./extensions.ts";
 import { pyRepr } from "./pyrepr.ts";
-import { didYouMean } from "../settings/validate.ts";
+import { didYouMean } from "../settings/suggest.ts";
 import { compilePattern } from "./rules.ts";
 import { expandDefinition, KNOWN_RULES, LOGIC_RULES, RULE_ALIASES, schemaIsForItems } from "./vocabulary.ts";
+import { isPlainObject } from "../util/objects.ts";
 
 
 interface Problem {

@@ -3,13 +3,15 @@
 // closures, or closures alone), and `_issues` as Eve renders them.
 import type { Doc } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { compileResource, type DictNode } from "./compile.ts";
+import { compileResource } from "./compile.ts";
+import type { DictNode, DocRun } from "./tree.ts";
 import { Level, MESSAGES, renderIssues } from "./errors.ts";
 import type { ValidatorExtensions } from "./extensions.ts";
 import type { JsonEngine } from "./jsonschema.ts";
 import { convertDict, normalizeDict, prepare, type KeyIssue } from "./normalize.ts";
 import { pyRepr } from "./pyrepr.ts";
-import { settle, validateDict, type DocRun } from "./rules.ts";
+import { settle } from "./rules.ts";
+import { validateDict } from "./walk.ts";
 import { usableSchema } from "./schema-check.ts";
 import type { ResourceValidator, ValidationEnv, ValidationMode, ValidationResult } from "./types.ts";
 

@@ -1,7 +1,8 @@
 // Authentication over HTTP: the three wire forms, the overridable checks, global and
 // per-resource auth, public methods, roles, the 401 Eve sends, CORS preflight and the listings.
 import { afterEach, describe, expect, it } from "vitest";
-import { BasicAuth, HMACAuth, TokenAuth, hmacSha256Hex, timingSafeEqual } from "../../src/auth/auth.ts";
+import { BasicAuth, HMACAuth, TokenAuth, hmacSha256Hex } from "../../src/auth/auth.ts";
+import { timingSafeEqual } from "../../src/util/compare.ts";
 import type { RequestContext } from "../../src/context.ts";
 import { abort } from "../../src/errors.ts";
 import type { ResourceSettings, Settings } from "../../src/settings/types.ts";

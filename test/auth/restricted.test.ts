@@ -172,7 +172,7 @@ describe("aggregation", () => {
     await create("/notes", { title: "a2" }, alice);
     await create("/notes", { title: "b1" }, bob);
     const app = api.handler.app;
-    const ctx = new RequestContext(app, request(alice));
+    const ctx = new RequestContext(request(alice), app.config.MAX_BODY_SIZE);
     ctx.endpoint = { kind: "collection", resource: app.config.DOMAIN.notes! };
     ctx.setRequestAuthValue("alice");
     const groups = await app.data.aggregate(ctx, app.config.DOMAIN.notes!, [{ $group: { _id: "$owner", n: { $sum: 1 } } }]);
@@ -191,7 +191,7 @@ describe("aggregation", () => {
     });
     const geo = testApi(settings, { driver: recording });
     const app = geo.handler.app;
-    const ctx = new RequestContext(app, request(alice));
+    const ctx = new RequestContext(request(alice), app.config.MAX_BODY_SIZE);
     ctx.endpoint = { kind: "collection", resource: app.config.DOMAIN.notes! };
     ctx.setRequestAuthValue("alice");
     const near = { near: { type: "Point", coordinates: [0, 0] }, distanceField: "d", query: { title: "a1" } };

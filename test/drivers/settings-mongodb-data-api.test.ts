@@ -1,6 +1,6 @@
 // Choosing a driver by settings: DB_URI's scheme, or DB_DRIVER with the host settings.
 import { describe, expect, it } from "vitest";
-import { databaseSettings } from "../../src/drivers/pool.ts";
+import { databaseSettings } from "../../src/data/pool.ts";
 import { normalizeSettings } from "../../src/settings/normalize.ts";
 import type { Settings } from "../../src/settings/types.ts";
 

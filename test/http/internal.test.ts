@@ -146,7 +146,7 @@ describe("app.internal on behalf of a request", () => {
       features: [
         {
           async afterInsert(ctx: RequestContext, resource: Resource) {
-            const internal = ctx.app.internal;
+            const internal = api.handler.app.internal;
             const all = (await internal.get(resource.name)).body!._meta as Doc;
             const own = (await internal.get(resource.name, {}, {}, { on: ctx })).body!._meta as Doc;
             counts.push([all.total as number, own.total as number]);

@@ -1,6 +1,6 @@
 import { ObjectId } from "bson";
 import { afterAll, describe, expect, it } from "vitest";
-import { shadowResource } from "../../src/features/versioning.ts";
+import { shadowResource } from "../../src/features/shadow.ts";
 import type { Settings } from "../../src/settings/types.ts";
 import { json, testApi, type TestApi } from "../support/api.ts";
 

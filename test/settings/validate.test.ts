@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { closest, editDistance, SettingsError, validateSettings } from "../../src/settings/validate.ts";
+import { SettingsError, validateSettings } from "../../src/settings/validate.ts";
+import { closest, editDistance } from "../../src/settings/suggest.ts";
 import type { Settings } from "../../src/settings/types.ts";
 import { referenceSettings } from "../query/fixture.ts";
 

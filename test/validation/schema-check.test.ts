@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { normalizeSettings } from "../../src/settings/normalize.ts";
 import type { Settings } from "../../src/settings/types.ts";
 import { checkSchemaDefinition, compileValidator, type ValidatorExtensions } from "../../src/validation/index.ts";
-import { closest } from "../../src/settings/validate.ts";
+import { closest } from "../../src/settings/suggest.ts";
 
 function check(schema: Record<string, unknown>, options: { resource?: Record<string, unknown>; settings?: Settings; extensions?: ValidatorExtensions } = {}) {
   const config = normalizeSettings({ ...options.settings, DOMAIN: { people: { schema, ...options.resource } as never, works: { schema: { title: { type: "string" } } } } });

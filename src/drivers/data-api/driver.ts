@@ -17,7 +17,8 @@ import {
   type Update,
 } from "../types.ts";
 import { nearAsWithin } from "../near-count.ts";
-import { decode, EJSON_TYPE, encode, isPlainObject, protectRegexOperators, type Action } from "./protocol.ts";
+import { isPlainObject } from "../../util/objects.ts";
+import { decode, EJSON_TYPE, encode, protectRegexOperators, type Action } from "./protocol.ts";
 
 /** Bytes per media read: a range the gateway answers well within its response cap. */
 const MEDIA_CHUNK = 1024 * 1024;

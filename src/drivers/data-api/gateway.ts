@@ -7,7 +7,8 @@
 // `{ error, error_code }` (see docs/drivers.md).
 import { BodyError, readTextWithin } from "../../http/body.ts";
 import { Binary } from "bson";
-import { timingSafeEqual } from "../../auth/auth.ts";
+import { timingSafeEqual } from "../../util/compare.ts";
+import { SCRIPT_OPERATORS } from "../../util/operators.ts";
 import {
   DatabaseUnavailableError,
   DuplicateKeyError,
@@ -21,7 +22,8 @@ import {
   type Target,
   type Update,
 } from "../types.ts";
-import { ACTIONS, decode, EJSON_TYPE, encode, ERROR_STATUS, isPlainObject, type Action, type ErrorBody, type ErrorCode } from "./protocol.ts";
+import { isPlainObject } from "../../util/objects.ts";
+import { ACTIONS, decode, EJSON_TYPE, encode, ERROR_STATUS, type Action, type ErrorBody, type ErrorCode } from "./protocol.ts";
 
 export interface DataApiHandlerOptions {
   /** Keys a client may present (`api-key` header or `Authorization: Bearer`); at least one. */
@@ -45,9 +47,6 @@ export interface DataApiHandlerOptions {
 export type DataApiHandler = (request: Request) => Promise<Response>;
 
 const DEFAULTS = { maxBatch: 1000, maxResponseBytes: 16 * 1024 * 1024, maxRequestBytes: 32 * 1024 * 1024 };
-
-/** Operators that run code on the database server; no key holder gets to send them. */
-const SCRIPT_OPERATORS = new Set(["$where", "$function", "$accumulator"]);
 
 class GatewayError extends Error {
   constructor(

@@ -13,7 +13,7 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 
 export const createDataApiDriver: DriverFactory = (options) => {
   const { settings } = options;
-  const dbOptions = settings.DB_OPTIONS && typeof settings.DB_OPTIONS === "object" ? (settings.DB_OPTIONS as Record<string, unknown>) : {};
+  const dbOptions = settings.DB_OPTIONS ?? {};
   const timeoutMs = dbOptions.timeoutMS ?? DEFAULT_TIMEOUT_MS;
   if (typeof timeoutMs !== "number" || !(timeoutMs > 0)) throw new Error(`DB_OPTIONS.timeoutMS: '${String(timeoutMs)}' is not a positive number of milliseconds`);
   const given = options.services?.fetch;

@@ -2,6 +2,7 @@
 // names, error codes and the Extended JSON codec. Web-standard only (it runs on Workers).
 import { BSONRegExp, EJSON } from "bson";
 import { InvalidQueryError } from "../types.ts";
+import { isPlainObject } from "../../util/objects.ts";
 
 /** The actions of the Data API v1 protocol. */
 export const STANDARD_ACTIONS = [
@@ -132,9 +133,3 @@ export function protectRegexOperators(value: unknown): unknown {
   return out;
 }
 
-/** A plain object (what JSON objects parse to), as opposed to arrays and bson values. */
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== "object") return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}

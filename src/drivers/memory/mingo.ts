@@ -17,6 +17,8 @@ import { ObjectId } from "bson";
 import { InvalidQueryError, type Doc, type Filter, type Projection } from "../types.ts";
 import { $geoNear, foldNearBounds, geoQueryOperators, loadGeometry, needsGeometry } from "./geo.ts";
 import { namesOperator, valueKey } from "./values.ts";
+import { isPlainObject } from "../../util/objects.ts";
+import { SCRIPT_OPERATORS } from "../../util/operators.ts";
 
 /** aggregation.ts adds its operators to this context when it is loaded. */
 const context = Context.init({
@@ -64,14 +66,6 @@ export function loadFor(parts: { filter?: Filter; update?: object; pipeline?: Do
   return pending.length === 0 ? null : Promise.all(pending);
 }
 
-/** Script operators run arbitrary code; they are refused outright rather than left to mingo. */
-const SCRIPT_OPERATORS = new Set(["$where", "$function", "$accumulator"]);
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== "object") return false;
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 export function refuseScripts(value: unknown): void {
   if (Array.isArray(value)) {

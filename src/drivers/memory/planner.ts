@@ -5,11 +5,10 @@ import { typeOf } from "mingo/util";
 import type { Filter } from "../types.ts";
 import type { Candidates, FieldIndex, RangeBound } from "./indexes.ts";
 import { isRangeValue, valueKey } from "./values.ts";
+import { isPlainObject } from "../../util/objects.ts";
 
 function isOperatorObject(value: unknown): value is Record<string, unknown> {
-  if (value === null || typeof value !== "object" || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return false;
+  if (!isPlainObject(value)) return false;
   return Object.keys(value).some((key) => key.startsWith("$"));
 }
 

@@ -3,11 +3,8 @@
 import { ObjectId } from "bson";
 import { compare as mingoCompare, typeOf } from "mingo/util";
 import type { Doc } from "../types.ts";
+import { isPlainObject } from "../../util/objects.ts";
 
-function isPlainObject(value: object): value is Record<string, unknown> {
-  const proto = Object.getPrototypeOf(value);
-  return proto === Object.prototype || proto === null;
-}
 
 /** Whether a filter, update or pipeline uses one of `operators`: a key of that name at any depth. */
 export function namesOperator(value: unknown, operators: ReadonlySet<string>): boolean {

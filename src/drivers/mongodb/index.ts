@@ -5,7 +5,7 @@
 // (src/drivers/registry.ts).
 import type { MongoClientOptions } from "mongodb";
 import { registerMongodbDriver } from "../registry.ts";
-import type { DriverFactory } from "../types.ts";
+import type { DriverFactory, DriverSettings } from "../types.ts";
 import { MongoDriver } from "./driver.ts";
 
 export { MongoDriver, type MongoDriverOptions } from "./driver.ts";
@@ -19,8 +19,8 @@ const SERVER_SELECTION_TIMEOUT_MS = 3000;
 /** pymongo options an Eve settings file may carry that MongoClient does not know (and would refuse). */
 const PYMONGO_ONLY = new Set(["connect", "tz_aware", "tzinfo", "uuidrepresentation", "document_class", "type_registry", "unicode_decode_error_handler", "datetime_conversion"]);
 
-export function clientOptions(settings: Record<string, unknown>): MongoClientOptions {
-  const given = settings.DB_OPTIONS && typeof settings.DB_OPTIONS === "object" ? (settings.DB_OPTIONS as Record<string, unknown>) : {};
+export function clientOptions(settings: DriverSettings): MongoClientOptions {
+  const given = settings.DB_OPTIONS ?? {};
   const options: Record<string, unknown> = {
     serverSelectionTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,
     connectTimeoutMS: SERVER_SELECTION_TIMEOUT_MS,

@@ -3,16 +3,18 @@
 // that also counts. As in Eve, `sort` and `where` are not read (the pipeline's stages order and filter). Beyond Eve, a placeholder value may not smuggle in server-side JavaScript or
 // stages that read or write other collections, whatever the pipeline's author wrote around it.
 import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
 import type { Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
-import { checkJsonShape, type Reply } from "../methods/common.ts";
+import { checkJsonShape } from "../http/json-shape.ts";
+import type { Reply } from "../render/reply.ts";
 import { pageMeta, parsePaging } from "../query/paging.ts";
-import { castUntyped, isPlainObject } from "../query/common.ts";
+import { castUntyped } from "../query/common.ts";
+import { paginationLinks } from "../render/hateoas.ts";
+import { isPlainObject } from "../util/objects.ts";
+import { CROSS_COLLECTION_OPERATORS, SCRIPT_OPERATORS } from "../util/operators.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { paginationLinks } from "./hateoas.ts";
 
-/** Operators a client-supplied value must not contain. */
-const REFUSED_OPERATORS = new Set(["$where", "$function", "$accumulator", "$lookup", "$graphLookup", "$unionWith", "$out", "$merge"]);
 
 /** A copy of the plain structure; ObjectIds, dates and other values are shared, never changed. */
 function copyStructure<T>(value: T): T {
@@ -50,7 +52,7 @@ function refuseOperators(value: unknown): void {
   if (Array.isArray(value)) value.forEach(refuseOperators);
   else if (isPlainObject(value)) {
     for (const [key, member] of Object.entries(value)) {
-      if (REFUSED_OPERATORS.has(key)) throw new HttpError(400, `operator ${key} is not allowed in an aggregation parameter`);
+      if (SCRIPT_OPERATORS.has(key) || CROSS_COLLECTION_OPERATORS.has(key)) throw new HttpError(400, `operator ${key} is not allowed in an aggregation parameter`);
       refuseOperators(member);
     }
   }
@@ -65,7 +67,7 @@ function castStrings(value: unknown, resource: Resource, config: Config): unknow
 }
 
 /** The `aggregate` parameter: `{"$placeholder": value, …}`. */
-function parseParameters(ctx: RequestContext, raw: string): Record<string, unknown> {
+function parseParameters(config: Config, resource: Resource, raw: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -73,17 +75,17 @@ function parseParameters(ctx: RequestContext, raw: string): Record<string, unkno
     throw new HttpError(400, "Aggregation query could not be parsed.");
   }
   if (!isPlainObject(parsed)) throw new HttpError(400, "Aggregation query could not be parsed.");
-  checkJsonShape(parsed, ctx.app.config.MAX_JSON_DEPTH);
+  checkJsonShape(parsed, config.MAX_JSON_DEPTH);
   refuseOperators(parsed);
-  return castStrings(parsed, ctx.resource!, ctx.app.config) as Record<string, unknown>;
+  return castStrings(parsed, resource, config) as Record<string, unknown>;
 }
 
 /** The pipeline this request runs, before pagination: placeholders filled, empty stages gone. */
-export function requestPipeline(ctx: RequestContext, pipeline: Doc[]): Doc[] {
+export function requestPipeline(config: Config, ctx: RequestContext, pipeline: Doc[]): Doc[] {
   const stages = copyStructure(pipeline);
-  const raw = ctx.args.get(ctx.app.config.QUERY_AGGREGATION);
+  const raw = ctx.args.get(config.QUERY_AGGREGATION);
   if (raw) {
-    for (const [placeholder, value] of Object.entries(parseParameters(ctx, raw))) {
+    for (const [placeholder, value] of Object.entries(parseParameters(config, ctx.resource!, raw))) {
       for (const stage of stages) substitute(stage, placeholder, value);
     }
   }
@@ -94,22 +96,22 @@ export function requestPipeline(ctx: RequestContext, pipeline: Doc[]): Doc[] {
 }
 
 /** GET on an aggregation endpoint. */
-export async function getAggregation(ctx: RequestContext): Promise<Reply> {
+export async function getAggregation(services: Services, ctx: RequestContext): Promise<Reply> {
   const resource = ctx.resource!;
-  const config = ctx.app.config;
-  const pipeline = requestPipeline(ctx, resource.datasource.aggregation!.pipeline);
+  const config = services.config;
+  const pipeline = requestPipeline(config, ctx, resource.datasource.aggregation!.pipeline);
   const paging = parsePaging(ctx.args, resource, config);
-  await ctx.app.hooks.emit("before_aggregation", resource.name, pipeline);
+  await services.hooks.emit("before_aggregation", resource.name, pipeline);
 
   // Added after the hook, as Eve does: callbacks see and may change the pipeline, not the paging.
   const page: Doc[] = paging.maxResults > 0 ? [{ $skip: (paging.page - 1) * paging.maxResults }, { $limit: paging.maxResults }] : [{ $skip: 0 }];
-  const [result] = await ctx.app.data.aggregate(ctx, resource, [...pipeline, { $facet: { paginated_results: page, total_count: [{ $count: "count" }] } }]);
+  const [result] = await services.data.aggregate(ctx, resource, [...pipeline, { $facet: { paginated_results: page, total_count: [{ $count: "count" }] } }]);
   const documents = (result?.paginated_results as Doc[] | undefined) ?? [];
   const total = ((result?.total_count as Doc[] | undefined)?.[0]?.count as number | undefined) ?? 0;
-  await ctx.app.hooks.emit("after_aggregation", resource.name, documents);
+  await services.hooks.emit("after_aggregation", resource.name, documents);
 
   const response: Doc = { [config.ITEMS]: documents };
   if (resource.pagination) response[config.META] = pageMeta(config, paging, total);
-  if (resource.hateoas) response[config.LINKS] = paginationLinks(ctx, paging, total);
+  if (resource.hateoas) response[config.LINKS] = paginationLinks(config, ctx, paging, total);
   return { status: 200, body: response };
 }

@@ -1,10 +1,12 @@
 // Eve's `build_response_document`: a stored document made ready to send — meta fields present,
 // self and related links, soft-delete flag.
 import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
 import type { Doc } from "../drivers/types.ts";
 import { documentEtag } from "../render/etag.ts";
 import type { Resource } from "../settings/normalize.ts";
-import { documentLink, relatedLinks } from "../features/hateoas.ts";
+import { documentLink, relatedLinks } from "../render/hateoas.ts";
+import type { Config } from "../settings/normalize.ts";
 
 const EPOCH = new Date(0);
 
@@ -16,8 +18,8 @@ function reorder(document: Doc, idField: string): Doc {
 }
 
 /** `latest`: the stored current document, when `stored` is an older version of it. */
-export async function buildResponseDocument(ctx: RequestContext, stored: Doc, resource: Resource, options: { latest?: Doc } = {}): Promise<Doc> {
-  const config = ctx.app.config;
+export async function buildResponseDocument(services: Services, ctx: RequestContext, stored: Doc, resource: Resource, options: { latest?: Doc } = {}): Promise<Doc> {
+  const config = services.config;
   const document = reorder(stored, config.ID_FIELD);
   if (!(config.DATE_CREATED in document)) document[config.DATE_CREATED] = EPOCH;
   if (!(config.LAST_UPDATED in document)) document[config.LAST_UPDATED] = EPOCH;
@@ -25,18 +27,18 @@ export async function buildResponseDocument(ctx: RequestContext, stored: Doc, re
     document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
   }
   if (resource.hateoas && config.ID_FIELD in document) {
-    const links: Record<string, unknown> = { self: documentLink(ctx, resource, document[config.ID_FIELD]) };
-    const related = relatedLinks(ctx, resource, document);
+    const links: Record<string, unknown> = { self: documentLink(config, ctx, resource, document[config.ID_FIELD]) };
+    const related = relatedLinks(config, ctx, resource, document);
     if (related) links.related = related;
     document[config.LINKS] = links;
   }
   if (resource.soft_delete && document[config.DELETED] == null) document[config.DELETED] = false;
-  await ctx.app.features.beforeRespond(ctx, resource, document, options.latest ?? document);
+  await services.features.beforeRespond(ctx, resource, document, options.latest ?? document);
   return document;
 }
 
 /** Last-Modified of a document: its LAST_UPDATED, or the epoch for legacy documents. */
-export function lastUpdated(ctx: RequestContext, document: Doc): Date {
-  const value = document[ctx.app.config.LAST_UPDATED];
+export function lastUpdated(config: Config, document: Doc): Date {
+  const value = document[config.LAST_UPDATED];
   return value instanceof Date ? value : EPOCH;
 }

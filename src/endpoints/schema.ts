@@ -3,12 +3,13 @@
 // `field` its data_relations default to; code in a schema (coercers, custom checks) is shown as
 // "<callable>". Internal resources and, in the listing, those the caller may not read stay hidden.
 import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
 import type { Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
-import type { Reply } from "../methods/common.ts";
-import { isPlainObject } from "../query/common.ts";
+import type { Reply } from "../render/reply.ts";
 import { SCHEMA_GROUP } from "../routing/router.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
+import { isPlainObject } from "../util/objects.ts";
 
 /** `idField`: the default of data_relation `field`, which Eve sets through dicts only, never through lists. */
 function describe(value: unknown, idField: string | null): unknown {
@@ -27,8 +28,8 @@ export function schemaOf(resource: Resource, config: Config): Doc {
   return schema;
 }
 
-export async function schemaEndpoint(ctx: RequestContext): Promise<Reply> {
-  const config = ctx.app.config;
+export async function schemaEndpoint(services: Services, ctx: RequestContext): Promise<Reply> {
+  const config = services.config;
   const name = ctx.params[SCHEMA_GROUP];
   if (name !== undefined) {
     const resource = Object.hasOwn(config.DOMAIN, name) ? config.DOMAIN[name] : undefined;
@@ -37,7 +38,7 @@ export async function schemaEndpoint(ctx: RequestContext): Promise<Reply> {
   }
   const schemas: Doc = {};
   for (const resource of Object.values(config.DOMAIN)) {
-    if (!resource.internal_resource && (await ctx.app.canRead(ctx, resource))) schemas[resource.name] = schemaOf(resource, config);
+    if (!resource.internal_resource && (await services.access.canRead(ctx, resource))) schemas[resource.name] = schemaOf(resource, config);
   }
   return { status: 200, body: schemas };
 }

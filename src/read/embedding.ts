@@ -4,14 +4,16 @@
 // issues one query per document, its known N+1); references to a version take two, the
 // current documents and then their stored versions.
 import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
 import type { Doc } from "../drivers/types.ts";
-import { isPlainObject } from "../query/common.ts";
 import { parseEmbedded } from "../query/embedded.ts";
 import type { DataRelation, FieldSchema } from "../settings/types.ts";
 import type { Resource } from "../settings/normalize.ts";
-import { resolveMedia } from "./media.ts";
+import { resolveMedia } from "../features/media.ts";
 import { isSoftDeleted } from "./soft-delete.ts";
-import { referencedVersions } from "./versioning.ts";
+import { referencedVersions } from "./versions.ts";
+import { isPlainObject } from "../util/objects.ts";
+import type { Config } from "../settings/normalize.ts";
 
 /** The definition of a (possibly dotted) field, descending through dicts and lists of dicts. */
 export function fieldDefinition(resource: Resource, path: string): FieldSchema | undefined {
@@ -39,10 +41,10 @@ function relationOf(definition: FieldSchema | undefined): DataRelation | undefin
 }
 
 /** Eve's `resolve_embedded_fields`: requested ∪ resource defaults − refused, embeddable only. */
-export function resolveEmbeddedFields(ctx: RequestContext, resource: Resource): string[] {
+export function resolveEmbeddedFields(config: Config, ctx: RequestContext, resource: Resource): string[] {
   if (!resource.embedding) return [];
   const wanted = new Set(resource.embedded_fields);
-  for (const [field, flag] of Object.entries(parseEmbedded(ctx.args.get(ctx.app.config.QUERY_EMBEDDED)))) {
+  for (const [field, flag] of Object.entries(parseEmbedded(ctx.args.get(config.QUERY_EMBEDDED)))) {
     if (flag === 1) wanted.add(field);
     else wanted.delete(field);
   }
@@ -89,12 +91,12 @@ interface Lookup {
 }
 
 /** Plain references: one `$in` on the referenced field; media of the found documents resolved. */
-function plainLookup(ctx: RequestContext, target: Resource, field: string): Lookup {
+function plainLookup(services: Services, ctx: RequestContext, target: Resource, field: string): Lookup {
   return {
     key: (ref) => (isReference(ref) ? refKey(ref) : null),
     async find(refs) {
-      const { documents } = await ctx.app.data.find(ctx, target, { filter: { [field]: { $in: refs } }, projection: target.datasource.projection, count: false });
-      for (const document of documents) await resolveMedia(ctx, target, document);
+      const { documents } = await services.data.find(ctx, target, { filter: { [field]: { $in: refs } }, projection: target.datasource.projection, count: false });
+      for (const document of documents) await resolveMedia(services.data, services.config, ctx, target, document);
       const byRef = new Map(documents.map((doc) => [refKey(doc[field]), doc]));
       return refs.map((ref) => byRef.get(refKey(ref)) ?? null);
     },
@@ -102,11 +104,11 @@ function plainLookup(ctx: RequestContext, target: Resource, field: string): Look
 }
 
 /** References to a version (`data_relation.version`): `{<field>: …, <VERSION>: n}`. */
-function versionedLookup(ctx: RequestContext, target: Resource, field: string): Lookup {
-  const version = ctx.app.config.VERSION;
+function versionedLookup(services: Services, ctx: RequestContext, target: Resource, field: string): Lookup {
+  const version = services.config.VERSION;
   return {
     key: (ref) => (isPlainObject(ref) && isReference(ref[field]) && ref[version] !== undefined ? `${refKey(ref[field])}@${JSON.stringify(ref[version])}` : null),
-    find: (refs) => referencedVersions(ctx, target, field, refs as Doc[]),
+    find: (refs) => referencedVersions(services, ctx, target, field, refs as Doc[]),
   };
 }
 
@@ -114,8 +116,8 @@ function versionedLookup(ctx: RequestContext, target: Resource, field: string): 
  * Replaces references in place; a missing or soft-deleted target becomes null. Fields that
  * reference the same resource (by the same field) share one lookup.
  */
-export async function embedDocuments(ctx: RequestContext, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
-  const config = ctx.app.config;
+export async function embedDocuments(services: Services, ctx: RequestContext, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
+  const config = services.config;
   const live = documents.filter((d) => !isSoftDeleted(config, resource, d));
   const groups = new Map<string, { lookup: Lookup; places: Slot[]; refs: Map<string, unknown> }>();
   for (const field of fields) {
@@ -126,7 +128,7 @@ export async function embedDocuments(ctx: RequestContext, resource: Resource, do
     const groupKey = `${target.name}\u0000${refField}\u0000${relation.version === true}`;
     let group = groups.get(groupKey);
     if (!group) {
-      const lookup = relation.version ? versionedLookup(ctx, target, refField) : plainLookup(ctx, target, refField);
+      const lookup = relation.version ? versionedLookup(services, ctx, target, refField) : plainLookup(services, ctx, target, refField);
       groups.set(groupKey, (group = { lookup, places: [], refs: new Map() }));
     }
     for (const place of live.flatMap((d) => slots(d, field.split(".")))) {

@@ -3,8 +3,8 @@
 // only ever picks among them, so nothing here is per-request state.
 import { prefixedNames, type PrefixedDbKey } from "../settings/defaults.ts";
 import type { Config } from "../settings/normalize.ts";
-import { createDriver } from "./registry.ts";
-import type { Driver, RuntimeServices } from "./types.ts";
+import { createDriver } from "../drivers/registry.ts";
+import type { Driver, DriverSettings, RuntimeServices } from "../drivers/types.ts";
 
 export interface DatabaseSettings {
   uri: string;
@@ -64,6 +64,11 @@ function databaseFromUri(uri: string): string | undefined {
   return match?.[1] ? decodeURIComponent(match[1]) : undefined;
 }
 
+/** What the drivers take from the settings. */
+function driverSettings(config: Config): DriverSettings {
+  return { DB_OPTIONS: config.DB_OPTIONS, DB_WRITE_CONCERN: config.DB_WRITE_CONCERN, DATA_API_KEY: config.DATA_API_KEY, DATA_API_SOURCE: config.DATA_API_SOURCE };
+}
+
 export class DriverPool {
   private readonly drivers = new Map<string, Promise<Driver>>();
 
@@ -79,7 +84,7 @@ export class DriverPool {
     if (this.provided && (!prefix || uri === "memory" || uri === databaseSettings(this.config, null).uri)) return { driver: this.provided, database };
     let driver = this.drivers.get(uri);
     if (!driver) {
-      driver = createDriver(uri, { databaseName: database, settings: this.config as unknown as Record<string, unknown>, services: this.services });
+      driver = createDriver(uri, { databaseName: database, settings: driverSettings(this.config), services: this.services });
       driver.catch(() => this.drivers.delete(uri));
       this.drivers.set(uri, driver);
     }

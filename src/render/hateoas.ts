@@ -6,6 +6,7 @@ import type { Doc } from "../drivers/types.ts";
 import type { Resource } from "../settings/normalize.ts";
 import { linkQuery, paginationQueries, querydef } from "../query/links.ts";
 import type { Paging } from "../query/paging.ts";
+import type { Config } from "../settings/normalize.ts";
 
 export interface Link {
   title: string;
@@ -13,22 +14,22 @@ export interface Link {
 }
 
 /** The request path relative to the entry point, without the item segment. */
-export function resourceLink(ctx: RequestContext): string {
+export function resourceLink(config: Config, ctx: RequestContext): string {
   let path = ctx.url.pathname.replace(/^\/+|\/+$/g, "");
   if (ctx.endpoint.kind === "item") path = path.slice(0, Math.max(0, path.lastIndexOf("/")));
-  const base = ctx.app.config.basePath.replace(/^\/+/, "");
+  const base = config.basePath.replace(/^\/+/, "");
   if (base && (path === base || path.startsWith(base + "/"))) path = path.slice(base.length).replace(/^\/+/, "");
   return path;
 }
 
 /** Where a resource's items live: this request's path for its own resource, else its url. */
-export function resourceHref(ctx: RequestContext, resource: Resource): string {
-  return ctx.resource === resource && ctx.endpoint.kind !== "home" ? resourceLink(ctx) : resource.url;
+export function resourceHref(config: Config, ctx: RequestContext, resource: Resource): string {
+  return ctx.resource === resource && ctx.endpoint.kind !== "home" ? resourceLink(config, ctx) : resource.url;
 }
 
-export function documentLink(ctx: RequestContext, resource: Resource, id: unknown, version?: unknown): Link {
+export function documentLink(config: Config, ctx: RequestContext, resource: Resource, id: unknown, version?: unknown): Link {
   const versionPart = version !== undefined && version !== null ? `?version=${version}` : "";
-  return { title: resource.item_title, href: `${resourceHref(ctx, resource)}/${idString(id)}${versionPart}` };
+  return { title: resource.item_title, href: `${resourceHref(config, ctx, resource)}/${idString(id)}${versionPart}` };
 }
 
 export function homeLink(): Link {
@@ -43,18 +44,17 @@ function idString(id: unknown): string {
  * Eve's `_pagination_links` for a collection, or for the version listing of an item when
  * `itemId` is given (then self points at the item and parent/collection change as in Eve).
  */
-export function paginationLinks(ctx: RequestContext, paging: Paging, total: number | null, itemId?: unknown): Record<string, Link> {
+export function paginationLinks(config: Config, ctx: RequestContext, paging: Paging, total: number | null, itemId?: unknown): Record<string, Link> {
   const resource = ctx.resource!;
-  const config = ctx.app.config;
-  const base = resourceLink(ctx);
+  const base = resourceLink(config, ctx);
   const queries = paginationQueries(ctx.args, resource, config, paging, total);
   const links: Record<string, Link> = { parent: homeLink(), self: { title: resource.resource_title, href: base } };
   if (itemId !== undefined) {
-    links.self = documentLink(ctx, resource, itemId);
+    links.self = documentLink(config, ctx, resource, itemId);
     const version = ctx.args.get(config.VERSION_PARAM);
     if (version === "all" || version === "diffs") {
       links.parent = { title: resource.resource_title, href: base };
-      links.collection = documentLink(ctx, resource, itemId);
+      links.collection = documentLink(config, ctx, resource, itemId);
     } else {
       links.collection = { title: resource.resource_title, href: base + querydef(linkQuery(ctx.args, resource, config, paging.maxResults), paging.page, config) };
     }
@@ -68,8 +68,7 @@ export function paginationLinks(ctx: RequestContext, paging: Paging, total: numb
 }
 
 /** `_links.related` for data_relation fields present in a document. */
-export function relatedLinks(ctx: RequestContext, resource: Resource, document: Doc): Record<string, Link | Link[]> | null {
-  const config = ctx.app.config;
+export function relatedLinks(config: Config, ctx: RequestContext, resource: Resource, document: Doc): Record<string, Link | Link[]> | null {
   const related: Record<string, Link | Link[]> = {};
   for (const [field, rules] of Object.entries(resource.schema)) {
     const relation = rules?.data_relation ?? (rules?.type === "list" ? (rules.schema as { data_relation?: typeof rules.data_relation } | undefined)?.data_relation : undefined);
@@ -80,10 +79,10 @@ export function relatedLinks(ctx: RequestContext, resource: Resource, document: 
     const link = (value: unknown): Link => {
       if (relation.version && value && typeof value === "object" && !(value instanceof Date) && !("toHexString" in value)) {
         const ref = value as Doc;
-        return documentLink(ctx, target, ref[relation.field ?? config.ID_FIELD], ref[config.VERSION]);
+        return documentLink(config, ctx, target, ref[relation.field ?? config.ID_FIELD], ref[config.VERSION]);
       }
       const id = value && typeof value === "object" && !("toHexString" in value) ? (value as Doc)[relation.field ?? config.ID_FIELD] : value;
-      return documentLink(ctx, target, id);
+      return documentLink(config, ctx, target, id);
     };
     const value = document[field];
     if (value === null || value === undefined) continue;

@@ -1,0 +1,49 @@
+// GET/HEAD `/<MEDIA_ENDPOINT>/<id>`: stored files downloaded, whole or by byte range.
+import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
+import { HttpError } from "../errors.ts";
+import { formatHttpDate, parseHttpDate } from "../render/http-date.ts";
+import type { Reply } from "../render/reply.ts";
+import { MEDIA_GROUP } from "../routing/router.ts";
+
+type ByteRange = { start: number; end: number } | "unsatisfiable" | null;
+
+/**
+ * A single `bytes=` range (RFC 9110): `a-b`, `a-` or the suffix `-n`, clamped to the file.
+ * Anything malformed, several ranges or `a > b` is ignored (null: the whole file).
+ */
+export function byteRange(header: string | null, size: number): ByteRange {
+  const match = header ? /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header) : null;
+  if (!match || (match[1] === "" && match[2] === "")) return null;
+  if (match[1] === "") {
+    const suffix = Number(match[2]);
+    return suffix === 0 || size === 0 ? "unsatisfiable" : { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(match[1]);
+  if (match[2] !== "" && Number(match[2]) < start) return null;
+  if (start >= size) return "unsatisfiable";
+  return { start, end: match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1) };
+}
+
+/** GET/HEAD `/<MEDIA_ENDPOINT>/<id>`: the file streamed, whole (200/304) or a range (206/416). */
+export async function serveMedia(services: Services, ctx: RequestContext): Promise<Reply> {
+  const id = ctx.params[MEDIA_GROUP];
+  const file = id ? await (await services.data.media(ctx, null)).get(id) : null;
+  if (!file) throw new HttpError(404);
+  const headers = new Headers({ "Content-Type": file.contentType, "Accept-Ranges": "bytes", "Last-Modified": formatHttpDate(file.uploadDate) });
+  const range = byteRange(ctx.request.headers.get("range"), file.length);
+  if (range === "unsatisfiable") throw new HttpError(416, undefined, { headers: { "Content-Range": `bytes */${file.length}`, "Accept-Ranges": "bytes" } });
+  if (!range) {
+    const since = parseHttpDate(ctx.request.headers.get("if-modified-since"));
+    if (since && Math.floor(file.uploadDate.getTime() / 1000) <= Math.floor(since.getTime() / 1000)) {
+      return { status: 304, body: null, raw: new Response(null, { status: 304, headers }) };
+    }
+  }
+  const status = range ? 206 : 200;
+  const { start, end } = range ?? { start: 0, end: file.length - 1 };
+  headers.set("Content-Length", String(end - start + 1));
+  if (range) headers.set("Content-Range", `bytes ${start}-${end}/${file.length}`);
+  // Stores hand out bytes they own, so no copy is needed to make them a body.
+  const body = ctx.method === "HEAD" || file.length === 0 ? null : ((await file.read(range ?? undefined)) as BodyInit);
+  return { status, body: null, raw: new Response(body, { status, headers }) };
+}

@@ -1,0 +1,89 @@
+// `?version=all` and `?version=diffs` on an item: the listing of its stored versions.
+import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
+import type { Doc, Filter, Projection } from "../drivers/types.ts";
+import { badRequest } from "../errors.ts";
+import { shadowResource, synthesize, versionedIdField } from "../features/shadow.ts";
+import { pageMeta, parsePaging } from "../query/paging.ts";
+import { parseSort } from "../query/sort.ts";
+import { buildResponseDocument } from "../read/document.ts";
+import { embedDocuments } from "../read/embedding.ts";
+import { etagSource } from "../render/etag.ts";
+import { paginationLinks } from "../render/hateoas.ts";
+import type { Reply } from "../render/reply.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+
+/** Eve's `diff_document`: what changed from one version to the next (removed fields not shown). */
+function diffDocument(config: Config, resource: Resource, previous: Doc, next: Doc): Doc {
+  const fields = [
+    ...Object.keys(resource.schema),
+    config.VERSION,
+    config.LATEST_VERSION,
+    config.ID_FIELD,
+    config.LAST_UPDATED,
+    config.DATE_CREATED,
+    config.ETAG,
+    config.LINKS,
+  ];
+  if (resource.soft_delete) fields.push(config.DELETED);
+  const diff: Doc = {};
+  for (const field of fields) {
+    if (field in next && (!(field in previous) || etagSource(next[field]) !== etagSource(previous[field]))) diff[field] = next[field];
+  }
+  for (const field of config.VERSION_DIFF_INCLUDE) if (field in next) diff[field] = next[field];
+  return diff;
+}
+
+export interface ListingOptions {
+  /** The current document as built for the response (what a legacy document without copies lists). */
+  built: Doc;
+  embedded: string[];
+  projection: Projection | null;
+  etag?: string;
+  lastModified: Date;
+}
+
+/**
+ * `?version=all` (every version, sortable) and `?version=diffs` (the first version of each page
+ * whole, then what each version changed; sorting refused), paginated. The ETag and
+ * Last-Modified are the current document's.
+ */
+export async function versionListing(services: Services, ctx: RequestContext, resource: Resource, latest: Doc, version: "all" | "diffs", options: ListingOptions): Promise<Reply> {
+  const config = services.config;
+  const rawSort = resource.sorting ? ctx.args.get(config.QUERY_SORT) : null;
+  const clientSort = rawSort ? parseSort(rawSort, resource) : null;
+  if (version === "diffs" && clientSort) throw badRequest("version=diffs cannot be sorted");
+  const paging = parsePaging(ctx.args, resource, config);
+  const filter: Filter = { [versionedIdField(config)]: latest[config.ID_FIELD] };
+  const { documents: copies, total } = await services.data.find(ctx, shadowResource(config, resource), {
+    filter,
+    sort: clientSort ?? [[config.VERSION, 1]],
+    projection: options.projection,
+    skip: resource.pagination ? (paging.page - 1) * paging.maxResults : 0,
+    limit: paging.maxResults,
+    showDeleted: true,
+  });
+
+  let items: Doc[];
+  if (total === 0) {
+    items = [options.built];
+  } else {
+    const versions: Doc[] = [];
+    for (const copy of copies) versions.push(await buildResponseDocument(services, ctx, synthesize(config, resource, latest, copy), resource, { latest }));
+    await embedDocuments(services, ctx, resource, versions, options.embedded);
+    items = version === "all" ? versions : versions.map((doc, i) => (i === 0 ? doc : diffDocument(config, resource, versions[i - 1]!, doc)));
+  }
+
+  const response: Doc = { [config.ITEMS]: items };
+  if (resource.hateoas) {
+    response[config.LINKS] = paginationLinks(config, ctx, paging, total, latest[config.ID_FIELD]);
+    if (resource.pagination) response[config.META] = pageMeta(config, paging, total);
+  }
+  if (version === "diffs") {
+    await services.hooks.emitForResource("on_fetched_diffs", resource.name, items);
+  } else {
+    for (const item of items) await services.hooks.emitForResource("on_fetched_item", resource.name, item);
+  }
+  return { status: 200, body: response, etag: options.etag, lastModified: options.lastModified };
+}
+

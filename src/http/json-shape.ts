@@ -1,0 +1,16 @@
+// Limits on any JSON a client sends (bodies, form fields, aggregation parameters).
+import { HttpError } from "../errors.ts";
+import { isPrototypeKey } from "../util/objects.ts";
+
+/** Refuses prototype keys and absurd nesting anywhere in a parsed JSON value. */
+export function checkJsonShape(value: unknown, maxDepth: number, depth = 0): void {
+  if (depth > maxDepth) throw new HttpError(400, `The JSON document is nested deeper than ${maxDepth} levels`);
+  if (Array.isArray(value)) {
+    for (const item of value) checkJsonShape(item, maxDepth, depth + 1);
+  } else if (value && typeof value === "object") {
+    for (const [key, item] of Object.entries(value)) {
+      if (isPrototypeKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
+      checkJsonShape(item, maxDepth, depth + 1);
+    }
+  }
+}

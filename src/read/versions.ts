@@ -1,0 +1,94 @@
+// Reading versions: `?version=N` of an item, the versions versioned references point to, and
+// the ETag of a versioned item.
+import type { RequestContext } from "../context.ts";
+import type { Services } from "../services.ts";
+import type { Doc, Projection } from "../drivers/types.ts";
+import { badRequest, HttpError } from "../errors.ts";
+import { etagSource } from "../render/etag.ts";
+import { documentLink, type Link } from "../render/hateoas.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { shadowResource, synthesize, versionedIdField } from "../features/shadow.ts";
+import { buildResponseDocument } from "./document.ts";
+
+/**
+ * The documents versioned references (`{<field>: …, <VERSION>: n}`) point to, in order: each
+ * version rebuilt and made ready to send, or null when the document, the version, or the
+ * version's being live (a soft-deleted version is gone) is missing. Two queries whatever the
+ * number of references: the current documents, then the copies.
+ */
+export async function referencedVersions(services: Services, ctx: RequestContext, target: Resource, field: string, refs: Doc[]): Promise<Array<Doc | null>> {
+  const config = services.config;
+  const pointer = versionedIdField(config);
+  const { documents: currents } = await services.data.find(ctx, target, {
+    filter: { [field]: { $in: refs.map((ref) => ref[field]) } },
+    projection: target.datasource.projection,
+    showDeleted: true,
+    count: false,
+  });
+  const currentOf = new Map(currents.map((doc) => [etagSource(doc[field]), doc]));
+  const copyKey = (id: unknown, version: unknown) => `${etagSource(id)}@${etagSource(version)}`;
+  const wanted = refs.flatMap((ref) => {
+    const current = currentOf.get(etagSource(ref[field]));
+    return current ? [{ [pointer]: current[config.ID_FIELD], [config.VERSION]: ref[config.VERSION] }] : [];
+  });
+  const { documents: copies } = wanted.length
+    ? await services.data.find(ctx, shadowResource(config, target), { filter: { $or: wanted }, count: false })
+    : { documents: [] };
+  const copyOf = new Map(copies.map((copy) => [copyKey(copy[pointer], copy[config.VERSION]), copy]));
+
+  const resolved: Array<Doc | null> = [];
+  for (const ref of refs) {
+    const current = currentOf.get(etagSource(ref[field]));
+    const copy = current && copyOf.get(copyKey(current[config.ID_FIELD], ref[config.VERSION]));
+    // A document stored before versioning was turned on is its own version 1.
+    const legacy = current && !copy && ref[config.VERSION] === 1 && current[config.VERSION] === undefined;
+    const document = copy ? synthesize(config, target, current, copy) : legacy ? current : null;
+    resolved.push(document && (await buildResponseDocument(services, ctx, document, target, { latest: current })));
+  }
+  return resolved;
+}
+
+export type VersionRequest = number | "all" | "diffs" | null;
+
+/** `?version=`: null when absent or the resource is not versioned; Eve's 400 for a bad number. */
+export function requestedVersion(config: Config, ctx: RequestContext, resource: Resource): VersionRequest {
+  if (!resource.versioning) return null;
+  const raw = ctx.args.get(config.VERSION_PARAM);
+  if (raw === null || raw === "all" || raw === "diffs") return raw;
+  const text = raw.trim();
+  // Python's int(): optional sign, digits with single underscores between them.
+  const number = /^[+-]?\d(?:_?\d)*$/.test(text) ? Number(text.replace(/_/g, "")) : NaN;
+  if (!(number > 0) || !Number.isSafeInteger(number)) throw badRequest("Document version number should be an int greater than 0");
+  return number;
+}
+
+/** One older version of `latest`, rebuilt; 404 when there is no such version. */
+export async function storedVersion(services: Services, ctx: RequestContext, resource: Resource, latest: Doc, version: number, projection: Projection | null): Promise<Doc> {
+  const config = services.config;
+  const { documents } = await services.data.find(ctx, shadowResource(config, resource), {
+    filter: { [versionedIdField(config)]: latest[config.ID_FIELD], [config.VERSION]: version },
+    projection,
+    limit: 1,
+    showDeleted: true,
+    count: false,
+  });
+  if (!documents[0]) throw new HttpError(404);
+  return synthesize(config, resource, latest, documents[0]);
+}
+
+/** The links of one version: self with the version asked, parent the item, collection its versions. */
+export function versionLinks(config: Config, ctx: RequestContext, resource: Resource, id: unknown): Record<string, Link> {
+  const item = documentLink(config, ctx, resource, id);
+  return {
+    self: documentLink(config, ctx, resource, id, ctx.args.get(config.VERSION_PARAM)),
+    parent: item,
+    collection: { title: resource.resource_title, href: `${item.href}?version=all` },
+  };
+}
+
+/** The ETag header of an item: with versioning, `_etag` followed by the latest version number. */
+export function itemEtag(config: Config, resource: Resource, document: Doc): string | undefined {
+  const etag = document[config.ETAG];
+  if (!config.IF_MATCH || typeof etag !== "string") return undefined;
+  return resource.versioning ? etag + String(document[config.LATEST_VERSION]) : etag;
+}

@@ -1,0 +1,111 @@
+// multipart/form-data payloads (media uploads): Eve's multipart `payload()`, within the body
+// size limit, the same on every runtime.
+import type { RequestContext } from "../context.ts";
+import type { Doc } from "../drivers/types.ts";
+import { HttpError } from "../errors.ts";
+import { checkJsonShape } from "../http/json-shape.ts";
+import type { Config } from "../settings/normalize.ts";
+import { isPrototypeKey } from "../util/objects.ts";
+
+/** The body as FormData, refused (413) past MAX_BODY_SIZE before it is all read. */
+async function readForm(ctx: RequestContext): Promise<FormData> {
+  const limit = ctx.maxBodySize;
+  if (Number(ctx.request.headers.get("content-length") ?? NaN) > limit) throw new HttpError(413);
+  let size = 0;
+  let tooLarge = false;
+  const chunks: Uint8Array[] = [];
+  const contentType = ctx.request.headers.get("content-type") ?? "";
+  const source = ctx.bodyText !== undefined ? new Response(ctx.bodyText).body : ctx.request.body;
+  const counted = source?.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        size += chunk.byteLength;
+        if (size <= limit) {
+          chunks.push(chunk);
+          controller.enqueue(chunk);
+        } else {
+          tooLarge = true;
+          controller.error(new HttpError(413));
+        }
+      },
+    }),
+  );
+  let form: FormData;
+  try {
+    form = await new Response(counted ?? null, { headers: { "Content-Type": contentType } }).formData();
+  } catch (error) {
+    if (tooLarge) throw new HttpError(413);
+    throw new HttpError(400, "Malformed multipart/form-data", { cause: error });
+  }
+  return [...form.values()].includes("") ? withEmptyFiles(form, chunks, contentType) : form;
+}
+
+/**
+ * workerd gives a file part with an empty filename — what a browser sends for a file input left
+ * empty — as the string "" (cloudflare/workerd#875); such entries become the empty File every
+ * other runtime gives, found by reading the parts' headers.
+ */
+async function withEmptyFiles(form: FormData, chunks: Uint8Array[], contentType: string): Promise<FormData> {
+  const boundary = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
+  const parts = (await new Blob(chunks as BlobPart[]).text())
+    .split(`--${boundary?.[1] ?? boundary?.[2]}`)
+    .slice(1, -1)
+    .map((part) => {
+      const disposition = /^content-disposition:(.*)$/im.exec(part.slice(0, part.indexOf("\r\n\r\n")))?.[1] ?? "";
+      return { name: /;\s*name="([^"]*)"/i.exec(disposition)?.[1], file: /;\s*filename\*?=/i.test(disposition) };
+    });
+  const fixed = new FormData();
+  let at = 0;
+  for (const [key, value] of form) {
+    while (at < parts.length && parts[at]!.name !== key) at++;
+    const part = parts[at++];
+    fixed.append(key, value === "" && part?.file ? new File([], "") : value);
+  }
+  return fixed;
+}
+
+/**
+ * Eve's multipart `payload()`: form fields (JSON-decoded with MULTIPART_FORM_FIELDS_AS_JSON)
+ * merged with the files; a repeated key keeps its first value unless AUTO_COLLAPSE_MULTI_KEYS
+ * makes a list of them, and AUTO_CREATE_LISTS turns one value of a list field into a list.
+ */
+export async function readMultipart(ctx: RequestContext, config: Config): Promise<Doc> {
+  const form = await readForm(ctx);
+  const fields = new Map<string, unknown[]>();
+  const files = new Map<string, unknown[]>();
+  const add = (into: Map<string, unknown[]>, key: string, value: unknown) => {
+    if (isPrototypeKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
+    into.set(key, [...(into.get(key) ?? []), value]);
+  };
+  for (const [key, value] of form) {
+    if (typeof value === "string") add(fields, key, config.MULTIPART_FORM_FIELDS_AS_JSON ? jsonField(value, config.MAX_JSON_DEPTH) : value);
+    // A file input left empty still sends a part, with no name and no content. Bun gives that
+    // part's File an undefined name rather than "", so a missing name counts as empty too.
+    else if (value.name || value.size > 0) add(files, key, value);
+  }
+  if (fields.size === 0 && files.size === 0) throw new HttpError(400, "No multipart/form-data supplied");
+
+  const document: Doc = {};
+  for (const key of new Set([...fields.keys(), ...files.keys()])) {
+    const values = [...(fields.get(key) ?? []), ...(files.get(key) ?? [])];
+    document[key] = config.AUTO_COLLAPSE_MULTI_KEYS && values.length > 1 ? values : values[0];
+  }
+  if (config.AUTO_CREATE_LISTS) {
+    for (const [field, rules] of Object.entries(ctx.resource?.schema ?? {})) {
+      if (rules?.type === "list" && field in document && !Array.isArray(document[field])) document[field] = [document[field]];
+    }
+  }
+  return document;
+}
+
+/** A JSON-encoded form value; text that is not JSON stays the string it is (Eve quotes it). */
+function jsonField(text: string, maxDepth: number): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return text;
+  }
+  checkJsonShape(value, maxDepth);
+  return value;
+}

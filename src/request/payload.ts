@@ -1,0 +1,65 @@
+// The request body as Eve's `payload()` reads it: JSON, flat form fields or multipart, read once
+// and kept on the request context (an auth check such as HMAC may read it before the method).
+import type { RequestContext } from "../context.ts";
+import type { Doc } from "../drivers/types.ts";
+import { HttpError, badRequest } from "../errors.ts";
+import { BodyError, readTextWithin } from "../http/body.ts";
+import { checkJsonShape } from "../http/json-shape.ts";
+import type { Config } from "../settings/normalize.ts";
+import { isPrototypeKey } from "../util/objects.ts";
+import { readMultipart } from "./multipart.ts";
+
+/** Reads the body as text, refusing more than the request's body limit before reading it all. */
+export async function readBodyText(ctx: RequestContext): Promise<string> {
+  if (ctx.bodyText !== undefined) return ctx.bodyText;
+  try {
+    ctx.bodyText = await readTextWithin(ctx.request, ctx.maxBodySize);
+  } catch (error) {
+    if (!(error instanceof BodyError)) throw error;
+    throw error.problem === "too-large" ? new HttpError(413) : new HttpError(400, "The request body is not valid UTF-8");
+  }
+  return ctx.bodyText;
+}
+
+function parseJsonBody(text: string, maxDepth: number): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badRequest("malformed JSON");
+  }
+  checkJsonShape(value, maxDepth);
+  return value;
+}
+
+/** JSON (JSON_REQUEST_CONTENT_TYPES, and any `+json` type), or flat form fields, or multipart/form-data with files; the payload `app.internal` handed over as it is. */
+export async function readPayload(ctx: RequestContext, config: Config): Promise<unknown> {
+  if (ctx.payload !== undefined) return ctx.payload;
+  const contentType = (ctx.request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (config.JSON_REQUEST_CONTENT_TYPES.includes(contentType) || contentType.endsWith("+json")) {
+    return parseJsonBody(await readBodyText(ctx), config.MAX_JSON_DEPTH);
+  }
+  if (contentType === "application/x-www-form-urlencoded") {
+    const form = new URLSearchParams(await readBodyText(ctx));
+    const doc: Record<string, unknown> = {};
+    for (const [key, value] of form) {
+      if (isPrototypeKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
+      // A repeated key keeps its first value, or all of them in a list with AUTO_COLLAPSE_MULTI_KEYS.
+      if (!(key in doc)) doc[key] = value;
+      else if (config.AUTO_COLLAPSE_MULTI_KEYS) doc[key] = [doc[key], value].flat();
+    }
+    if (Object.keys(doc).length === 0) throw new HttpError(400, "No form-urlencoded data supplied");
+    return doc;
+  }
+  if (contentType === "multipart/form-data") return readMultipart(ctx, config);
+  throw new HttpError(400, "Unknown or no payload format supplied");
+}
+
+/** A JSON object payload, as PATCH and PUT require. */
+export async function readDocument(ctx: RequestContext, config: Config): Promise<Doc> {
+  const payload = await readPayload(ctx, config);
+  if (!payload || typeof payload !== "object" || Array.isArray(payload)) {
+    throw new HttpError(400, "The request body must be a JSON object");
+  }
+  return payload as Doc;
+}

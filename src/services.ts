@@ -1,0 +1,18 @@
+// What endpoints, methods and read helpers use of the application, and nothing else of it: the
+// compiled settings, the data layer, hooks, document features, validators and access control.
+// Built once by the App (src/app.ts) and passed explicitly; nothing per-request lives here.
+import type { AccessControl } from "./auth/access.ts";
+import type { DataLayer } from "./data/layer.ts";
+import type { Hooks } from "./events/hooks.ts";
+import type { FeaturePipeline } from "./features/pipeline.ts";
+import type { Config } from "./settings/normalize.ts";
+import type { ResourceValidator } from "./validation/types.ts";
+
+export interface Services {
+  readonly config: Config;
+  readonly data: DataLayer;
+  readonly hooks: Hooks;
+  readonly features: FeaturePipeline;
+  readonly validators: ReadonlyMap<string, ResourceValidator>;
+  readonly access: AccessControl;
+}

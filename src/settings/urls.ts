@@ -1,0 +1,43 @@
+// Resource urls in Werkzeug's converter syntax (`lists/<regex("[a-f0-9]{24}"):list_id>/items`):
+// the one reader of that syntax, for routing, links, the oplog and the internal API.
+
+export interface PathParam {
+  /** Field the segment is a condition on. */
+  name: string;
+  /** Regex source the segment must match. */
+  pattern: string;
+}
+
+/** Literal text, or a converter segment. */
+export type UrlPart = string | PathParam;
+
+const URL_PARAM = /<regex\((["'])(.*?)\1\):(\w+)>/g;
+
+/** Werkzeug converter syntax `regex("…")` → the regex source. */
+export function converterRegex(spec: string): string {
+  const match = /^regex\((["'])(.*)\1\)$/s.exec(spec.trim());
+  return match ? match[2]! : spec;
+}
+
+export function urlParts(url: string): UrlPart[] {
+  const parts: UrlPart[] = [];
+  let last = 0;
+  for (const match of url.matchAll(URL_PARAM)) {
+    if (match.index > last) parts.push(url.slice(last, match.index));
+    parts.push({ name: match[3]!, pattern: match[2]! });
+    last = match.index + match[0].length;
+  }
+  if (last < url.length) parts.push(url.slice(last));
+  return parts;
+}
+
+export function parseUrlParams(url: string): PathParam[] {
+  return urlParts(url).filter((part): part is PathParam => typeof part !== "string");
+}
+
+/** The url with each converter segment replaced by `fill(segment)`. */
+export function fillUrl(url: string, fill: (param: PathParam) => string): string {
+  return urlParts(url)
+    .map((part) => (typeof part === "string" ? part : fill(part)))
+    .join("");
+}
