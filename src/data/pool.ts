@@ -1,8 +1,9 @@
 // Which driver and database serve a db prefix. Drivers are created lazily on first use and then
 // reused for the life of the app (one client per URI, as the mongodb driver wants); a request
 // only ever picks among them, so nothing here is per-request state.
-import { prefixedNames, type PrefixedDbKey } from "../settings/defaults.ts";
+import { prefixedNames } from "../settings/defaults.ts";
 import type { Config } from "../settings/normalize.ts";
+import type { PrefixedDbKey } from "../settings/types.ts";
 import { createDriver } from "../drivers/registry.ts";
 import type { Driver, DriverSettings, RuntimeServices } from "../drivers/types.ts";
 
@@ -66,7 +67,14 @@ function databaseFromUri(uri: string): string | undefined {
 
 /** What the drivers take from the settings. */
 function driverSettings(config: Config): DriverSettings {
-  return { DB_OPTIONS: config.DB_OPTIONS, DB_WRITE_CONCERN: config.DB_WRITE_CONCERN, DATA_API_KEY: config.DATA_API_KEY, DATA_API_SOURCE: config.DATA_API_SOURCE };
+  return {
+    DB_OPTIONS: config.DB_OPTIONS,
+    DB_WRITE_CONCERN: config.DB_WRITE_CONCERN,
+    DATA_API_KEY: config.DATA_API_KEY,
+    DATA_API_SOURCE: config.DATA_API_SOURCE,
+    JOURNAL_COMPACTION_RATIO: config.JOURNAL_COMPACTION_RATIO,
+    JOURNAL_COMPACTION_MIN_SIZE: config.JOURNAL_COMPACTION_MIN_SIZE,
+  };
 }
 
 export class DriverPool {

@@ -1,6 +1,6 @@
 // Eve 2.3.1's defaults (docs/decisions.md §2), under Eve's names. Resource keys default to the
 // lower-case global of the same name; RESOURCE_KEY_DEFAULTS lists which globals cascade.
-import type { Settings } from "./types.ts";
+import { EVE_DB_SUFFIXES, PREFIXED_DB_KEYS, type PrefixedDbKey, type Settings } from "./types.ts";
 
 export const GLOBAL_DEFAULTS = {
   DOMAIN: {},
@@ -143,6 +143,9 @@ export const GLOBAL_DEFAULTS = {
   // The data-api driver's key and dataSource; null leaves them to the driver (src/drivers/data-api).
   DATA_API_KEY: null,
   DATA_API_SOURCE: null,
+  // When the memory driver compacts its journal; null leaves it to the driver (src/drivers/memory/compaction.ts).
+  JOURNAL_COMPACTION_RATIO: null,
+  JOURNAL_COMPACTION_MIN_SIZE: null,
 
   MAX_BODY_SIZE: 16 * 1024 * 1024,
   MAX_JSON_DEPTH: 64,
@@ -155,8 +158,9 @@ export const GLOBAL_DEFAULTS = {
   LOG_LEVEL: "WARNING",
 } satisfies Settings;
 
-/** Settings' named keys; Omit over the `<PREFIX>_DB_*` index signature would drop them all. */
-type NamedSettings = { [K in keyof Settings as string extends K ? never : K]: Settings[K] };
+/** Settings' named keys; Omit over the `<PREFIX>_DB_*` index signatures would drop them all. */
+// A key an empty object satisfies is an index signature (a pattern such as `${string}_DB_URI`).
+type NamedSettings = { [K in keyof Settings as {} extends Record<K, 1> ? never : K]: Settings[K] };
 
 /** Every global, resolved: the user's value or the default. */
 export type GlobalConfig = Required<Omit<NamedSettings, "DOMAIN">> & { [prefixed: string]: unknown };
@@ -246,26 +250,10 @@ export const SETTING_ALIASES: Record<string, string> = {
   MONGO_WRITE_CONCERN: "DB_WRITE_CONCERN",
 };
 
-/** Per-prefix database settings (`<PREFIX>_DB_URI`, …) for db_prefix. */
-export const PREFIXED_DB_KEYS = ["DB_URI", "DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "DB_AUTH_SOURCE", "DB_OPTIONS", "DB_DRIVER"] as const;
-export type PrefixedDbKey = (typeof PREFIXED_DB_KEYS)[number];
-
-/** Eve's own spelling after a mongo_prefix (`MONGO1_DBNAME`, `MONGO1_HOST`): no `DB_`, `DBNAME` for the name. */
-const EVE_SUFFIX: Partial<Record<PrefixedDbKey, string>> = {
-  DB_URI: "URI",
-  DB_HOST: "HOST",
-  DB_PORT: "PORT",
-  DB_USERNAME: "USERNAME",
-  DB_PASSWORD: "PASSWORD",
-  DB_NAME: "DBNAME",
-  DB_AUTH_SOURCE: "AUTH_SOURCE",
-  DB_OPTIONS: "OPTIONS",
-};
-
 /** The names `key` may have under `prefix`: `<PREFIX>_DB_NAME`, `<PREFIX>_MONGO_NAME`, `<PREFIX>_DBNAME`. */
 export function prefixedNames(prefix: string, key: PrefixedDbKey): string[] {
   const names = [`${prefix}_${key}`, `${prefix}_${key.replace(/^DB_/, "MONGO_")}`];
-  const eve = EVE_SUFFIX[key];
+  const eve = (EVE_DB_SUFFIXES as Partial<Record<PrefixedDbKey, string>>)[key];
   if (eve) names.push(`${prefix}_${eve}`);
   return names;
 }
@@ -274,7 +262,7 @@ const SUFFIXES = new Map<string, PrefixedDbKey>(
   PREFIXED_DB_KEYS.flatMap((key) => {
     const bare = key.replace(/^DB_/, "");
     const pairs: Array<[string, PrefixedDbKey]> = [[`DB_${bare}`, key], [`MONGO_${bare}`, key]];
-    const eve = EVE_SUFFIX[key];
+    const eve = (EVE_DB_SUFFIXES as Partial<Record<PrefixedDbKey, string>>)[key];
     if (eve) pairs.push([eve, key]);
     return pairs;
   }),

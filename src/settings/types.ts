@@ -1,6 +1,30 @@
 // User-facing settings types. Names are Eve's so that a settings.py ports almost verbatim:
 // upper-case globals, lower-case resource keys.
 
+/** Database settings a db prefix may have its own of (`<PREFIX>_DB_URI`, …), by their unprefixed name. */
+export const PREFIXED_DB_KEYS = ["DB_URI", "DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "DB_AUTH_SOURCE", "DB_OPTIONS", "DB_DRIVER"] as const;
+export type PrefixedDbKey = (typeof PREFIXED_DB_KEYS)[number];
+
+/** Eve's own spelling after a mongo_prefix (`MONGO1_DBNAME`, `MONGO1_HOST`): no `DB_`, `DBNAME` for the name. */
+export const EVE_DB_SUFFIXES = {
+  DB_URI: "URI",
+  DB_HOST: "HOST",
+  DB_PORT: "PORT",
+  DB_USERNAME: "USERNAME",
+  DB_PASSWORD: "PASSWORD",
+  DB_NAME: "DBNAME",
+  DB_AUTH_SOURCE: "AUTH_SOURCE",
+  DB_OPTIONS: "OPTIONS",
+} as const satisfies Partial<Record<PrefixedDbKey, string>>;
+
+type Unprefixed<K> = K extends `DB_${infer Suffix}` ? Suffix : never;
+
+/** `TENANT_A_DB_URI`, `TENANT_A_MONGO_NAME`, `MONGO1_DBNAME` …: any prefix, since a setDbPrefix may name it at request time. */
+export type PrefixedDatabaseSetting =
+  | `${string}_DB_${Unprefixed<PrefixedDbKey>}`
+  | `${string}_MONGO_${Unprefixed<PrefixedDbKey>}`
+  | `${string}_${(typeof EVE_DB_SUFFIXES)[keyof typeof EVE_DB_SUFFIXES]}`;
+
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS";
 
 export type FieldType =
@@ -27,7 +51,21 @@ export type FieldType =
   | "geometrycollection"
   | "feature"
   | "featurecollection"
-  | (string & {});
+  | keyof CustomTypes;
+
+/**
+ * The names of custom types (HandlerOptions.validation.types), added by augmenting this interface:
+ *   declare module "everest-api" { interface CustomTypes { phone: true } }
+ */
+export interface CustomTypes {}
+
+/**
+ * Custom rules (HandlerOptions.validation.rules) and their values, added by augmenting this interface:
+ *   declare module "everest-api" { interface CustomRules { isodd?: boolean } }
+ */
+export interface CustomRules {}
+
+type LogicRule = "allof" | "anyof" | "noneof" | "oneof";
 
 export interface DataRelation {
   resource: string;
@@ -37,7 +75,7 @@ export interface DataRelation {
 }
 
 /** One field's rules, Cerberus/Eve style. Unknown keys are refused at start-up unless transparent. */
-export interface FieldSchema {
+export interface FieldSchema extends CustomRules {
   type?: FieldType | FieldType[];
   required?: boolean;
   readonly?: boolean;
@@ -72,7 +110,17 @@ export interface FieldSchema {
   data_relation?: DataRelation;
   allow_unknown?: boolean;
   validator?: unknown;
-  [customRule: string]: unknown;
+  check_with?: unknown;
+  require_all?: boolean;
+  purge_unknown?: boolean;
+  meta?: unknown;
+  /** Feeds the OpenAPI document; otherwise ignored. */
+  description?: string;
+  versioned?: boolean;
+  rename?: string;
+  rename_handler?: unknown;
+  /** Cerberus' type savers: `anyof_type: ["string", "integer"]` … */
+  [typeSaver: `${LogicRule}_${string}`]: unknown[] | undefined;
 }
 
 export type Schema = Record<string, FieldSchema>;
@@ -144,7 +192,13 @@ export interface ResourceSettings {
   upsert_on_put?: boolean;
   versioning_field?: string;
   rate_limit?: unknown;
-  [key: string]: unknown;
+  if_match?: boolean;
+  enforce_if_match?: boolean;
+  normalize_dotted_fields?: boolean;
+  etag_ignore_fields?: string[];
+  extra_response_fields?: string[];
+  /** Feeds the OpenAPI document; otherwise ignored. */
+  description?: string;
 }
 
 export interface Settings {
@@ -187,6 +241,7 @@ export interface Settings {
   HATEOAS?: boolean;
   IF_MATCH?: boolean;
   ENFORCE_IF_MATCH?: boolean;
+  NORMALIZE_DOTTED_FIELDS?: boolean;
   NORMALIZE_ON_PATCH?: boolean;
   BANDWIDTH_SAVER?: boolean;
   BULK_ENABLED?: boolean;
@@ -274,14 +329,42 @@ export interface Settings {
   DB_AUTH_SOURCE?: string | null;
   DB_OPTIONS?: Record<string, unknown>;
   DB_WRITE_CONCERN?: Record<string, unknown>;
+  /** Eve's MONGO_* spellings of the DB_* settings. */
+  MONGO_URI?: string | null;
+  MONGO_HOST?: string | null;
+  MONGO_PORT?: number | null;
+  MONGO_USERNAME?: string | null;
+  MONGO_PASSWORD?: string | null;
+  MONGO_DBNAME?: string | null;
+  MONGO_NAME?: string | null;
+  MONGO_AUTH_SOURCE?: string | null;
+  MONGO_OPTIONS?: Record<string, unknown>;
+  MONGO_QUERY_BLACKLIST?: string[];
+  MONGO_QUERY_WHITELIST?: string[];
+  MONGO_WRITE_CONCERN?: Record<string, unknown>;
+  /** Eve settings accepted so that a settings.py ports as is, without effect (src/settings/validate.ts). */
+  STANDARD_ERRORS?: unknown;
+  ITEM_CACHE_CONTROL?: unknown;
+  ITEM_TITLE?: unknown;
+  HEADER_TOTAL_COUNT?: unknown;
+  INTERNAL_RESOURCE?: unknown;
+  EXTRA_RESPONSE_FIELDS?: unknown;
+  MONGO_CONNECT?: unknown;
+  MONGO_AUTH_MECHANISM?: unknown;
+  MONGO_AUTH_MECHANISM_PROPERTIES?: unknown;
+  MONGO_DOCUMENT_CLASS?: unknown;
   DATA_API_KEY?: string | null;
   DATA_API_SOURCE?: string | null;
+  /** The memory driver compacts its journal when it is longer than this many times the live data (> 1; default 2)… */
+  JOURNAL_COMPACTION_RATIO?: number | null;
+  /** …and than this many bytes (default 4 MiB). */
+  JOURNAL_COMPACTION_MIN_SIZE?: number | null;
   RATE_LIMIT_GET?: [number, number] | null;
   RATE_LIMIT_POST?: [number, number] | null;
   RATE_LIMIT_PATCH?: [number, number] | null;
   RATE_LIMIT_DELETE?: [number, number] | null;
   DEBUG?: boolean;
   LOG_LEVEL?: "DEBUG" | "INFO" | "WARNING" | "ERROR";
-  /** `<PREFIX>_DB_URI`, `<PREFIX>_DB_NAME` …, and MONGO_* aliases. */
-  [prefixed: string]: unknown;
+  /** Database settings under a prefix (db_prefix, setDbPrefix): `TENANT_A_DB_URI`, Eve's `MONGO1_DBNAME` … */
+  [prefixed: PrefixedDatabaseSetting]: unknown;
 }

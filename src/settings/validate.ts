@@ -5,9 +5,9 @@
 // not the id field, no meta fields or `$`/`.` in schema field names, data_relation naming a
 // resource) are made too. Schema rules themselves are checked by src/validation.
 import { compileDateFormat } from "../render/dates.ts";
-import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, PREFIXED_DB_KEYS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
+import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
 import { converterRegex } from "./urls.ts";
-import type { Settings } from "./types.ts";
+import { PREFIXED_DB_KEYS, type Settings } from "./types.ts";
 import { didYouMean } from "./suggest.ts";
 
 export class SettingsError extends Error {
@@ -171,6 +171,8 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   DB_AUTH_SOURCE: nullable(name),
   DATA_API_KEY: nullable(text),
   DATA_API_SOURCE: nullable(name),
+  JOURNAL_COMPACTION_RATIO: nullable((v) => (typeof v === "number" && Number.isFinite(v) && v > 1 ? null : "must be a number greater than 1")),
+  JOURNAL_COMPACTION_MIN_SIZE: nullable(int(0)),
   DB_QUERY_BLACKLIST: operators,
   DB_QUERY_WHITELIST: operators,
   RATE_LIMIT_GET: rateLimit,

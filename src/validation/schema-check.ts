@@ -2,7 +2,7 @@
 // own schemas; Eve adds checks of its own). Problems name the resource, the field and the
 // rule, with the closest valid name where a name is mistyped.
 import type { Config, Resource } from "../settings/normalize.ts";
-import type { Schema } from "../settings/types.ts";
+import type { FieldSchema, Schema } from "../settings/types.ts";
 import { compileDateFormat } from "../render/dates.ts";
 import { BUILTIN_TYPE_NAMES } from "./datatypes.ts";
 import { customRule, type ValidatorExtensions } from "./extensions.ts";
@@ -80,7 +80,7 @@ class SchemaInspector {
       const field = prefix ? `${prefix}.${name}` : name;
       if (name.includes("$") || name.includes(".")) this.problem(field, "a field name cannot contain '$' or '.'", undefined, true);
       if (atRoot && this.automaticFields().includes(name)) this.problem(field, "this field is handled automatically and cannot be in the schema", undefined, true);
-      out[name] = this.definition(definition, field);
+      out[name] = this.definition(definition, field) as FieldSchema;
     }
     return out;
   }

@@ -2,14 +2,14 @@
 // a default projection the client can override, a default sort.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, testApi } from "../support/api.ts";
-import type { Settings } from "../../src/settings/types.ts";
+import type { Schema, Settings } from "../../src/settings/types.ts";
 
 const schema = {
   name: { type: "string" },
   role: { type: "string" },
   age: { type: "integer" },
   notes: { type: "string" },
-};
+} satisfies Schema;
 
 function settings(): Settings {
   return {

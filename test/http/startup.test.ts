@@ -8,10 +8,12 @@ const start = (settings: Settings) => () => createHandler(settings);
 
 describe("start-up validation", () => {
   it("refuses an unknown global setting, suggesting the closest", () => {
+    // @ts-expect-error the Settings type catches the typo at compile time too
     expect(start({ PAGINATION_LIMT: 10, DOMAIN: {} })).toThrow(/PAGINATION_LIMT.*PAGINATION_LIMIT/);
   });
 
   it("refuses an unknown resource setting, naming the resource", () => {
+    // @ts-expect-error the Settings type catches the typo at compile time too
     expect(start({ DOMAIN: { people: { item_titel: "person" } } })).toThrow(/people.*item_titel.*item_title/);
   });
 
@@ -25,7 +27,9 @@ describe("start-up validation", () => {
   });
 
   it("refuses an unknown schema rule unless the rules are transparent", () => {
+    // @ts-expect-error the Settings type catches the typo at compile time too
     expect(start({ DOMAIN: { people: { schema: { name: { type: "string", maxlenght: 3 } } } } })).toThrow(/people.*name.*maxlenght.*maxlength/);
+    // @ts-expect-error transparent rules are a run-time choice; the type knows only the declared ones
     expect(start({ DOMAIN: { people: { transparent_schema_rules: true, schema: { name: { type: "string", maxlenght: 3 } } } } })).not.toThrow();
   });
 

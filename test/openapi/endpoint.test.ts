@@ -54,6 +54,7 @@ describe("GET /openapi.json", () => {
   it("the settings check refuses bad values", () => {
     const bad: Settings[] = [{ OPENAPI: "yes" as never }, { OPENAPI_ENDPOINT: null as never }, { DOCS_ENDPOINT: 3 as never }];
     for (const settings of bad) expect(() => testApi(settings), JSON.stringify(settings)).toThrow(SettingsError);
+    // @ts-expect-error a description is a string, at compile time too
     expect(() => testApi({ DOMAIN: { people: { schema: { name: { type: "string", description: 1 } } } } })).toThrow(/description.*must be a string/);
     expect(() => testApi({ DOMAIN: { people: { description: "who", schema: { name: { type: "string", description: "their name" } } } } })).not.toThrow();
   });

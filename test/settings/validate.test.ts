@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SettingsError, validateSettings } from "../../src/settings/validate.ts";
 import { closest, editDistance } from "../../src/settings/suggest.ts";
-import type { Settings } from "../../src/settings/types.ts";
+import type { FieldSchema, Settings } from "../../src/settings/types.ts";
 import { referenceSettings } from "../query/fixture.ts";
 
 /** The problems validateSettings reports for the reference settings after `adjust`. */
@@ -33,6 +33,10 @@ describe("validateSettings accepts", () => {
         people(s).db_prefix = "USERS";
       }),
     ).toEqual([]);
+  });
+
+  it("the memory journal's compaction thresholds", () => {
+    expect(problems((s) => Object.assign(s, { JOURNAL_COMPACTION_RATIO: 1.5, JOURNAL_COMPACTION_MIN_SIZE: 1048576 }))).toEqual([]);
   });
 
   it("Eve's renderer class paths and everest's names", () => {
@@ -109,6 +113,8 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
       ["ID_FIELD", "", /must be a non-empty string/],
       ["ALLOWED_ROLES", "admin", /must be a list of strings/],
       ["DOMAIN", [], /^Setting 'DOMAIN' must be an object/],
+      ["JOURNAL_COMPACTION_RATIO", 1, /must be a number greater than 1/],
+      ["JOURNAL_COMPACTION_MIN_SIZE", "4MB", /must be a non-negative integer/],
     ];
     for (const [key, value, pattern] of cases) {
       const found = problems((s) => ((s as Record<string, unknown>)[key] = value));
@@ -131,7 +137,7 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
   });
 
   it("a data_relation to an unknown resource, however deep", () => {
-    const relation = (resource: string) => ({ type: "objectid", data_relation: { resource } });
+    const relation = (resource: string): FieldSchema => ({ type: "objectid", data_relation: { resource } });
     expect(problems((s) => (s.DOMAIN!.works!.schema!.owner!.data_relation = { resource: "peple" }))).toEqual([
       "Resource 'works': field 'owner': data_relation names unknown resource 'peple' (did you mean 'people'?)",
     ]);

@@ -90,6 +90,7 @@ describe("checkSchemaDefinition", () => {
 
 describe("compileValidator", () => {
   it("refuses what checkSchemaDefinition refuses", () => {
+    // @ts-expect-error the Settings type catches the typo at compile time too
     const config = normalizeSettings({ DOMAIN: { people: { schema: { name: { maxlenght: 1 } } } } });
     expect(() => compileValidator(config.DOMAIN.people!, config)).toThrow("unknown rule 'maxlenght'");
   });
