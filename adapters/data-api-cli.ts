@@ -4,7 +4,7 @@
 // Serves the Data API v1 protocol in front of any everest driver, so deployments that cannot
 // open database connections (Workers, Deno Deploy …) reach the database through it.
 import { parseArgs } from "node:util";
-import { createDataApiHandler, type DataApiHandlerOptions } from "../src/drivers/data-api/gateway.ts";
+import { createDataApiHandler, type DataApiHandlerOptions } from "../src/gateway/index.ts";
 import { createDriver } from "../src/drivers/registry.ts";
 import { NodeFileAccess } from "./node-files.ts";
 

@@ -54,6 +54,7 @@ export async function runServeCommand(argv: string[], serve: Serve): Promise<voi
     const settings = await loadSettingsFile(args.file);
     if (args.db) settings.DB_URI = args.db;
     const handler = createHandler(settings, { services: { files: new NodeFileAccess() } });
+    // A database that cannot be opened (a damaged or locked journal) refuses to start here, not with a 500 per request.
     await handler.app.open();
     const { url } = await serve(handler, { port: args.port, host: args.host, onShutdown: () => handler.app.close() });
     const { uri, database } = databaseSettings(handler.app.config, null);

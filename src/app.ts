@@ -10,7 +10,7 @@ import { Hooks, type HookCallback } from "./events/hooks.ts";
 import { mediaFeature } from "./features/media.ts";
 import { serveMedia } from "./endpoints/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
-import { InternalApi } from "./features/internal.ts";
+import { InternalApi } from "./internal.ts";
 import { schemaEndpoint } from "./endpoints/schema.ts";
 import { oplogFeatures } from "./features/oplog.ts";
 import { versioningFeature } from "./features/versioning.ts";
@@ -136,11 +136,13 @@ export class App {
   }
 
   /**
-   * Loads the driver the settings name (no db prefix), so that one which cannot load — a
-   * missing package, a runtime without the sockets it needs — fails at start-up, not per request.
+   * Opens the database of every db prefix now, so one that cannot be opened (a damaged or
+   * locked journal, a missing package, a runtime without the sockets it needs) stops start-up
+   * instead of failing every request.
    */
   async open(): Promise<void> {
-    await this.pool.get(null);
+    const prefixes = new Set<string | null>([null, ...Object.values(this.config.DOMAIN).map((resource) => resource.db_prefix)]);
+    await Promise.all([...prefixes].map((prefix) => this.pool.get(prefix)));
   }
 
   /** The generator is loaded on first use, so that deployments that never serve it do not load it. */
@@ -192,7 +194,7 @@ export class App {
 
   private async handle(ctx: RequestContext): Promise<Response> {
     const config = this.config;
-    const match = await this.router.match(ctx.url.pathname);
+    const match = await this.router.match(ctx.request.url);
     if (!match) throw new HttpError(404);
     ctx.endpoint = match.endpoint;
     ctx.params = match.params;

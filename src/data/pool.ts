@@ -67,7 +67,14 @@ function databaseFromUri(uri: string): string | undefined {
 
 /** What the drivers take from the settings. */
 function driverSettings(config: Config): DriverSettings {
-  return { DB_OPTIONS: config.DB_OPTIONS, DB_WRITE_CONCERN: config.DB_WRITE_CONCERN, DATA_API_KEY: config.DATA_API_KEY, DATA_API_SOURCE: config.DATA_API_SOURCE };
+  return {
+    DB_OPTIONS: config.DB_OPTIONS,
+    DB_WRITE_CONCERN: config.DB_WRITE_CONCERN,
+    DATA_API_KEY: config.DATA_API_KEY,
+    DATA_API_SOURCE: config.DATA_API_SOURCE,
+    JOURNAL_COMPACTION_RATIO: config.JOURNAL_COMPACTION_RATIO,
+    JOURNAL_COMPACTION_MIN_SIZE: config.JOURNAL_COMPACTION_MIN_SIZE,
+  };
 }
 
 export class DriverPool {

@@ -114,6 +114,10 @@ export interface DriverSettings {
   DB_WRITE_CONCERN?: Record<string, unknown> | null;
   DATA_API_KEY?: string | null;
   DATA_API_SOURCE?: string | null;
+  /** The memory driver's journal compacts past this multiple of its live data (docs/drivers.md). */
+  JOURNAL_COMPACTION_RATIO?: number | null;
+  /** …and only once it is at least this many bytes. */
+  JOURNAL_COMPACTION_MIN_SIZE?: number | null;
 }
 
 /** How a driver is built from a URI; registered per scheme and loaded lazily. */
@@ -137,11 +141,39 @@ export interface RuntimeServices {
 }
 
 export interface FileAccess {
-  readText(path: string): Promise<string | null>;
-  /** Appends and flushes (fsync) before resolving. */
+  /** The file's contents as a stream of chunks, or null when there is no such file. */
+  read(path: string): Promise<AsyncIterable<Uint8Array> | null>;
+  /** Appends and flushes (fsync) before resolving; creates the file (durably) when missing. */
   append(path: string, text: string): Promise<void>;
-  /** Writes a temp file, flushes it and renames it over path. */
-  replaceAtomically(path: string, text: string): Promise<void>;
+  /** Cuts the file to its first `length` bytes and flushes. */
+  truncate(path: string, length: number): Promise<void>;
+  /** A new file beside `path`, written piece by piece, that `commit()` puts in its place atomically. */
+  replacement(path: string): Promise<FileReplacement>;
+  /**
+   * Makes this process the only one using `path` until `release()`. Throws FileLockedError when
+   * a live process holds it; a lock left by a process that died is taken over.
+   */
+  lock(path: string): Promise<FileLock>;
+}
+
+export interface FileReplacement {
+  write(text: string): Promise<void>;
+  /** Flushes the new file, renames it over the old one and flushes the directory. */
+  commit(): Promise<void>;
+  /** Removes the new file; the old one stays as it was. */
+  discard(): Promise<void>;
+}
+
+export interface FileLock {
+  release(): Promise<void>;
+}
+
+/** Another live process holds the file (FileAccess.lock). */
+export class FileLockedError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "FileLockedError";
+  }
 }
 
 export type DriverFactory = (options: DriverOptions) => Promise<Driver> | Driver;

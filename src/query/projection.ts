@@ -60,11 +60,26 @@ function included(flags: Flags): Projection | null {
   return Object.keys(out).length ? out : null;
 }
 
+/** What a read without `?projection=` sends, which depends on the settings alone: made once per resource, frozen. */
+const defaults = new WeakMap<Resource, Projection | null>();
+
+function defaultProjectionOf(resource: Resource, config: Config): Projection | null {
+  let projection = defaults.get(resource);
+  if (projection === undefined) {
+    const base = defaultProjection(resource, keptFields(resource, config));
+    projection = base && included(base);
+    if (projection) Object.freeze(projection);
+    defaults.set(resource, projection);
+  }
+  return projection;
+}
+
 /**
  * The projection to send to the driver for a read: null serves documents as stored. `raw` is the
  * client's `projection` parameter, null when absent or when the resource disables projections.
  */
 export function resolveProjection(raw: string | null, resource: Resource, config: Config): Projection | null {
+  if (!raw) return defaultProjectionOf(resource, config);
   const keep = keptFields(resource, config);
   const base = defaultProjection(resource, keep);
   const isKept = (field: string) => keep.includes(field.split(".")[0]!);

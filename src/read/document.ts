@@ -10,11 +10,21 @@ import type { Config } from "../settings/normalize.ts";
 
 const EPOCH = new Date(0);
 
-/** Stored order, but with the id after the other meta fields, as Eve's responses show it. */
+/**
+ * Stored order, but with the id after the other meta fields, as Eve's responses show it. A loop,
+ * not `{ [id]: _, ...rest }`: object rest with a computed key took most of a GET item's shaping.
+ */
 function reorder(document: Doc, idField: string): Doc {
   if (!(idField in document)) return document;
-  const { [idField]: id, ...rest } = document;
-  return { ...rest, [idField]: id };
+  const out: Doc = {};
+  for (const key of Object.keys(document)) {
+    if (key === idField) continue;
+    // A field named __proto__ stays a field (an assignment would set the prototype).
+    if (key === "__proto__") Object.defineProperty(out, key, { value: document[key], enumerable: true, writable: true, configurable: true });
+    else out[key] = document[key];
+  }
+  out[idField] = document[idField];
+  return out;
 }
 
 /** `latest`: the stored current document, when `stored` is an older version of it. */

@@ -43,8 +43,25 @@ function relationOf(definition: FieldSchema | undefined): DataRelation | undefin
 /** Eve's `resolve_embedded_fields`: requested ∪ resource defaults − refused, embeddable only. */
 export function resolveEmbeddedFields(config: Config, ctx: RequestContext, resource: Resource): string[] {
   if (!resource.embedding) return [];
-  const wanted = new Set(resource.embedded_fields);
-  for (const [field, flag] of Object.entries(parseEmbedded(ctx.args.get(config.QUERY_EMBEDDED)))) {
+  const requested = ctx.args.get(config.QUERY_EMBEDDED);
+  if (requested === null) return defaultEmbedded(resource);
+  return embeddable(resource, new Set(resource.embedded_fields), requested);
+}
+
+/** What a read without `?embedded=` embeds, which depends on the settings alone: found once per resource, frozen. */
+const defaults = new WeakMap<Resource, string[]>();
+
+function defaultEmbedded(resource: Resource): string[] {
+  let fields = defaults.get(resource);
+  if (!fields) {
+    fields = Object.freeze(embeddable(resource, new Set(resource.embedded_fields), null)) as string[];
+    defaults.set(resource, fields);
+  }
+  return fields;
+}
+
+function embeddable(resource: Resource, wanted: Set<string>, requested: string | null): string[] {
+  for (const [field, flag] of Object.entries(parseEmbedded(requested))) {
     if (flag === 1) wanted.add(field);
     else wanted.delete(field);
   }

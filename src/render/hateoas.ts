@@ -4,6 +4,7 @@
 import type { RequestContext } from "../context.ts";
 import type { Doc } from "../drivers/types.ts";
 import type { Resource } from "../settings/normalize.ts";
+import type { FieldSchema } from "../settings/types.ts";
 import { linkQuery, paginationQueries, querydef } from "../query/links.ts";
 import type { Paging } from "../query/paging.ts";
 import type { Config } from "../settings/normalize.ts";
@@ -13,12 +14,23 @@ export interface Link {
   href: string;
 }
 
+const SLASH = 47;
+
+/** Without leading slashes, and without trailing ones unless `leadingOnly`; no regex (links are made per document). */
+function trimSlashes(text: string, leadingOnly = false): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && text.charCodeAt(start) === SLASH) start++;
+  if (!leadingOnly) while (end > start && text.charCodeAt(end - 1) === SLASH) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
 /** The request path relative to the entry point, without the item segment. */
 export function resourceLink(config: Config, ctx: RequestContext): string {
-  let path = ctx.url.pathname.replace(/^\/+|\/+$/g, "");
+  let path = trimSlashes(ctx.url.pathname);
   if (ctx.endpoint.kind === "item") path = path.slice(0, Math.max(0, path.lastIndexOf("/")));
-  const base = config.basePath.replace(/^\/+/, "");
-  if (base && (path === base || path.startsWith(base + "/"))) path = path.slice(base.length).replace(/^\/+/, "");
+  const base = trimSlashes(config.basePath, true);
+  if (base && (path === base || path.startsWith(base + "/"))) path = trimSlashes(path.slice(base.length), true);
   return path;
 }
 
@@ -67,12 +79,31 @@ export function paginationLinks(config: Config, ctx: RequestContext, paging: Pag
   return links;
 }
 
+type Relation = NonNullable<FieldSchema["data_relation"]>;
+
+/** The fields of a resource's schema that hold references, found once per resource: most have none. */
+const relationFields = new WeakMap<Resource, Array<[string, Relation]>>();
+
+function relationsOf(resource: Resource): Array<[string, Relation]> {
+  let fields = relationFields.get(resource);
+  if (!fields) {
+    fields = [];
+    for (const [field, rules] of Object.entries(resource.schema)) {
+      const relation = rules?.data_relation ?? (rules?.type === "list" ? (rules.schema as { data_relation?: Relation } | undefined)?.data_relation : undefined);
+      if (relation?.resource) fields.push([field, relation]);
+    }
+    relationFields.set(resource, fields);
+  }
+  return fields;
+}
+
 /** `_links.related` for data_relation fields present in a document. */
 export function relatedLinks(config: Config, ctx: RequestContext, resource: Resource, document: Doc): Record<string, Link | Link[]> | null {
+  const relations = relationsOf(resource);
+  if (relations.length === 0) return null;
   const related: Record<string, Link | Link[]> = {};
-  for (const [field, rules] of Object.entries(resource.schema)) {
-    const relation = rules?.data_relation ?? (rules?.type === "list" ? (rules.schema as { data_relation?: typeof rules.data_relation } | undefined)?.data_relation : undefined);
-    if (!relation?.resource || !(field in document)) continue;
+  for (const [field, relation] of relations) {
+    if (!(field in document)) continue;
     const target = config.DOMAIN[relation.resource];
     // An internal resource has no URL to link to.
     if (!target || target.internal_resource) continue;

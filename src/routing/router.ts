@@ -1,6 +1,6 @@
-// Endpoints compiled once from DOMAIN into an itty-router route table. Each route carries its
-// own regex (Eve's Werkzeug converters become named groups), so matching is one pass over
-// precompiled RegExps and no request ever builds one.
+// Endpoints compiled once from DOMAIN into an itty-router route table, which matches each request
+// and extracts its params. Each route carries its own regex (Eve's Werkzeug converters become
+// named groups; itty-router's own path syntax cannot express them), so no request builds one.
 import { IttyRouter } from "itty-router";
 import type { Endpoint } from "../context.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
@@ -28,10 +28,11 @@ export function urlToRegex(url: string): string {
     .join("");
 }
 
-type Route = [string, RegExp, Array<(request: unknown) => RouteMatch>, string];
+type Route = [string, RegExp, Array<(request: { params: Record<string, string> }) => RouteMatch>, string];
 
 export interface CompiledRouter {
-  match(pathname: string): Promise<RouteMatch | null>;
+  /** The endpoint `url` (a request's URL) names, with its path values decoded. */
+  match(url: string): Promise<RouteMatch | null>;
 }
 
 export function compileRouter(config: Config): CompiledRouter {
@@ -75,18 +76,11 @@ export function compileRouter(config: Config): CompiledRouter {
     add(`${path}/(?<${ASSET_GROUP}>[\\w.-]+)`, { kind: "docs" });
   }
 
-  // itty-router holds the table; matching walks it directly, as itty-router's own fetch does
-  // (first route whose regex matches; `params` its groups), without a URL or a fake request.
-  const table = IttyRouter({ routes: routes as never }).routes as unknown as Route[];
+  const router = IttyRouter({ routes: routes as never });
   return {
-    async match(pathname) {
-      let found: RouteMatch | undefined;
-      for (const [, pattern, handlers] of table) {
-        const groups = pathname.match(pattern);
-        if (!groups) continue;
-        found = handlers[0]!({ params: groups.groups || {} });
-        break;
-      }
+    async match(url) {
+      // Every route is registered for ALL methods: dispatch by method comes later (405, Allow).
+      const found = (await router.fetch({ method: "GET", url })) as RouteMatch | undefined;
       if (!found) return null;
       const params = found.params;
       const lookupValue = params[ITEM_GROUP] ?? params[LOOKUP_GROUP];

@@ -140,6 +140,9 @@ export const GLOBAL_DEFAULTS = {
   // The data-api driver's key and dataSource; null leaves them to the driver (src/drivers/data-api).
   DATA_API_KEY: null,
   DATA_API_SOURCE: null,
+  // When the memory driver compacts its journal; null leaves it to the driver (src/drivers/memory/compaction.ts).
+  JOURNAL_COMPACTION_RATIO: null,
+  JOURNAL_COMPACTION_MIN_SIZE: null,
 
   MAX_BODY_SIZE: 16 * 1024 * 1024,
   MAX_JSON_DEPTH: 64,

@@ -351,6 +351,10 @@ export interface Settings {
   MONGO_DOCUMENT_CLASS?: unknown;
   DATA_API_KEY?: string | null;
   DATA_API_SOURCE?: string | null;
+  /** The memory driver compacts its journal when it is longer than this many times the live data (> 1; default 2)… */
+  JOURNAL_COMPACTION_RATIO?: number | null;
+  /** …and than this many bytes (default 4 MiB). */
+  JOURNAL_COMPACTION_MIN_SIZE?: number | null;
   RATE_LIMIT_GET?: [number, number] | null;
   RATE_LIMIT_POST?: [number, number] | null;
   RATE_LIMIT_PATCH?: [number, number] | null;

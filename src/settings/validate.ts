@@ -172,6 +172,8 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   DB_AUTH_SOURCE: nullable(name),
   DATA_API_KEY: nullable(text),
   DATA_API_SOURCE: nullable(name),
+  JOURNAL_COMPACTION_RATIO: nullable((v) => (typeof v === "number" && Number.isFinite(v) && v > 1 ? null : "must be a number greater than 1")),
+  JOURNAL_COMPACTION_MIN_SIZE: nullable(int(0)),
   DB_QUERY_BLACKLIST: operators,
   DB_QUERY_WHITELIST: operators,
   RATE_LIMIT_GET: rateLimit,

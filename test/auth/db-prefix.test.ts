@@ -61,9 +61,11 @@ describe("setDbPrefix", () => {
   it("reaches another driver instance through <PREFIX>_DB_URI", async () => {
     const written: string[] = [];
     const files: FileAccess = {
-      readText: async () => null,
+      read: async () => null,
       append: async (path, text) => void written.push(`${path}: ${text}`),
-      replaceAtomically: async () => undefined,
+      truncate: async () => undefined,
+      replacement: async () => ({ write: async () => undefined, commit: async () => undefined, discard: async () => undefined }),
+      lock: async () => ({ release: async () => undefined }),
     };
     api = testApi({ ...settings, LEDGER_DB_URI: "file:ledger.jsonl" }, { services: { files } });
     await api.post("/notes", { title: "in memory only" }, as("guest"));

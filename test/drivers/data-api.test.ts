@@ -3,7 +3,7 @@
 // gateway's own rules, and how the driver reports what the gateway says.
 import { EJSON, ObjectId } from "bson";
 import { afterAll, describe, expect, it } from "vitest";
-import { createDataApiHandler, type DataApiHandlerOptions } from "../../src/drivers/data-api/gateway.ts";
+import { createDataApiHandler, type DataApiHandlerOptions } from "../../src/gateway/index.ts";
 import { DataApiDriver } from "../../src/drivers/data-api/index.ts";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { MongoDriver } from "../../src/drivers/mongodb/index.ts";

@@ -1,14 +1,13 @@
-import { mkdtemp, appendFile, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ObjectId } from "bson";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { NodeFileAccess } from "../../adapters/node-files.ts";
 import { journalPath, MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { SortedList } from "../../src/drivers/memory/sorted-list.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
 import {
-  DatabaseUnavailableError,
   DuplicateKeyError,
   InvalidQueryError,
   type Doc,
@@ -33,8 +32,6 @@ async function journalAt(path: string, files: FileAccess = new NodeFileAccess())
 }
 
 
-/** Lets queued microtasks and I/O callbacks run; no test depends on how long this takes. */
-const settle = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 runDriverConformance("memory", () => MemoryDriver.open({ databaseName: "everest" }));
 runDriverConformance("memory with journal", async () => journalAt(join(await tempDir(), "journal.jsonl")));
@@ -328,280 +325,6 @@ describe("memory driver: databases and indexes", () => {
   });
 });
 
-/** A FileAccess over a string, whose appends wait until the test lets them through. */
-class HeldFiles implements FileAccess {
-  text = "";
-  readonly appends: string[] = [];
-  private held: Array<() => void> = [];
-  failAppends = false;
-  failReplace = false;
-
-  async readText(): Promise<string | null> {
-    return this.text || null;
-  }
-
-  append(_path: string, text: string): Promise<void> {
-    this.appends.push(text);
-    return new Promise((resolve, reject) => {
-      this.held.push(() => {
-        if (this.failAppends) return reject(new Error("disk full"));
-        this.text += text;
-        resolve();
-      });
-    });
-  }
-
-  async replaceAtomically(_path: string, text: string): Promise<void> {
-    if (this.failReplace) throw new Error("disk full");
-    this.text = text;
-  }
-
-  /** Lets every append made so far complete. */
-  release(): void {
-    const held = this.held;
-    this.held = [];
-    for (const complete of held) complete();
-  }
-}
-
-describe("memory driver: journal", () => {
-  const people: Target = { collection: "people" };
-  const elsewhere: Target = { database: "other", collection: "things" };
-
-  /** Everything a reopened driver must reproduce. */
-  const state = async (driver: MemoryDriver, mediaIds: string[]) => ({
-    people: await driver.find(people, { filter: {} }),
-    elsewhere: await driver.find(elsewhere, { filter: {} }),
-    media: await Promise.all(
-      mediaIds.map(async (id) => {
-        const file = await driver.media("other").get(id);
-        return file && { ...file, read: undefined, bytes: Array.from(await (file.read() as Promise<Uint8Array>)) };
-      }),
-    ),
-  });
-
-  const populate = async (driver: MemoryDriver): Promise<string[]> => {
-    await driver.createIndexes(people, [{ keys: [["email", 1]], unique: true, sparse: true }, { keys: [["age", 1]] }]);
-    const ids = Array.from({ length: 5 }, () => new ObjectId());
-    await driver.insertMany(people, ids.map((_id, i) => ({ _id, email: `p${i}@x`, age: 20 + i, since: new Date(Date.UTC(2020, i, 1)) })));
-    await driver.replaceOne(people, { _id: ids[0] }, { email: "first@x", age: 99 });
-    await driver.updateOne(people, { _id: ids[1] }, { $set: { "profile.city": "rome" }, $unset: { since: "" } });
-    await driver.deleteOne(people, { _id: ids[2] });
-    await driver.deleteMany(people, { age: { $gte: 24 } });
-    await driver.insertMany(elsewhere, [{ n: 1 }, { n: 2 }]);
-    await driver.deleteMany(elsewhere, {});
-    await driver.insertMany(elsewhere, [{ n: 3 }]);
-    const kept = await driver.media("other").put(new Uint8Array([1, 2, 3]), { filename: "a.txt", contentType: "text/plain" });
-    const dropped = await driver.media("other").put(new Uint8Array([4]), {});
-    await driver.media("other").delete(dropped);
-    return [kept, dropped];
-  };
-
-  it("a reopened driver has the same documents, indexes and media", async () => {
-    const path = join(await tempDir(), "journal.jsonl");
-    const driver = await journalAt(path);
-    const mediaIds = await populate(driver);
-    const before = await state(driver, mediaIds);
-    await driver.close();
-    expect(before.people).toHaveLength(2);
-    expect(before.media[1]).toBeNull();
-
-    const reopened = await journalAt(path);
-    expect(await state(reopened, mediaIds)).toEqual(before);
-    expect(await rejection(reopened.insertMany(people, [{ email: "p1@x" }]))).toBeInstanceOf(DuplicateKeyError);
-    await reopened.close();
-  });
-
-  it("writes one canonical EJSON line per write, so types survive", async () => {
-    const path = join(await tempDir(), "journal.jsonl");
-    const driver = await journalAt(path);
-    await driver.insertMany(people, [{ _id: new ObjectId(), when: new Date(5) }]);
-    await driver.updateOne(people, {}, { $set: { n: 1 } });
-    const lines = (await readFile(path, "utf8")).trimEnd().split("\n");
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toContain('"$oid"');
-    expect(lines[0]).toContain('"$date":{"$numberLong":"5"}');
-    await driver.close();
-  });
-
-  it("ignores a torn last line and repairs the file so later writes replay", async () => {
-    const path = join(await tempDir(), "journal.jsonl");
-    const driver = await journalAt(path);
-    const mediaIds = await populate(driver);
-    const before = await state(driver, mediaIds);
-    await driver.close();
-    await appendFile(path, '{"op":"insert","db":"everest","coll":"people","docs":[{"_id":{"$oid":');
-
-    const reopened = await journalAt(path);
-    expect(await state(reopened, mediaIds)).toEqual(before);
-    expect((await readFile(path, "utf8")).endsWith("}\n")).toBe(true);
-    await reopened.insertMany(people, [{ email: "late@x" }]);
-    await reopened.close();
-
-    const third = await journalAt(path);
-    expect(await third.count(people, {})).toBe(3);
-    await third.close();
-  });
-
-  it("ignores an unreadable complete last line", async () => {
-    const path = join(await tempDir(), "journal.jsonl");
-    const driver = await journalAt(path);
-    await driver.insertMany(people, [{ n: 1 }]);
-    await driver.close();
-    await appendFile(path, "garbage\n");
-    const reopened = await journalAt(path);
-    expect(await reopened.count(people, {})).toBe(1);
-    await reopened.close();
-  });
-
-  it("refuses to start from a journal damaged before its last line", async () => {
-    const path = join(await tempDir(), "journal.jsonl");
-    const driver = await journalAt(path);
-    await driver.insertMany(people, [{ n: 1 }]);
-    await driver.insertMany(people, [{ n: 2 }]);
-    await driver.close();
-    const [first, second] = (await readFile(path, "utf8")).trimEnd().split("\n");
-    await writeFile(path, `${first}\ngarbage\n${second}\n`);
-    await expect(journalAt(path)).rejects.toThrow(/line 2/);
-  });
-
-  it("compaction rewrites the journal as the current state, equivalent on reopening", async () => {
-    const dir = await tempDir();
-    const path = join(dir, "journal.jsonl");
-    const driver = await journalAt(path);
-    const mediaIds = await populate(driver);
-    for (let i = 0; i < 20; i++) await driver.updateOne(elsewhere, {}, { $set: { n: i } });
-    const before = await state(driver, mediaIds);
-    const linesBefore = (await readFile(path, "utf8")).trimEnd().split("\n").length;
-
-    await driver.compact();
-    const lines = (await readFile(path, "utf8")).trimEnd().split("\n");
-    // people: indexes + documents; other: documents; one media file.
-    expect(lines).toHaveLength(4);
-    expect(lines.length).toBeLessThan(linesBefore);
-    expect(await readdir(dir)).toEqual(["journal.jsonl"]);
-    await driver.insertMany(people, [{ email: "after@x" }]);
-    await driver.close();
-
-    const reopened = await journalAt(path);
-    const after = await state(reopened, mediaIds);
-    expect(after.elsewhere).toEqual(before.elsewhere);
-    expect(after.media).toEqual(before.media);
-    expect(after.people).toEqual([...before.people, expect.objectContaining({ email: "after@x" })]);
-    await reopened.close();
-  });
-
-  it("writes made while compacting are neither lost nor replayed twice", async () => {
-    const path = join(await tempDir(), "journal.jsonl");
-    const driver = await journalAt(path);
-    await driver.createIndexes(people, [{ keys: [["n", 1]], unique: true }]);
-    const early = Array.from({ length: 10 }, (_, n) => driver.insertMany(people, [{ n }]));
-    const compaction = driver.compact();
-    const late = Array.from({ length: 10 }, (_, n) => driver.insertMany(people, [{ n: n + 10 }]));
-    await Promise.all([...early, compaction, ...late]);
-    await driver.close();
-    const reopened = await journalAt(path);
-    expect(await reopened.count(people, {})).toBe(20);
-    await reopened.close();
-  });
-
-  it("a write resolves only once its line is appended, and queued lines share an append", async () => {
-    const files = new HeldFiles();
-    const driver = await journalAt("journal", files);
-    let done = false;
-    const first = driver.insertMany(people, [{ n: 1 }]).then(() => (done = true));
-    await settle();
-    expect(files.appends).toHaveLength(1);
-    expect(done).toBe(false);
-    const queued = [2, 3, 4].map((n) => driver.insertMany(people, [{ n }]));
-    await settle();
-    expect(files.appends).toHaveLength(1);
-    files.release();
-    await first;
-    expect(done).toBe(true);
-    await settle();
-    expect(files.appends).toHaveLength(2);
-    expect(files.appends[1]!.trimEnd().split("\n")).toHaveLength(3);
-    files.release();
-    await Promise.all(queued);
-    const reopened = await journalAt("journal", files);
-    expect(await reopened.count(people, {})).toBe(4);
-  });
-
-  it("after a failed append every operation is refused as unavailable", async () => {
-    const files = new HeldFiles();
-    files.failAppends = true;
-    const driver = await journalAt("journal", files);
-    const write = driver.insertMany(people, [{ n: 1 }]);
-    await settle();
-    files.release();
-    expect(await rejection(write)).toBeInstanceOf(DatabaseUnavailableError);
-    expect(await rejection(driver.find(people, { filter: {} }))).toBeInstanceOf(DatabaseUnavailableError);
-    expect(await rejection(driver.insertMany(people, [{ n: 2 }]))).toBeInstanceOf(DatabaseUnavailableError);
-  });
-
-  it("a failed compaction leaves the previous journal in place", async () => {
-    const files = new HeldFiles();
-    const driver = await journalAt("journal", files);
-    const write = driver.insertMany(people, [{ n: 1 }]);
-    await settle();
-    files.release();
-    await write;
-    const journal = files.text;
-    files.failReplace = true;
-    expect(await rejection(driver.compact())).toBeInstanceOf(DatabaseUnavailableError);
-    expect(files.text).toBe(journal);
-    expect(await rejection(driver.count(people, {}))).toBeInstanceOf(DatabaseUnavailableError);
-    expect(await (await journalAt("journal", files)).count(people, {})).toBe(1);
-  });
-
-  it("a document the journal cannot encode is refused without changing the store", async () => {
-    const files = new HeldFiles();
-    const driver = await journalAt("journal", files);
-    // BSON regular expressions have no "g" flag.
-    await expect(driver.insertMany(people, [{ pattern: /x/g }])).rejects.toThrow();
-    expect(await driver.count(people, {})).toBe(0);
-    expect(files.appends).toHaveLength(0);
-  });
-
-  it("close waits for queued writes", async () => {
-    const path = join(await tempDir(), "journal.jsonl");
-    const driver = await journalAt(path);
-    void driver.insertMany(people, [{ n: 1 }]);
-    await driver.close();
-    const reopened = await journalAt(path);
-    expect(await reopened.count(people, {})).toBe(1);
-    await expect(driver.count(people, {})).rejects.toThrow(/closed/);
-  });
-});
-
-describe("NodeFileAccess", () => {
-  const files = new NodeFileAccess();
-
-  it("reads a missing file as null and appends to create it", async () => {
-    const path = join(await tempDir(), "log");
-    expect(await files.readText(path)).toBeNull();
-    await files.append(path, "a\n");
-    await files.append(path, "b\n");
-    expect(await files.readText(path)).toBe("a\nb\n");
-  });
-
-  it("replaces a file whole, leaving no temporary file behind", async () => {
-    const dir = await tempDir();
-    const path = join(dir, "log");
-    await files.append(path, "old\n");
-    await files.replaceAtomically(path, "new\n");
-    expect(await files.readText(path)).toBe("new\n");
-    expect(await readdir(dir)).toEqual(["log"]);
-  });
-
-  it("a replacement that cannot be written leaves nothing behind", async () => {
-    const dir = await tempDir();
-    await expect(files.replaceAtomically(join(dir, "missing", "log"), "x")).rejects.toThrow();
-    expect(await readdir(dir)).toEqual([]);
-  });
-});
-
 describe("createDriver", () => {
   const options = { databaseName: "everest", settings: {} };
 
@@ -623,8 +346,20 @@ describe("createDriver", () => {
       await driver.close();
       const reopened = await createDriver(uri, { ...options, services });
       expect(await reopened.count({ collection: "c" }, {})).toBe(1);
+      await reopened.close();
     }
     expect((await readdir(dir)).sort()).toEqual(["a.jsonl", "b.jsonl"]);
+  });
+
+  it("takes the journal's compaction thresholds from the settings", async () => {
+    const path = join(await tempDir(), "c.jsonl");
+    const settings = { JOURNAL_COMPACTION_RATIO: 2, JOURNAL_COMPACTION_MIN_SIZE: 2000 };
+    const driver = await createDriver(`file:${path}`, { ...options, settings, services: { files: new NodeFileAccess() } });
+    await driver.insertMany({ collection: "c" }, [{ _id: 1, n: 0 }]);
+    for (let n = 1; n <= 100; n++) await driver.updateOne({ collection: "c" }, { _id: 1 }, { $set: { n } });
+    await vi.waitFor(async () => expect(await readFile(path, "utf8")).toContain('"op":"snapshot"'));
+    await driver.close();
+    expect((await stat(path)).size).toBeLessThan(4000);
   });
 
   it("reads the journal path from relative, absolute and URL forms of file: URIs", () => {

@@ -3,7 +3,7 @@
 // the isolate; other bindings leave the settings alone.
 import { afterAll, describe, expect, it } from "vitest";
 import { createWorker } from "../../adapters/workers.ts";
-import { createDataApiHandler } from "../../src/drivers/data-api/gateway.ts";
+import { createDataApiHandler } from "../../src/gateway/index.ts";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { createLogger } from "../../src/logging.ts";
 import type { Settings } from "../../src/settings/types.ts";

@@ -35,6 +35,10 @@ describe("validateSettings accepts", () => {
     ).toEqual([]);
   });
 
+  it("the memory journal's compaction thresholds", () => {
+    expect(problems((s) => Object.assign(s, { JOURNAL_COMPACTION_RATIO: 1.5, JOURNAL_COMPACTION_MIN_SIZE: 1048576 }))).toEqual([]);
+  });
+
   it("Eve's renderer class paths and everest's names", () => {
     expect(problems((s) => (s.RENDERERS = ["eve.render.JSONRenderer", "xml"]))).toEqual([]);
   });
@@ -109,6 +113,8 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
       ["ID_FIELD", "", /must be a non-empty string/],
       ["ALLOWED_ROLES", "admin", /must be a list of strings/],
       ["DOMAIN", [], /^Setting 'DOMAIN' must be an object/],
+      ["JOURNAL_COMPACTION_RATIO", 1, /must be a number greater than 1/],
+      ["JOURNAL_COMPACTION_MIN_SIZE", "4MB", /must be a non-negative integer/],
     ];
     for (const [key, value, pattern] of cases) {
       const found = problems((s) => ((s as Record<string, unknown>)[key] = value));

@@ -7,7 +7,7 @@
 // Every API gets databases of its own (a random prefix on every database name), so tests that
 // share one server never see each other's data.
 import { ObjectId } from "bson";
-import { createDataApiHandler, type DataApiHandler } from "../../src/drivers/data-api/gateway.ts";
+import { createDataApiHandler, type DataApiHandler } from "../../src/gateway/index.ts";
 import { DataApiDriver } from "../../src/drivers/data-api/index.ts";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { MongoDriver } from "../../src/drivers/mongodb/index.ts";

@@ -19,9 +19,11 @@ import {
   type Target,
   type Update,
 } from "../types.ts";
-import { Collection, type ScanStats } from "./collection.ts";
+import type { Collection, ScanStats } from "./collection.ts";
+import type { Compactor, CompactionPolicy } from "./compaction.ts";
+import { Databases } from "./databases.ts";
 import type { Stored } from "./indexes.ts";
-import { encodeRecord, Journal, replayJournal, type JournalRecord } from "./journal.ts";
+import type { Journal, JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
 import { applyUpdate, compileFilter, cursor, loadFor, project, runPipeline, withMingo } from "./mingo.ts";
 import { nearDistance } from "./geo.ts";
@@ -29,30 +31,27 @@ import { copyDocument, copyValue, valueKey } from "./values.ts";
 
 /** Stages that write collections, which would bypass the store's indexes and journal. */
 const WRITING_STAGES = new Set(["$out", "$merge"]);
-/** Documents per insert record in a compacted journal, to keep lines reasonably short. */
-const SNAPSHOT_BATCH = 1000;
 
 function firstMatch(collection: Collection, filter: Filter, test: (doc: Doc) => boolean): Stored | undefined {
   return withMingo(() => collection.matching(filter, test, true).next().value ?? undefined);
 }
 
-interface Database {
-  collections: Map<string, Collection>;
-  media: Map<string, MediaRecord>;
-}
-
 export interface MemoryDriverOptions {
   /** The database a Target without `database` refers to. */
   databaseName: string;
-  /** Makes the store durable: the journal at `path` is replayed now and appended to on every write. */
-  journal?: { files: FileAccess; path: string };
+  /**
+   * Makes the store durable: the journal at `path` is claimed for this process, replayed now and
+   * appended to on every write, and compacted in the background as `compaction` says.
+   */
+  journal?: { files: FileAccess; path: string; compaction?: Partial<CompactionPolicy> };
 }
 
 export class MemoryDriver implements Driver {
   readonly kind = "memory";
   readonly stats: ScanStats = { documentsExamined: 0, indexScans: 0, fullScans: 0 };
-  private readonly databases = new Map<string, Database>();
+  private readonly databases = new Databases(this.stats);
   private journal: Journal | null = null;
+  private compactor: Compactor | null = null;
   private closed = false;
 
   private constructor(private readonly defaultDatabase: string) {}
@@ -61,12 +60,8 @@ export class MemoryDriver implements Driver {
     const driver = new MemoryDriver(options.databaseName);
     if (options.journal) {
       const { files, path } = options.journal;
-      const text = await files.readText(path);
-      if (text !== null) {
-        const repaired = replayJournal(text, path, (record) => driver.replay(record));
-        if (repaired !== null) await files.replaceAtomically(path, repaired);
-      }
-      driver.journal = new Journal(files, path);
+      const { openJournal } = await import("./persistence.ts");
+      ({ journal: driver.journal, compactor: driver.compactor } = await openJournal(files, path, options.journal.compaction, driver.databases));
     }
     return driver;
   }
@@ -191,7 +186,7 @@ export class MemoryDriver implements Driver {
     const leading = first?.$match;
     const match = first && Object.keys(first).length === 1 && leading && typeof leading === "object" && !Array.isArray(leading) ? (leading as Filter) : null;
     const test = match ? compileFilter(match) : null;
-    const database = this.databases.get(this.databaseName(target));
+    const database = this.databases.database(this.databaseName(target));
     return withMingo(() => {
       const collection = database?.collections.get(target.collection);
       let input: Doc[] = [];
@@ -235,18 +230,18 @@ export class MemoryDriver implements Driver {
           ...(meta.filename !== undefined ? { filename: meta.filename } : {}),
         };
         const line = this.encode(() => ({ op: "media.put", db, file: { ...record, data: new Binary(record.data) } }));
-        this.database(db, true).media.set(record.id, record);
+        this.databases.database(db, true).media.set(record.id, record);
         await this.commit(line);
         return record.id;
       },
       get: async (id) => {
         this.assertUsable();
-        const record = this.databases.get(db)?.media.get(id);
+        const record = this.databases.database(db)?.media.get(id);
         return record ? mediaFile(record) : null;
       },
       delete: async (id) => {
         this.assertUsable();
-        const media = this.databases.get(db)?.media;
+        const media = this.databases.database(db)?.media;
         if (!media?.has(id)) return;
         const line = this.encode(() => ({ op: "media.delete", db, id }));
         media.delete(id);
@@ -258,14 +253,20 @@ export class MemoryDriver implements Driver {
   /** Rewrites the journal as the current state, atomically; writes go on meanwhile. */
   async compact(): Promise<void> {
     this.assertUsable();
-    if (!this.journal) throw new Error("this memory driver has no journal to compact");
-    await this.journal.compact(() => this.snapshot());
+    if (!this.compactor) throw new Error("this memory driver has no journal to compact");
+    await this.compactor.run();
+  }
+
+  /** Characters in the journal file now (0 without one): what compaction keeps in bounds. */
+  get journalSize(): number {
+    return this.journal?.size ?? 0;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.journal?.drain();
+    await this.compactor?.stop();
+    await this.journal?.close();
   }
 
   private assertUsable(): void {
@@ -276,17 +277,6 @@ export class MemoryDriver implements Driver {
 
   private databaseName(target: Target): string {
     return target.database ?? this.defaultDatabase;
-  }
-
-  private database(name: string, create: true): Database;
-  private database(name: string, create?: boolean): Database | undefined;
-  private database(name: string, create = false): Database | undefined {
-    let database = this.databases.get(name);
-    if (!database && create) {
-      database = { collections: new Map(), media: new Map() };
-      this.databases.set(name, database);
-    }
-    return database;
   }
 
   /**
@@ -303,13 +293,7 @@ export class MemoryDriver implements Driver {
   private collection(target: Target, create: true): Collection;
   private collection(target: Target, create?: boolean): Collection | undefined;
   private collection(target: Target, create = false): Collection | undefined {
-    const database = this.database(this.databaseName(target), create);
-    let collection = database?.collections.get(target.collection);
-    if (!collection && database && create) {
-      collection = new Collection(this.stats);
-      database.collections.set(target.collection, collection);
-    }
-    return collection;
+    return this.databases.collection(this.databaseName(target), target.collection, create);
   }
 
   private async store(target: Target, collection: Collection, stored: Stored, next: Doc): Promise<void> {
@@ -324,68 +308,12 @@ export class MemoryDriver implements Driver {
    * then refuses the write instead of leaving memory ahead of the file.
    */
   private encode(record: () => JournalRecord): string | null {
-    return this.journal ? encodeRecord(record()) : null;
+    return this.journal ? this.journal.encode(record()) : null;
   }
 
   private async commit(line: string | null): Promise<void> {
-    if (line !== null) await this.journal?.append(line);
-  }
-
-  private replay(record: JournalRecord): void {
-    if (record.op === "media.put") {
-      const { data, ...file } = record.file;
-      this.database(record.db, true).media.set(file.id, { ...file, data: new Uint8Array(data.value()) });
-      return;
-    }
-    if (record.op === "media.delete") {
-      this.database(record.db)?.media.delete(record.id);
-      return;
-    }
-    const collection = this.collection({ database: record.db, collection: record.coll }, true);
-    const existing = (id: unknown): Stored => {
-      const stored = collection.get(id);
-      if (!stored) throw new Error(`no document with _id ${String(id)} in ${record.db}.${record.coll}`);
-      return stored;
-    };
-    switch (record.op) {
-      case "insert":
-        collection.prepareInsert(record.docs)();
-        break;
-      case "replace":
-        collection.prepareReplace(existing(record.doc._id), record.doc)();
-        break;
-      case "delete":
-        for (const id of record.ids) collection.remove(existing(id));
-        break;
-      case "clear":
-        collection.clear();
-        break;
-      case "indexes":
-        collection.prepareIndexes(record.indexes).apply();
-        break;
-    }
-  }
-
-  private snapshot(): string {
-    const lines: string[] = [];
-    for (const [db, database] of this.databases) {
-      for (const [coll, collection] of database.collections) {
-        const indexes = collection.indexSpecs();
-        if (indexes.length > 0) lines.push(encodeRecord({ op: "indexes", db, coll, indexes }));
-        let batch: Doc[] = [];
-        for (const { doc } of collection.documents()) {
-          batch.push(doc);
-          if (batch.length === SNAPSHOT_BATCH) {
-            lines.push(encodeRecord({ op: "insert", db, coll, docs: batch }));
-            batch = [];
-          }
-        }
-        if (batch.length > 0) lines.push(encodeRecord({ op: "insert", db, coll, docs: batch }));
-      }
-      for (const record of database.media.values()) {
-        lines.push(encodeRecord({ op: "media.put", db, file: { ...record, data: new Binary(record.data) } }));
-      }
-    }
-    return lines.join("");
+    if (line === null) return;
+    await this.journal?.append(line);
+    this.compactor?.check();
   }
 }

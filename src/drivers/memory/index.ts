@@ -24,5 +24,10 @@ export const createMemoryDriver: DriverFactory = (options) => {
   if (!files) {
     throw new Error(`the URI '${options.uri}' needs file access, which this runtime's adapter does not provide (services.files)`);
   }
-  return MemoryDriver.open({ databaseName: options.databaseName, journal: { files, path: journalPath(options.uri) } });
+  const { JOURNAL_COMPACTION_RATIO: ratio, JOURNAL_COMPACTION_MIN_SIZE: minSize } = options.settings;
+  const compaction = {
+    ...(typeof ratio === "number" ? { ratio } : {}),
+    ...(typeof minSize === "number" ? { minSize } : {}),
+  };
+  return MemoryDriver.open({ databaseName: options.databaseName, journal: { files, path: journalPath(options.uri), compaction } });
 };

@@ -1,10 +1,18 @@
 // The memory driver's durable journal: one canonical-EJSON line per acknowledged write,
 // replayed on start. Appends are group-committed: lines queued while a flush is under way go out
 // together in the next one, and each write's promise settles only once its line is on disk.
+// Compaction rewrites the file as the current state in the background (compaction.ts).
 import { type Binary, EJSON } from "bson";
-import { DatabaseUnavailableError, type Doc, type FileAccess, type IndexSpec } from "../types.ts";
+import { DatabaseUnavailableError, type Doc, type FileAccess, type FileLock, type IndexSpec } from "../types.ts";
+
+/** The format this version writes and reads; a journal declaring a later one is refused. */
+export const JOURNAL_FORMAT = 1;
 
 export type JournalRecord =
+  /** The first line of every journal this version creates. */
+  | { op: "format"; version: number }
+  /** Ends a compacted snapshot: `size` is the snapshot's length, the measure compaction's threshold uses. */
+  | { op: "snapshot"; size: number }
   | { op: "insert"; db: string; coll: string; docs: Doc[] }
   /** The whole new version of the document with this `_id` (replaceOne and updateOne). */
   | { op: "replace"; db: string; coll: string; doc: Doc }
@@ -14,50 +22,134 @@ export type JournalRecord =
   | { op: "media.put"; db: string; file: { id: string; filename?: string; contentType: string; uploadDate: Date; data: Binary } }
   | { op: "media.delete"; db: string; id: string };
 
-const OPS = new Set<string>(["insert", "replace", "delete", "clear", "indexes", "media.put", "media.delete"]);
+/** Records that change the store, as opposed to the journal's own bookkeeping. */
+export type DataRecord = Exclude<JournalRecord, { op: "format" | "snapshot" }>;
+
+const OPS = new Set<string>(["format", "snapshot", "insert", "replace", "delete", "clear", "indexes", "media.put", "media.delete"]);
 
 export function encodeRecord(record: JournalRecord): string {
   return `${EJSON.stringify(record, { relaxed: false })}\n`;
 }
 
-function decodeRecord(line: string): JournalRecord {
-  const record = EJSON.parse(line, { relaxed: true }) as JournalRecord | null;
-  if (!record || typeof record !== "object" || !OPS.has(record.op)) throw new Error("not a journal record");
-  return record;
+export const FORMAT_LINE = encodeRecord({ op: "format", version: JOURNAL_FORMAT });
+
+/** The journal cannot be opened; the message says where and what to do. */
+export class JournalError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "JournalError";
+  }
+}
+
+const newer = (path: string, line: number, what: string) =>
+  new JournalError(
+    `the journal ${path} was written by a newer version of everest (line ${line}: ${what}); this version reads format ${JOURNAL_FORMAT}. ` +
+      `Run the newer everest, or restore a backup of the journal written by this one.`,
+  );
+
+/** What replaying a journal found, for the compaction threshold. */
+export interface ReplayedJournal {
+  /** Bytes in the file once replayed (and repaired). */
+  size: number;
+  /** The length of the last compacted snapshot in it; 0 when it was never compacted. */
+  baseline: number;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/** The journal's lines, each with the byte count it takes including its newline (absent on a last line without one). */
+async function* lines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<{ bytes: Uint8Array; terminated: boolean }> {
+  let carry: Uint8Array[] = [];
+  for await (const chunk of chunks) {
+    let start = 0;
+    for (let end = chunk.indexOf(10); end !== -1; end = chunk.indexOf(10, start)) {
+      const piece = chunk.subarray(start, end);
+      yield { bytes: carry.length > 0 ? concat([...carry, piece]) : piece, terminated: true };
+      carry = [];
+      start = end + 1;
+    }
+    if (start < chunk.length) carry.push(chunk.subarray(start));
+  }
+  if (carry.length > 0) yield { bytes: concat(carry), terminated: false };
 }
 
 /**
- * Applies every record of a journal's text. A last line that does not parse is a write torn by
- * a crash (never acknowledged) and is dropped; anywhere else it means the file is damaged.
- * Returns the text to keep when the tail needs repairing, else null.
+ * Applies every record of the journal at `path`, reading it in chunks, one line at a time. A
+ * last line that does not parse is a write torn by a crash (never acknowledged): it is cut off.
+ * Anywhere else a bad line means the file is damaged, and opening it fails with a JournalError
+ * naming the line; so does a record of a newer format.
  */
-export function replayJournal(text: string, path: string, apply: (record: JournalRecord) => void): string | null {
-  const lines = text.split("\n");
-  const terminated = text.endsWith("\n");
-  if (terminated) lines.pop();
-  let kept = 0;
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    let record: JournalRecord | null = null;
-    if (line.trim() !== "") {
-      try {
-        record = decodeRecord(line);
-      } catch (error) {
-        if (i === lines.length - 1) return text.slice(0, kept);
-        throw new Error(`journal ${path}: line ${i + 1} is corrupt`, { cause: error });
-      }
-    }
-    if (record) {
-      try {
-        apply(record);
-      } catch (error) {
-        throw new Error(`journal ${path}: line ${i + 1} cannot be applied`, { cause: error });
-      }
-    }
-    kept += line.length + 1;
+export async function replayJournal(files: FileAccess, path: string, apply: (record: DataRecord) => void): Promise<ReplayedJournal> {
+  let source: AsyncIterable<Uint8Array> | null;
+  try {
+    source = await files.read(path);
+  } catch (error) {
+    throw new JournalError(`the journal ${path} cannot be read (${(error as Error).message}): check that this process may read it`, { cause: error });
   }
+  if (source === null) return { size: 0, baseline: 0 };
+  let offset = 0;
+  let number = 0;
+  let baseline = 0;
+  let torn: { number: number; offset: number; error: unknown } | null = null;
+  let unterminated = false;
+  try {
+    for await (const { bytes, terminated } of lines(source)) {
+      number++;
+      if (torn) throw damaged(path, torn.number, torn.error);
+      let record: JournalRecord | null = null;
+      try {
+        const text = decoder.decode(bytes);
+        record = text.trim() === "" ? null : (EJSON.parse(text, { relaxed: true }) as JournalRecord);
+        if (record !== null && (typeof record !== "object" || typeof record.op !== "string")) throw new Error("not a journal record");
+      } catch (error) {
+        torn = { number, offset, error };
+        continue;
+      }
+      if (record && !OPS.has(record.op)) throw newer(path, number, `unknown record '${record.op}'`);
+      if (record?.op === "format") {
+        if (record.version > JOURNAL_FORMAT) throw newer(path, number, `format ${record.version}`);
+      } else if (record?.op === "snapshot") {
+        baseline = record.size;
+      } else if (record) {
+        try {
+          apply(record);
+        } catch (error) {
+          throw damaged(path, number, error);
+        }
+      }
+      offset += bytes.length + (terminated ? 1 : 0);
+      unterminated = !terminated && bytes.length > 0;
+    }
+  } catch (error) {
+    if (error instanceof JournalError) throw error;
+    throw new JournalError(`the journal ${path} cannot be read (${(error as Error).message}) after line ${number}`, { cause: error });
+  }
+  if (torn) await files.truncate(path, torn.offset);
   // A complete last record whose newline was lost: keep it, and end it so appends start a new line.
-  return terminated || text.length === 0 ? null : `${text}\n`;
+  else if (unterminated) {
+    await files.append(path, "\n");
+    offset++;
+  }
+  return { size: offset, baseline };
+}
+
+function damaged(path: string, line: number, cause: unknown): JournalError {
+  return new JournalError(
+    `the journal ${path} is damaged at line ${line} (${(cause as Error)?.message ?? cause}). ` +
+      `The lines after it hold acknowledged writes, so everest will not start from it and drop them: ` +
+      `keep a copy of the file, then repair or remove line ${line} (or restore a backup) and start again.`,
+    { cause },
+  );
 }
 
 interface Waiter {
@@ -69,14 +161,22 @@ export class Journal {
   private pending: string[] = [];
   private waiters: Waiter[] = [];
   private flushQueued = false;
-  /** Flushes and compactions run one at a time, in order. */
+  /** Flushes, and the last step of a compaction, run one at a time, in order. */
   private tail: Promise<void> = Promise.resolve();
   private broken: DatabaseUnavailableError | null = null;
+  /** Characters appended since the file was opened or last compacted, plus what it held then. */
+  size: number;
+  /** Lines appended while a compaction writes its snapshot, which the new file must end with. */
+  private since: string[] | null = null;
 
   constructor(
     private readonly files: FileAccess,
     readonly path: string,
-  ) {}
+    private readonly lock: FileLock,
+    size: number,
+  ) {
+    this.size = size;
+  }
 
   /**
    * Set once a write to the file failed. What is on disk is then behind what was applied in
@@ -86,11 +186,17 @@ export class Journal {
     return this.broken;
   }
 
-  /** Queues a line (from encodeRecord); resolves when it is durably appended. */
+  /** The line of a record, for append(); throws for a value the journal cannot hold. */
+  encode(record: JournalRecord): string {
+    return encodeRecord(record);
+  }
+
+  /** Queues a line (from encode); resolves when it is durably appended. */
   append(line: string): Promise<void> {
     if (this.broken) return Promise.reject(this.broken);
     const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject }));
     this.pending.push(line);
+    this.since?.push(line);
     if (!this.flushQueued) {
       this.flushQueued = true;
       void this.enqueue(() => this.flush());
@@ -99,19 +205,34 @@ export class Journal {
   }
 
   /**
-   * Replaces the file with `snapshot()`, taken when every earlier line has been written. Lines
-   * still queued at that moment describe writes the snapshot already holds, so they are dropped
-   * and their writers are answered when the new file is in place.
+   * From now on, appended lines are also kept for the file that will replace this one. Called
+   * at the moment the snapshot is taken: every line appended before is in the snapshot.
    */
-  compact(snapshot: () => string): Promise<void> {
-    if (this.broken) return Promise.reject(this.broken);
+  beginReplacement(): void {
+    this.since = [];
+  }
+
+  /** Forgets the kept lines: the replacement was abandoned and this file stays. */
+  abandonReplacement(): void {
+    this.since = null;
+  }
+
+  /**
+   * Runs `finish(tail)` in turn with flushes, where `tail` is every line appended since
+   * beginReplacement; once it has put the new file in place, lines still queued (all in `tail`)
+   * are acknowledged without being appended again. A failure there with such lines breaks the
+   * journal, since they then reached neither file for sure; without any, the old file is whole.
+   */
+  finishReplacement(finish: (tail: string) => Promise<number>): Promise<void> {
     return this.enqueue(async () => {
       if (this.broken) throw this.broken;
-      const text = snapshot();
+      const tail = (this.since ?? []).join("");
+      this.since = null;
       const waiters = this.take();
       try {
-        await this.files.replaceAtomically(this.path, text);
+        this.size = await finish(tail);
       } catch (error) {
+        if (waiters.length === 0) throw error;
         throw this.fail(error, waiters);
       }
       for (const waiter of waiters) waiter.resolve();
@@ -123,6 +244,12 @@ export class Journal {
     await this.tail;
   }
 
+  /** Waits for queued lines and gives up the file. */
+  async close(): Promise<void> {
+    await this.drain();
+    await this.lock.release();
+  }
+
   private async flush(): Promise<void> {
     this.flushQueued = false;
     const lines = this.pending;
@@ -132,12 +259,14 @@ export class Journal {
       for (const waiter of waiters) waiter.reject(this.broken);
       return;
     }
+    const text = lines.join("");
     try {
-      await this.files.append(this.path, lines.join(""));
+      await this.files.append(this.path, text);
     } catch (error) {
       this.fail(error, waiters);
       return;
     }
+    this.size += text.length;
     for (const waiter of waiters) waiter.resolve();
   }
 

@@ -5,20 +5,20 @@
 // request hooks, and with unconditional writes unless an ETag is given. It answers what an HTTP
 // client would receive, unrendered: `{status, body, etag}`, errors included.
 import { ObjectId } from "bson";
-import { RequestContext, type EndpointKind } from "../context.ts";
-import type { Doc, Filter } from "../drivers/types.ts";
-import { HttpError } from "../errors.ts";
-import type { Reply } from "../render/reply.ts";
-import { convertPathValue } from "../routing/lookup.ts";
-import { deleteCollection, deleteItem } from "../methods/delete.ts";
-import { getCollection, getItem } from "../methods/get.ts";
-import { patchItem } from "../methods/patch.ts";
-import { postCollection } from "../methods/post.ts";
-import { putItem } from "../methods/put.ts";
-import { errorReply } from "../render/respond.ts";
-import type { Resource } from "../settings/normalize.ts";
-import type { Services } from "../services.ts";
-import { fillUrl } from "../settings/urls.ts";
+import { RequestContext, type EndpointKind } from "./context.ts";
+import type { Doc, Filter } from "./drivers/types.ts";
+import { HttpError } from "./errors.ts";
+import type { Reply } from "./render/reply.ts";
+import { convertPathValue } from "./routing/lookup.ts";
+import { deleteCollection, deleteItem } from "./methods/delete.ts";
+import { getCollection, getItem } from "./methods/get.ts";
+import { patchItem } from "./methods/patch.ts";
+import { postCollection } from "./methods/post.ts";
+import { putItem } from "./methods/put.ts";
+import { errorReply } from "./render/respond.ts";
+import type { Resource } from "./settings/normalize.ts";
+import type { Services } from "./services.ts";
+import { fillUrl } from "./settings/urls.ts";
 
 export interface InternalReply {
   status: number;

@@ -5,10 +5,10 @@
 // Every request needs an API key; unknown actions, oversized batches, requests and responses,
 // and databases or collections outside the allow-lists are refused with a JSON error body
 // `{ error, error_code }` (see docs/drivers.md).
-import { BodyError, readTextWithin } from "../../http/body.ts";
+import { BodyError, readTextWithin } from "../http/body.ts";
 import { Binary } from "bson";
-import { timingSafeEqual } from "../../util/compare.ts";
-import { SCRIPT_OPERATORS } from "../../util/operators.ts";
+import { timingSafeEqual } from "../util/compare.ts";
+import { SCRIPT_OPERATORS } from "../util/operators.ts";
 import {
   DatabaseUnavailableError,
   DuplicateKeyError,
@@ -21,9 +21,9 @@ import {
   type Sort,
   type Target,
   type Update,
-} from "../types.ts";
-import { isPlainObject } from "../../util/objects.ts";
-import { ACTIONS, decode, EJSON_TYPE, encode, ERROR_STATUS, type Action, type ErrorBody, type ErrorCode } from "./protocol.ts";
+} from "../drivers/types.ts";
+import { isPlainObject } from "../util/objects.ts";
+import { ACTIONS, decode, EJSON_TYPE, encode, ERROR_STATUS, type Action, type ErrorBody, type ErrorCode } from "../drivers/data-api/protocol.ts";
 
 export interface DataApiHandlerOptions {
   /** Keys a client may present (`api-key` header or `Authorization: Bearer`); at least one. */
