@@ -10,9 +10,9 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN="$ROOT/node_modules/.bin"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/everest-package.XXXXXX")
-PIDS=()
+# start() runs inside $(…), a subshell, so the servers' process groups are recorded in a file.
 cleanup() {
-  for pid in "${PIDS[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
+  while read -r pid; do kill -- "-$pid" 2>/dev/null || true; done < <(cat "$WORK/pids" 2>/dev/null || true)
   rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -24,7 +24,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 start() {
   local log=$1; shift
   setsid "$@" >"$log" 2>&1 &
-  PIDS+=($!)
+  echo "$!" >>"$WORK/pids"
   for _ in $(seq 1 120); do
     local url
     url=$(grep -o "${READY:-}http://127\.0\.0\.1:[0-9]*" "$log" | head -1 | grep -o 'http://.*' || true)
