@@ -1,5 +1,7 @@
 // Serves a web-standard handler with node:http: streamed request and response bodies, the
-// socket address passed on as env.clientIp, graceful shutdown on SIGINT/SIGTERM.
+// socket address passed on as env.clientIp, graceful shutdown on SIGINT/SIGTERM, and requests
+// node's parser refuses (an unknown method, control bytes in a header, oversized headers)
+// answered in the JSON error envelope instead of a bare 400 or a reset.
 //
 // The handler gets a lightweight Request (as @hono/node-server does): method, url and headers
 // come straight from the IncomingMessage, and the undici Request (URL parsing, body stream,
@@ -14,9 +16,11 @@ import { Readable } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { BodyError, READ_BODY } from "../src/http/body.ts";
 import { knownBody, PLAIN_RESPONSE_WANTED, responseParts } from "../src/http/known-body.ts";
+import { MAX_HEADER_SIZE, refuse } from "./node-refusal.ts";
 import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, once, serverUrl, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 
 export type { FetchHandler, ServeOptions } from "./server.ts";
+export { MAX_HEADER_SIZE } from "./node-refusal.ts";
 
 export interface NodeServer extends RunningServer {
   server: Server;
@@ -317,7 +321,7 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
 
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
   const host = options.host ?? DEFAULT_HOST;
-  const server = createServer(async (req, res) => {
+  const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, async (req, res) => {
     let request: LazyRequest | undefined;
     // Only a client gone before the response is complete aborts the request: aborting every
     // finished one too cost a DOMException and an event dispatch per request. No signal is
@@ -339,6 +343,9 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       else await writeResponse(failure, res);
     }
   });
+
+  // What node's HTTP parser refuses never reaches the handler: answered here in the same envelope.
+  server.on("clientError", refuse);
 
   const close = once(() =>
     new Promise<void>((resolve) => {

@@ -73,8 +73,6 @@ const ITEM_METHODS: Record<string, MethodHandler> = {
   DELETE: deleteItem,
 };
 
-const OVERRIDABLE = new Set(["GET", "PATCH", "PUT", "DELETE"]);
-
 /** The operations Eve's log records (INFO), besides errors. */
 const LOGGED_WRITES = new Set(["POST", "PATCH", "PUT"]);
 
@@ -195,15 +193,18 @@ export class App {
   private async handle(ctx: RequestContext): Promise<Response> {
     const config = this.config;
     const match = await this.router.match(ctx.request.url);
-    if (!match) throw new HttpError(404);
+    if (!match) {
+      // An unknown path still answers a cross-origin caller readably, with no methods to offer.
+      if (this.cors) applyCors(this.cors, ctx.request.headers.get("origin"), "", ctx.responseHeaders);
+      throw new HttpError(404);
+    }
     ctx.endpoint = match.endpoint;
     ctx.params = match.params;
 
-    // Only a POST may be overridden, so a safe request can never change data.
-    const override = ctx.request.headers.get("x-http-method-override");
-    if (override && ctx.method === "POST" && config.ALLOW_OVERRIDE_HTTP_METHOD && OVERRIDABLE.has(override.trim().toUpperCase())) {
-      ctx.method = override.trim().toUpperCase();
-    }
+    // Only a POST may be overridden, so a safe request can never change data. A method the
+    // endpoint does not answer (FOO included) is then a 405, as in Eve, never a create.
+    const override = ctx.request.headers.get("x-http-method-override")?.trim();
+    if (override && ctx.method === "POST" && config.ALLOW_OVERRIDE_HTTP_METHOD) ctx.method = override.toUpperCase();
     const { methods: allowed, header: allowHeader } = this.allowedFor(ctx.endpoint);
     if (this.cors) applyCors(this.cors, ctx.request.headers.get("origin"), allowHeader, ctx.responseHeaders);
     if (ctx.method === "OPTIONS") {

@@ -1,6 +1,6 @@
 // Aggregation endpoints (Eve's `_perform_aggregation`): the resource's pipeline with the client's
 // `$placeholders` filled in, stages left without parameters pruned, the page cut by a `$facet`
-// that also counts. Beyond Eve, a placeholder value may not smuggle in server-side JavaScript or
+// that also counts. As in Eve, `sort` and `where` are not read (the pipeline's stages order and filter). Beyond Eve, a placeholder value may not smuggle in server-side JavaScript or
 // stages that read or write other collections, whatever the pipeline's author wrote around it.
 import type { RequestContext } from "../context.ts";
 import type { Services } from "../services.ts";
@@ -8,11 +8,12 @@ import type { Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { checkJsonShape } from "../http/json-shape.ts";
 import type { Reply } from "../render/reply.ts";
-import { parsePaging } from "../query/paging.ts";
+import { pageMeta, parsePaging } from "../query/paging.ts";
+import { castUntyped } from "../query/common.ts";
 import { paginationLinks } from "../render/hateoas.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { CROSS_COLLECTION_OPERATORS, SCRIPT_OPERATORS } from "../util/operators.ts";
-import type { Config } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
 
 
 /** A copy of the plain structure; ObjectIds, dates and other values are shared, never changed. */
@@ -57,8 +58,16 @@ function refuseOperators(value: unknown): void {
   }
 }
 
+/** Strings in a parameter value cast as Eve's `_mongotize` casts the pipeline (dates, ObjectIds). */
+function castStrings(value: unknown, resource: Resource, config: Config): unknown {
+  if (typeof value === "string") return castUntyped(value, resource, config);
+  if (Array.isArray(value)) return value.map((member) => castStrings(member, resource, config));
+  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, castStrings(v, resource, config)]));
+  return value;
+}
+
 /** The `aggregate` parameter: `{"$placeholder": value, …}`. */
-function parseParameters(config: Config, raw: string): Record<string, unknown> {
+function parseParameters(config: Config, resource: Resource, raw: string): Record<string, unknown> {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
@@ -68,7 +77,7 @@ function parseParameters(config: Config, raw: string): Record<string, unknown> {
   if (!isPlainObject(parsed)) throw new HttpError(400, "Aggregation query could not be parsed.");
   checkJsonShape(parsed, config.MAX_JSON_DEPTH);
   refuseOperators(parsed);
-  return parsed;
+  return castStrings(parsed, resource, config) as Record<string, unknown>;
 }
 
 /** The pipeline this request runs, before pagination: placeholders filled, empty stages gone. */
@@ -76,7 +85,7 @@ export function requestPipeline(config: Config, ctx: RequestContext, pipeline: D
   const stages = copyStructure(pipeline);
   const raw = ctx.args.get(config.QUERY_AGGREGATION);
   if (raw) {
-    for (const [placeholder, value] of Object.entries(parseParameters(config, raw))) {
+    for (const [placeholder, value] of Object.entries(parseParameters(config, ctx.resource!, raw))) {
       for (const stage of stages) substitute(stage, placeholder, value);
     }
   }
@@ -90,9 +99,6 @@ export function requestPipeline(config: Config, ctx: RequestContext, pipeline: D
 export async function getAggregation(services: Services, ctx: RequestContext): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
-  if (resource.sorting && ctx.args.get(config.QUERY_SORT)) {
-    throw new HttpError(400, "Sorting is not supported on aggregation endpoints; the pipeline's $sort stages order the results");
-  }
   const pipeline = requestPipeline(config, ctx, resource.datasource.aggregation!.pipeline);
   const paging = parsePaging(ctx.args, resource, config);
   await services.hooks.emit("before_aggregation", resource.name, pipeline);
@@ -105,7 +111,7 @@ export async function getAggregation(services: Services, ctx: RequestContext): P
   await services.hooks.emit("after_aggregation", resource.name, documents);
 
   const response: Doc = { [config.ITEMS]: documents };
-  if (resource.pagination) response[config.META] = { page: paging.page, max_results: paging.maxResults, total };
+  if (resource.pagination) response[config.META] = pageMeta(config, paging, total);
   if (resource.hateoas) response[config.LINKS] = paginationLinks(config, ctx, paging, total);
   return { status: 200, body: response };
 }

@@ -4,7 +4,7 @@ import type { Services } from "../services.ts";
 import type { Doc, Filter, Projection } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
 import { shadowResource, synthesize, versionedIdField } from "../features/shadow.ts";
-import { parsePaging } from "../query/paging.ts";
+import { pageMeta, parsePaging } from "../query/paging.ts";
 import { parseSort } from "../query/sort.ts";
 import { buildResponseDocument } from "../read/document.ts";
 import { embedDocuments } from "../read/embedding.ts";
@@ -77,7 +77,7 @@ export async function versionListing(services: Services, ctx: RequestContext, re
   const response: Doc = { [config.ITEMS]: items };
   if (resource.hateoas) {
     response[config.LINKS] = paginationLinks(config, ctx, paging, total, latest[config.ID_FIELD]);
-    if (resource.pagination) response[config.META] = { page: paging.page, max_results: paging.maxResults, total };
+    if (resource.pagination) response[config.META] = pageMeta(config, paging, total);
   }
   if (version === "diffs") {
     await services.hooks.emitForResource("on_fetched_diffs", resource.name, items);

@@ -9,7 +9,7 @@ import { homeLink, paginationLinks, resourceLink } from "../render/hateoas.ts";
 import { parseWhere } from "../query/where.ts";
 import { parseSort } from "../query/sort.ts";
 import { resolveProjection } from "../query/projection.ts";
-import { parsePaging, type Paging } from "../query/paging.ts";
+import { pageMeta, parsePaging, type Paging } from "../query/paging.ts";
 import { etagMatches } from "../render/etag.ts";
 import { parseHttpDate } from "../render/http-date.ts";
 import { isSoftDeleted, softDeletedBody } from "../read/soft-delete.ts";
@@ -75,11 +75,7 @@ export async function getCollection(services: Services, ctx: RequestContext, loo
 
   const response: Doc = { [config.ITEMS]: items };
   if (resource.hateoas) response[config.LINKS] = paginationLinks(config, ctx, query.paging, total);
-  if (resource.pagination) {
-    const meta: Doc = { page: query.paging.page, max_results: query.paging.maxResults };
-    if (total !== null) meta.total = total;
-    response[config.META] = meta;
-  }
+  if (resource.pagination) response[config.META] = pageMeta(config, query.paging, total);
   await services.hooks.emitForResource("on_fetched_resource", resource.name, response);
   const headers: Record<string, string> = {};
   if (total !== null) headers["X-Total-Count"] = String(total);

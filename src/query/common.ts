@@ -1,4 +1,8 @@
-// JSON in query parameters.
+// JSON in query parameters, and Eve's cast of untyped query strings.
+import { ObjectId } from "bson";
+import { parseDate } from "../render/dates.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { isObjectIdHex } from "../util/objectid.ts";
 
 /** JSON.parse without throwing: `undefined` when the text is not JSON. */
 export function parseJsonOrUndefined(text: string): unknown {
@@ -7,4 +11,14 @@ export function parseJsonOrUndefined(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Eve's `_mongotize` of a string no schema types: a DATE_FORMAT date is a datetime, 24 hex digits
+ * an ObjectId (unless the resource's query_objectid_as_string), anything else stays a string.
+ */
+export function castUntyped(text: string, resource: Resource, config: Config): unknown {
+  const date = parseDate(text, config.DATE_FORMAT);
+  if (date) return date;
+  return !resource.query_objectid_as_string && isObjectIdHex(text) ? new ObjectId(text) : text;
 }

@@ -44,3 +44,10 @@ export function parsePaging(args: URLSearchParams, resource: Resource, config: C
   }
   return { page, maxResults };
 }
+
+/** `_meta` of a page, keyed as Eve keys it: by the QUERY_PAGE and QUERY_MAX_RESULTS names, then `total`. */
+export function pageMeta(config: Config, paging: Paging, total: number | null): Record<string, number> {
+  const meta: Record<string, number> = { [config.QUERY_PAGE]: paging.page, [config.QUERY_MAX_RESULTS]: paging.maxResults };
+  if (total !== null) meta.total = total;
+  return meta;
+}

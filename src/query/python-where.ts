@@ -3,8 +3,9 @@
 //   lastname == "Doe" and (born < datetime(1980, 1, 1) or role != "author")
 // → {"$and": [{"lastname": "Doe"}, {"$or": [{"born": {"$lt": Date}}, {"role": {"$ne": "author"}}]}]}
 // Comparisons, and/or, brackets, literals and the calls ObjectId("…") and datetime(…); anything
-// else is a 400. Where Eve silently produces something odd (`-5` read as 5, a bare name on the
-// right read as a string, a failed call leaving the previous value) everest refuses or is exact.
+// else is a 400. A bare (dotted) name on the right is a string, as Eve's visitor reads it
+// (`ref == ABC` is `{"ref": "ABC"}`). Where Eve silently produces something odd (`-5` read as 5,
+// a failed call leaving the previous value) everest refuses or is exact.
 import { ObjectId } from "bson";
 import type { Filter } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
@@ -70,12 +71,15 @@ function fieldName(stream: TokenStream): string {
 }
 
 const KEYWORDS = new Set(["and", "or", "not", "in", "is", "True", "False", "None", "lambda", "if", "else"]);
+const CALLS = new Set(["ObjectId", "datetime"]);
 
 function operand(stream: TokenStream): unknown {
   const scalar = stream.scalar();
   if (scalar !== undefined) return scalar;
-  const token = stream.next();
-  if (token.kind === "name" && (token.text === "ObjectId" || token.text === "datetime")) {
+  const token = stream.peek();
+  if (token.kind === "name" && !KEYWORDS.has(token.text) && !CALLS.has(token.text)) return fieldName(stream);
+  stream.next();
+  if (token.kind === "name" && CALLS.has(token.text)) {
     stream.expect("(");
     const args: unknown[] = [];
     while (!stream.accept(")")) {

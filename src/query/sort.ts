@@ -1,7 +1,8 @@
 // `?sort=`: a comma-separated list (`-lastname,firstname`) or a literal list of pairs
 // (`[("lastname", -1)]`, `[["lastname", -1]]`), as Eve's `_convert_sort_request_to_dict` reads
 // it with `ast.literal_eval`. Eve lets pymongo reject a bad literal (TypeError → 400; other
-// shapes → 500); everest answers 400 for all of them, and for single quotes (SPEC).
+// shapes → 500); everest answers 400 for all of them, for a JSON object, and for single quotes in
+// the JSON-style list (SPEC); the Python list of tuples takes either quote, as literal_eval does.
 import type { Sort } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
 import type { Resource } from "../settings/normalize.ts";
@@ -38,10 +39,10 @@ function fromCommaList(raw: string): Sort {
 /** Like `ast.literal_eval`: the literal, or `undefined` for text that is not one (a bare name). */
 function literalOrUndefined(text: string): unknown {
   try {
-    return parseLiteral(text, { singleQuotes: false }, LITERAL_DEPTH);
+    return parseLiteral(text, { singleQuotes: text.includes("(") }, LITERAL_DEPTH);
   } catch (error) {
-    // Text that opens like a literal but is not one is malformed, not a list of names.
-    if (/^[[("']/.test(text)) throw error;
+    // Text that opens like a literal (or a JSON object) but is not one is malformed, not a list of names.
+    if (/^[[("'{]/.test(text)) throw error;
     return undefined;
   }
 }

@@ -17,7 +17,7 @@ import { parseDate } from "../render/dates.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { GEO_TYPES, geoTest, type GeoTypeName } from "../validation/geo.ts";
 import type { FieldSchema, Schema } from "../settings/types.ts";
-import { parseJsonOrUndefined } from "./common.ts";
+import { castUntyped, parseJsonOrUndefined } from "./common.ts";
 import { parsePythonWhere } from "./python-where.ts";
 import { isPlainObject, isPrototypeKey } from "../util/objects.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
@@ -231,11 +231,7 @@ class WhereWalker {
 
   private cast(text: string, path: string): unknown {
     const types = this.types.scalarTypes(path);
-    if (types === undefined) {
-      const date = parseDate(text, this.config.DATE_FORMAT);
-      if (date) return date;
-      return !this.resource.query_objectid_as_string && isObjectIdHex(text) ? new ObjectId(text) : text;
-    }
+    if (types === undefined) return castUntyped(text, this.resource, this.config);
     if (types.has("objectid") && isObjectIdHex(text)) return new ObjectId(text);
     if (types.has("datetime") || types.has("date")) return parseDate(text, this.config.DATE_FORMAT) ?? text;
     return text;
@@ -329,6 +325,24 @@ const isPair = (value: unknown) => Array.isArray(value) && value.length === 2 &&
 /** Operators whose operand MongoDB requires to be an array. */
 const ARRAY_OPERANDS = new Set(["$in", "$nin", "$all", "$and", "$or", "$nor"]);
 
+/** MongoDB's `$type` aliases and codes. */
+const BSON_TYPES = new Set<unknown>([
+  ..."double string object array binData undefined objectId bool date null regex dbPointer javascript symbol javascriptWithScope int timestamp long decimal minKey maxKey number".split(" "),
+  ...Array.from({ length: 19 }, (_, i) => i + 1), -1, 127,
+]);
+const isNumber = (value: unknown) => typeof value === "number" && Number.isFinite(value);
+
+/** The argument checks MongoDB makes of `$mod`, `$size`, `$type` and `$elemMatch`; null when fine. */
+function operandProblem(key: string, value: unknown): string | null {
+  if (key === "$mod") {
+    const ok = Array.isArray(value) && value.length === 2 && value.every(isNumber) && Math.trunc(value[0]) !== 0;
+    return ok ? null : "$mod needs [divisor, remainder]: two numbers, the divisor not 0";
+  }
+  if (key === "$size") return Number.isInteger(value) && (value as number) >= 0 ? null : "$size needs a non-negative integer";
+  if (key === "$type") return (Array.isArray(value) ? value.length > 0 && value.every((t) => BSON_TYPES.has(t)) : BSON_TYPES.has(value)) ? null : "$type: unknown type";
+  return key === "$elemMatch" && !isPlainObject(value) ? "$elemMatch needs an object" : null;
+}
+
 /**
  * Operand shapes checked here rather than left to the database, so that every driver refuses the
  * same malformed query with the same 400 (backends differ in what they let through, and the
@@ -338,6 +352,8 @@ function checkOperands(node: unknown): void {
   if (Array.isArray(node)) return node.forEach(checkOperands);
   if (!isPlainObject(node)) return;
   for (const [key, value] of Object.entries(node)) {
+    const problem = operandProblem(key, value);
+    if (problem) throw badRequest(problem);
     if (ARRAY_OPERANDS.has(key) && !Array.isArray(value)) {
       throw badRequest(`${key} needs an array`);
     } else if (key === "$geometry") {

@@ -30,6 +30,7 @@ export function rendererFormat(name: string): Format | null {
   return null;
 }
 
+/** The formats RENDERERS offers, in order; JSON alone when it lists none (Eve would answer 500). */
 export function compileOffers(config: Config): Offer[] {
   const offers: Offer[] = [];
   for (const name of config.RENDERERS) {
@@ -38,7 +39,7 @@ export function compileOffers(config: Config): Offer[] {
       if (!offers.some((o) => o.mime === mime)) offers.push({ mime, format: format! });
     }
   }
-  return offers;
+  return offers.length > 0 ? offers : [{ mime: JSON_MIMES[0]!, format: "json" }];
 }
 
 interface AcceptEntry {
@@ -127,9 +128,8 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
   if (reply.headers) for (const key in reply.headers) headers[key.toLowerCase()] = reply.headers[key]!;
   if (reply.status === 304) return bytesResponse(ctx.request, null, 304, headers);
 
-  // An error is still sent when nothing acceptable exists, in the first format, rather than lost.
-  const offer = negotiate(offers, ctx.request.headers.get("accept")) ?? (reply.status >= 400 ? offers[0] : null);
-  if (!offer) throw new HttpError(406);
+  // Nothing acceptable (a browser's text/html): the first format, as Eve's _best_mime falls back.
+  const offer = negotiate(offers, ctx.request.headers.get("accept")) ?? offers[0]!;
   headers["content-type"] = offer.format === "xml" ? `${offer.mime}; charset=utf-8` : offer.mime;
   if (reply.body === null || reply.status === 204) return bytesResponse(ctx.request, null, reply.status, headers);
 
@@ -137,7 +137,7 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
   if (offer.format === "xml") {
     text = renderXml(toPlain(reply.body, config.DATE_FORMAT) as Record<string, unknown>, config);
   } else {
-    text = toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT);
+    text = toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
     const argument = config.JSONP_ARGUMENT;
     const callback = argument ? ctx.args.get(argument) : null;
     // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".

@@ -32,11 +32,11 @@ function parseJsonBody(text: string, maxDepth: number): unknown {
   return value;
 }
 
-/** JSON, or flat form fields, or multipart/form-data with files; the payload `app.internal` handed over as it is. */
+/** JSON (JSON_REQUEST_CONTENT_TYPES, and any `+json` type), or flat form fields, or multipart/form-data with files; the payload `app.internal` handed over as it is. */
 export async function readPayload(ctx: RequestContext, config: Config): Promise<unknown> {
   if (ctx.payload !== undefined) return ctx.payload;
   const contentType = (ctx.request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (contentType === "application/json" || contentType.endsWith("+json")) {
+  if (config.JSON_REQUEST_CONTENT_TYPES.includes(contentType) || contentType.endsWith("+json")) {
     return parseJsonBody(await readBodyText(ctx), config.MAX_JSON_DEPTH);
   }
   if (contentType === "application/x-www-form-urlencoded") {
@@ -44,7 +44,9 @@ export async function readPayload(ctx: RequestContext, config: Config): Promise<
     const doc: Record<string, unknown> = {};
     for (const [key, value] of form) {
       if (isPrototypeKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
+      // A repeated key keeps its first value, or all of them in a list with AUTO_COLLAPSE_MULTI_KEYS.
       if (!(key in doc)) doc[key] = value;
+      else if (config.AUTO_COLLAPSE_MULTI_KEYS) doc[key] = [doc[key], value].flat();
     }
     if (Object.keys(doc).length === 0) throw new HttpError(400, "No form-urlencoded data supplied");
     return doc;

@@ -52,9 +52,13 @@ export function compileRouter(config: Config): CompiledRouter {
   if (servesMedia(config)) {
     add(`/${escapeRegex(String(config.MEDIA_ENDPOINT))}/(?<${MEDIA_GROUP}>${converterRegex(String(config.MEDIA_URL))})`, { kind: "media" });
   }
-  // Items before collections and the primary lookup before additional_lookup: a 24-hex value
-  // that both would accept is an id, as in Eve (Werkzeug orders the rules the same way).
+  // As Werkzeug orders rules: a static URL (`users/overseas`) before any URL with a converter
+  // (another resource's item `users/<lookup>`); items before the collections that take path
+  // values, and the primary lookup before additional_lookup, so a 24-hex value that both would
+  // accept is an id, as in Eve.
   const resources = Object.values(config.DOMAIN).filter((r) => !r.internal_resource);
+  const isStatic = (resource: Resource) => resource.urlParams.length === 0;
+  for (const resource of resources.filter(isStatic)) add("/" + escapeRegex(resource.url), { kind: "collection", resource });
   for (const resource of resources) {
     const path = "/" + urlToRegex(resource.url);
     if (resource.item_lookup && !resource.datasource.aggregation) {
@@ -67,7 +71,7 @@ export function compileRouter(config: Config): CompiledRouter {
       add(`${path}/(?<${LOOKUP_GROUP}>${resource.additional_lookup.url})`, { kind: "item", resource, lookupField: resource.additional_lookup.field });
     }
   }
-  for (const resource of resources) add("/" + urlToRegex(resource.url), { kind: "collection", resource });
+  for (const resource of resources.filter((r) => !isStatic(r))) add("/" + urlToRegex(resource.url), { kind: "collection", resource });
   // Last: a resource of the same name keeps its URL.
   if (config.openApiPath !== null) add("/" + escapeRegex(config.openApiPath), { kind: "openapi" });
   if (config.docsPath !== null) {

@@ -96,6 +96,9 @@ export const GLOBAL_DEFAULTS = {
   NORMALIZE_ON_PATCH: true,
 
   RENDERERS: ["json", "xml"],
+  JSON_SORT_KEYS: false,
+  JSON_REQUEST_CONTENT_TYPES: ["application/json"],
+  INFO: null,
 
   MEDIA_ENDPOINT: "media",
   MEDIA_URL: 'regex("[a-f0-9]{24}")',

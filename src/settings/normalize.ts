@@ -182,9 +182,7 @@ export function normalizeResource(name: string, def: ResourceSettings, globals: 
     item_lookup: pick("ITEM_LOOKUP") as boolean,
     item_lookup_field: pick("ITEM_LOOKUP_FIELD") as string,
     item_url: converterRegex(pick("ITEM_URL") as string),
-    additional_lookup: def.additional_lookup
-      ? { url: converterRegex(def.additional_lookup.url), field: def.additional_lookup.field }
-      : null,
+    additional_lookup: def.additional_lookup ? additionalLookup(def.additional_lookup, schema) : null,
     datasource: {
       source: datasource.source ?? name,
       filter: datasource.filter ?? null,
@@ -200,6 +198,12 @@ export function normalizeResource(name: string, def: ResourceSettings, globals: 
     extra_response_fields: (def.extra_response_fields as string[] | undefined) ?? [],
     raw: def,
   };
+}
+
+/** An integer field is routed by Werkzeug's int converter whatever the url says, as Eve does. */
+function additionalLookup(lookup: { url?: string; field: string }, schema: Schema): { url: string; field: string } {
+  const url = schema[lookup.field]?.type === "integer" ? "\\d+" : converterRegex(lookup.url!);
+  return { url, field: lookup.field };
 }
 
 function capitalize(text: string): string {

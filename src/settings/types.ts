@@ -143,7 +143,8 @@ export interface ResourceSettings {
   item_url?: string;
   item_lookup?: boolean;
   item_lookup_field?: string;
-  additional_lookup?: { url: string; field: string };
+  /** `url` may be left out for an integer field (routed as digits). */
+  additional_lookup?: { url?: string; field: string };
   resource_methods?: HttpMethod[];
   item_methods?: HttpMethod[];
   public_methods?: HttpMethod[];
@@ -257,6 +258,12 @@ export interface Settings {
   X_MAX_AGE?: number;
   JSONP_ARGUMENT?: string | null;
   RENDERERS?: string[];
+  /** Sorts the keys of JSON bodies, as Flask's JSON_SORT_KEYS. */
+  JSON_SORT_KEYS?: boolean;
+  /** Content types read as JSON payloads. */
+  JSON_REQUEST_CONTENT_TYPES?: string[];
+  /** The home endpoint's key for a `{server, version, api_version}` block; null for none. */
+  INFO?: string | null;
   SOFT_DELETE?: boolean;
   DELETED?: string;
   SHOW_DELETED_PARAM?: string;
@@ -336,12 +343,9 @@ export interface Settings {
   MONGO_QUERY_WHITELIST?: string[];
   MONGO_WRITE_CONCERN?: Record<string, unknown>;
   /** Eve settings accepted so that a settings.py ports as is, without effect (src/settings/validate.ts). */
-  INFO?: unknown;
   STANDARD_ERRORS?: unknown;
   ITEM_CACHE_CONTROL?: unknown;
   ITEM_TITLE?: unknown;
-  JSON_SORT_KEYS?: unknown;
-  JSON_REQUEST_CONTENT_TYPES?: unknown;
   HEADER_TOTAL_COUNT?: unknown;
   INTERNAL_RESOURCE?: unknown;
   EXTRA_RESPONSE_FIELDS?: unknown;

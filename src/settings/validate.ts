@@ -21,16 +21,13 @@ export class SettingsError extends Error {
 
 /**
  * Settings of Eve 2.3.1 that everest accepts so that a settings.py ports as is, but does not
- * act on: response details it fixes (X-Total-Count, JSON key order), pymongo-only options, and
+ * act on: response details it fixes (X-Total-Count), pymongo-only options, and
  * defaults of resource keys it reads per resource only.
  */
 export const EVE_SETTINGS_IGNORED = [
-  "INFO",
   "STANDARD_ERRORS",
   "ITEM_CACHE_CONTROL",
   "ITEM_TITLE",
-  "JSON_SORT_KEYS",
-  "JSON_REQUEST_CONTENT_TYPES",
   "HEADER_TOTAL_COUNT",
   "INTERNAL_RESOURCE",
   "EXTRA_RESPONSE_FIELDS",
@@ -113,7 +110,8 @@ const dateFormat: Check = (v) => {
   }
 };
 const renderers: Check = (v) => {
-  if (!Array.isArray(v) || v.length === 0) return `must list at least one renderer (${RENDERER_NAMES.join(", ")})`;
+  // An empty list is accepted: JSON is then the only format (respond.ts compileOffers).
+  if (!Array.isArray(v)) return `must list renderers (${RENDERER_NAMES.join(", ")})`;
   const known = (r: unknown) => typeof r === "string" && (RENDERER_NAMES.includes(r) || ["json", "xml"].includes(r.toLowerCase()));
   const bad = v.find((r) => !known(r));
   return bad === undefined ? null : `has unknown renderer ${show(bad)} (known: ${RENDERER_NAMES.join(", ")})`;
@@ -149,6 +147,7 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   DB_HOST: nullable(name),
   DB_NAME: nullable(name),
   RENDERERS: renderers,
+  INFO: nullable(name),
   ITEM_URL: urlRule,
   MEDIA_URL: urlRule,
   X_DOMAINS: nullable(oneOrMany(text, "a string", "strings")),
@@ -216,7 +215,8 @@ const RESOURCE_CHECKS: Record<(typeof RESOURCE_ONLY_KEYS)[number], Check> = {
     if (!isObject(v) || typeof v.field !== "string" || !Object.keys(v).every((k) => k === "url" || k === "field")) {
       return 'must be {url: \'regex("…")\', field: name}';
     }
-    const url = urlRule(v.url);
+    // Without a url, the field must be an integer (Eve routes it with an int converter): checked with the schema.
+    const url = v.url === undefined ? null : urlRule(v.url);
     return url && `has a 'url' that ${url}`;
   },
   authentication: anything,
@@ -325,6 +325,8 @@ class Validator {
       const lookup = def.additional_lookup;
       if (isObject(lookup) && typeof lookup.field === "string" && !(lookup.field in def.schema)) {
         this.problems.push(`${at} additional_lookup field '${lookup.field}' is not in the schema${didYouMean(lookup.field, Object.keys(def.schema))}`);
+      } else if (isObject(lookup) && lookup.url === undefined && (def.schema[lookup.field as string] as { type?: unknown }).type !== "integer") {
+        this.problems.push(`${at} additional_lookup needs a 'url' unless its field is an integer`);
       }
     }
   }

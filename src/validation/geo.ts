@@ -21,8 +21,9 @@ export type GeoTypeName = keyof typeof GEO_TYPES;
 
 const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
+/** Longitude, latitude and an optional altitude (which MongoDB's 2dsphere index ignores). */
 function isPosition(value: unknown): boolean {
-  return Array.isArray(value) && value.length === 2 && value.every(isNumber);
+  return Array.isArray(value) && (value.length === 2 || value.length === 3) && value.every(isNumber);
 }
 
 function isLine(value: unknown): boolean {

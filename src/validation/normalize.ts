@@ -63,6 +63,8 @@ export function convertDict(dict: DictNode, document: Doc): void {
   }
 }
 
+const CONVERTED_VALUES = new Set<unknown>(["objectid", "dict"]);
+
 function convertValue(node: FieldNode, value: unknown): unknown {
   if (value === null || value === undefined) return value;
   let v: unknown = node.autoList && !Array.isArray(value) ? [value] : value;
@@ -75,7 +77,9 @@ function convertValue(node: FieldNode, value: unknown): unknown {
       if (i < list.length && itemNode.converts) list[i] = convertValue(itemNode, list[i]);
     });
   }
-  if (node.valuesrules?.converts && isPlainObject(v)) {
+  // Eve's serialize converts the values of a valueschema only when they are ObjectIds or dicts:
+  // `{"k": "1"}` against an integer valueschema stays a string, and fails its type.
+  if (node.valuesrules?.converts && isPlainObject(v) && CONVERTED_VALUES.has(node.valuesrules.def.type)) {
     const mapping = v;
     for (const key of Object.keys(mapping)) mapping[key] = convertValue(node.valuesrules, mapping[key]);
   }

@@ -1,6 +1,8 @@
 // Cerberus' rules as closures over a field being validated (walk.ts runs them in queue order).
 import type { Doc } from "../drivers/types.ts";
-import type { Config } from "../settings/normalize.ts";
+import { ObjectId } from "bson";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { isObjectIdHex } from "../util/objectid.ts";
 import { bsonType } from "./datatypes.ts";
 import { Level, MESSAGES } from "./errors.ts";
 import type { CustomRule, FieldValidator } from "./extensions.ts";
@@ -266,6 +268,16 @@ export interface RelationSpec {
   version?: boolean;
 }
 
+/**
+ * A reference sent as a string (a list data_relation without an item schema) looked up as Eve's
+ * find_one looks it up: 24 hex digits are an ObjectId, unless the target field is typed otherwise.
+ */
+function storedReference(id: unknown, target: Resource | undefined, field: string, config: Config): unknown {
+  if (typeof id !== "string" || !isObjectIdHex(id) || !target || target.query_objectid_as_string) return id;
+  const type = target.schema[field]?.type ?? (field === config.ID_FIELD ? "objectid" : undefined);
+  return type === undefined || type === "objectid" ? new ObjectId(id) : id;
+}
+
 /** Eve's `_validate_data_relation`: the referenced document exists and is not soft-deleted. */
 export function dataRelation(spec: RelationSpec, config: Config): RuleRun {
   const field = spec.field ?? config.ID_FIELD;
@@ -292,7 +304,7 @@ export function dataRelation(spec: RelationSpec, config: Config): RuleRun {
     return Promise.all(
       references.map((reference, i) => {
         const id = bsonType(reference) === "DBRef" ? (reference as { oid: unknown }).oid : reference;
-        return env.findOne(target, { [field]: id }).then((found) => {
+        return env.findOne(target, { [field]: storedReference(id, config.DOMAIN[target], field, config) }).then((found) => {
           if (!found) fail(f, q, null, MESSAGES.relation(id, target, field), i);
         });
       }),

@@ -78,8 +78,17 @@ describe("aggregation endpoints", () => {
     expect(body._items.map((d: any) => d._id)).toEqual(["Lima", "Rome"]);
   });
 
-  it("refuses client sorting, unparseable parameters and smuggled operators", async () => {
-    expect((await api.get(`/cities?${ALL}&sort=-_id`)).status).toBe(400);
+  it("ignores sort and where as Eve does: the pipeline's own stages order and filter", async () => {
+    const plain = await json(await api.get(`/cities?${ALL}`));
+    const where = encodeURIComponent('{"city": "Rome"}');
+    for (const query of [`${ALL}&sort=-_id`, `${ALL}&where=${where}`]) {
+      const response = await api.get(`/cities?${query}`);
+      expect(response.status, query).toBe(200);
+      expect((await json(response))._items, query).toEqual(plain._items);
+    }
+  });
+
+  it("refuses unparseable parameters and smuggled operators", async () => {
     expect((await api.get("/cities?aggregate={bad")).status).toBe(400);
     expect((await api.get(`/cities?${aggregate(["$town"])}`)).status).toBe(400);
     // Refused before any driver sees them (the memory driver would refuse some itself).
@@ -118,5 +127,29 @@ describe("aggregation hooks and pagination off", () => {
       { _id: "Oslo", people: 1, checked: true },
       { _id: "Rome", people: 2, checked: true },
     ]);
+  });
+});
+
+describe("aggregation placeholders that are dates (Eve's test_get_aggregation_parsing)", () => {
+  const api = testApi({
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      events: { schema: { x: { type: "integer" }, date: { type: "datetime" } } },
+      since: { datasource: { source: "events", aggregation: { pipeline: [{ $match: { date: { $gte: "$date" } } }, { $sort: { x: 1 } }] } } },
+    },
+  });
+  const today = "Mon, 23 Nov 2026 10:00:00 GMT";
+  const yesterday = "Sun, 22 Nov 2026 10:00:00 GMT";
+  beforeAll(async () => {
+    const events = [1, 2, 3].map((x) => ({ x, date: today })).concat([{ x: 4, date: yesterday }]);
+    expect((await api.post("/events", events)).status).toBe(201);
+  });
+  afterAll(() => api.close());
+
+  it("turns an RFC 1123 value into a datetime before substituting it", async () => {
+    const fromToday = await json(await api.get(`/since?${aggregate({ $date: today })}`));
+    expect(fromToday._items.map((d: any) => d.x)).toEqual([1, 2, 3]);
+    const fromYesterday = await json(await api.get(`/since?${aggregate({ $date: yesterday })}`));
+    expect(fromYesterday._items.map((d: any) => d.x)).toEqual([1, 2, 3, 4]);
   });
 });

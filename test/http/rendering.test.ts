@@ -20,18 +20,22 @@ describe("renderers", () => {
     expect(await response.text()).toContain("<_status>ERR</_status>");
   });
 
-  it("prefers the better quality and falls back to 406 when nothing is acceptable", async () => {
+  it("prefers the better quality and, like Eve, falls back to the first renderer when nothing is acceptable", async () => {
     expect((await api.get("/", { Accept: "application/xml;q=0.5, application/json" })).headers.get("content-type")).toBe("application/json");
     expect((await api.get("/", { Accept: "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8" })).headers.get("content-type")).toContain("xml");
-    const refused = await api.get("/", { Accept: "text/csv" });
-    expect(refused.status).toBe(406);
+    const fallback = await api.get("/", { Accept: "text/csv" });
+    expect(fallback.status).toBe(200);
+    expect(fallback.headers.get("content-type")).toBe("application/json");
   });
 
   it("honours RENDERERS", async () => {
     const jsonOnly = testApi(peopleSettings({ RENDERERS: ["eve.render.JSONRenderer"] }));
-    expect((await jsonOnly.get("/", { Accept: "application/xml" })).status).toBe(406);
+    expect((await jsonOnly.get("/", { Accept: "application/xml" })).headers.get("content-type")).toBe("application/json");
     expect((await jsonOnly.get("/", { Accept: "*/*" })).headers.get("content-type")).toBe("application/json");
     await jsonOnly.close();
+    const xmlOnly = testApi(peopleSettings({ RENDERERS: ["xml"] }));
+    expect((await xmlOnly.get("/", { Accept: "application/json" })).headers.get("content-type")).toBe("application/xml; charset=utf-8");
+    await xmlOnly.close();
   });
 
   it("wraps JSONP and refuses a callback that is not an identifier", async () => {

@@ -15,6 +15,7 @@ describe("parseSort", () => {
     expect(sort('[("lastname",1)]')).toEqual([["lastname", 1]]);
     expect(sort('[("lastname", -1), ("born", 1),]')).toEqual([["lastname", -1], ["born", 1]]);
     expect(sort('[["lastname", -1]]')).toEqual([["lastname", -1]]);
+    expect(sort("[('lastname', -1), (\"born\", 1)]")).toEqual([["lastname", -1], ["born", 1]]);
   });
 
   it("gives null when there is no client sort: empty, [], None, or sorting disabled", () => {
@@ -27,7 +28,8 @@ describe("parseSort", () => {
 
   it.each([
     ['"lastname"', "a quoted string (exchange 11)"],
-    ["[('lastname', 1)]", "single quotes"],
+    ["[['lastname', 1]]", "single quotes in the JSON-style list"],
+    ['{"lastname": 1}', "a JSON object"],
     ["'lastname'", "a single-quoted string"],
     ['[("lastname", 2)]', "a direction other than 1 and -1"],
     ['[("lastname")]', "a bare string in the list"],

@@ -103,7 +103,7 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
       ["VALIDATION_ERROR_STATUS", 200, /must be an integer from 400 to 599/],
       ["DB_PORT", 70000, /from 1 to 65535/],
       ["MONGO_PORT", "27017", /^Setting 'MONGO_PORT' must be an integer from 1 to 65535/],
-      ["RENDERERS", [], /must list at least one renderer/],
+      ["RENDERERS", "json", /must list renderers/],
       ["RENDERERS", ["json", "yaml"], /unknown renderer "yaml"/],
       ["DATE_FORMAT", "%Q", /not a usable date format/],
       ["X_DOMAINS_RE", ["*"], /must be a regular expression or a list of regular expressions/],
@@ -129,7 +129,8 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
     ]);
     expect(problems((s) => (people(s).default_sort = [["lastname", 2]]))[0]).toMatch(/setting 'default_sort' must be/);
     expect(problems((s) => (people(s).datasource = { projection: { a: 2 } }))[0]).toMatch(/datasource 'projection' must map fields to 0 or 1/);
-    expect(problems((s) => (people(s).additional_lookup = { field: "lastname" }))[0]).toMatch(/setting 'additional_lookup' has a 'url' that/);
+    expect(problems((s) => (people(s).additional_lookup = { field: "lastname" }))[0]).toMatch(/additional_lookup needs a 'url' unless its field is an integer/);
+    expect(problems((s) => (people(s).additional_lookup = { field: "lastname", url: "[" }))[0]).toMatch(/setting 'additional_lookup' has a 'url' that/);
     expect(problems((s) => ((s.DOMAIN as Record<string, unknown>).ghost = "x"))).toEqual([
       `Resource 'ghost': the definition must be an object (got "x")`,
     ]);

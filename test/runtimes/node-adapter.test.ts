@@ -1,0 +1,86 @@
+// The Node adapter answers what node's HTTP parser refuses in the JSON error envelope (not a
+// bare 400 or a reset), and takes headers large enough for a `where` with hundreds of values.
+// Raw sockets, because fetch clients refuse to send such requests at all.
+import { connect } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { serve, MAX_HEADER_SIZE, type NodeServer } from "../../adapters/node.ts";
+import { createHandler } from "../../src/handler.ts";
+import { STATUS_MESSAGES } from "../../src/errors.ts";
+
+let server: NodeServer;
+let port: number;
+const handler = createHandler({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { notes: { schema: { n: { type: "integer" } } } } });
+
+beforeAll(async () => {
+  server = await serve(handler, { port: 0, signals: false });
+  port = Number(new URL(server.url).port);
+});
+afterAll(async () => {
+  await server.close();
+  await handler.app.close();
+});
+
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Writes `raw` as is and reads until the server closes (or stops answering). */
+function send(raw: string): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(raw));
+    let text = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk) => {
+      text += chunk;
+      const [head, body = ""] = text.split("\r\n\r\n");
+      const length = /content-length: (\d+)/i.exec(head!)?.[1];
+      if (length !== undefined && body.length >= Number(length)) socket.end();
+    });
+    socket.on("error", reject);
+    socket.on("close", () => {
+      const [head = "", body = ""] = text.split("\r\n\r\n");
+      const [statusLine = "", ...lines] = head.split("\r\n");
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(":")).toLowerCase(), line.slice(line.indexOf(":") + 1).trim()]));
+      resolve({ status: Number(statusLine.split(" ")[1]), headers, body });
+    });
+  });
+}
+
+function expectEnvelope(response: RawResponse, status: number): void {
+  expect(response.status).toBe(status);
+  expect(response.headers["content-type"]).toBe("application/json");
+  // Werkzeug's description: the handler's own for 400 and 405, the adapter's for 414 and 431.
+  expect(JSON.parse(response.body)).toEqual({ _status: "ERR", _error: { code: status, message: STATUS_MESSAGES[status] ?? expect.stringMatching(/^The |^One /) } });
+}
+
+describe("node adapter: what the HTTP parser refuses", () => {
+  it("answers an unknown method token with 405 and Allow", async () => {
+    const response = await send("FOO /notes HTTP/1.1\r\nHost: x\r\n\r\n");
+    expectEnvelope(response, 405);
+    expect(response.headers.allow).toBe("DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT");
+  });
+
+  it("answers control bytes in a header and a malformed header name with 400", async () => {
+    expectEnvelope(await send("GET /notes HTTP/1.1\r\nHost: x\r\nX-A: a\x01b\r\n\r\n"), 400);
+    expectEnvelope(await send("GET /notes HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n"), 400);
+  });
+
+  it("answers a URL over the limit with 414 and headers over it with 431", async () => {
+    expectEnvelope(await send(`GET /notes?where=${"a".repeat(MAX_HEADER_SIZE)} HTTP/1.1\r\nHost: x\r\n\r\n`), 414);
+    expectEnvelope(await send(`GET /notes?where=${"a".repeat(MAX_HEADER_SIZE * 3)} HTTP/1.1\r\nHost: x\r\n\r\n`), 414);
+    expectEnvelope(await send(`GET /notes HTTP/1.1\r\nHost: x\r\nX-Big: ${"b".repeat(MAX_HEADER_SIZE)}\r\n\r\n`), 431);
+    const many = Array.from({ length: 4000 }, (_, i) => `X-H${i}: ${"v".repeat(20)}`).join("\r\n");
+    expectEnvelope(await send(`GET /notes HTTP/1.1\r\nHost: x\r\n${many}\r\n\r\n`), 431);
+  });
+
+  it("serves a where with hundreds of values, beyond node's default 16 KiB", async () => {
+    const ids = Array.from({ length: 500 }, (_, i) => i.toString(16).padStart(24, "0"));
+    const where = encodeURIComponent(JSON.stringify({ _id: { $in: ids } }));
+    expect(where.length).toBeGreaterThan(16 * 1024);
+    const response = await send(`GET /notes?where=${where} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)._items).toEqual([]);
+  });
+});
