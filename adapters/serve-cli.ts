@@ -53,6 +53,8 @@ export async function runServeCommand(argv: string[], serve: Serve): Promise<voi
     if (!args) return;
     const settings = await loadSettingsFile(args.file);
     if (args.db) settings.DB_URI = args.db;
+    // A server started from the command line logs each request unless the settings say otherwise.
+    settings.ACCESS_LOG ??= "text";
     const handler = createHandler(settings, { services: { files: new NodeFileAccess() } });
     // A database that cannot be opened (a damaged or locked journal) refuses to start here, not with a 500 per request.
     await handler.app.open();

@@ -14,6 +14,7 @@ import { InternalApi } from "./internal.ts";
 import { schemaEndpoint } from "./endpoints/schema.ts";
 import { oplogFeatures } from "./features/oplog.ts";
 import { versioningFeature } from "./features/versioning.ts";
+import { formatAccessLine, type AccessEntry } from "./access-log.ts";
 import { consoleLogger, type Logger } from "./logging.ts";
 import { AccessControl } from "./auth/access.ts";
 import { MemoryRateLimitStore, type RateLimitStore } from "./ratelimit/index.ts";
@@ -52,6 +53,8 @@ export interface HandlerOptions {
   /** Additional document features, run after the built-in ones. */
   features?: DocumentFeature[];
   logger?: Logger;
+  /** Where ACCESS_LOG lines go (one string per request); console.log by default. */
+  accessLog?: (line: string) => void;
   /** Where rate-limit counts live; in-memory by default, shared across instances otherwise (docs/auth.md). */
   rateLimitStore?: RateLimitStore;
 }
@@ -92,6 +95,8 @@ export class App {
   private readonly router: CompiledRouter;
   private readonly cors: CorsPolicy | null;
   private readonly explorerFiles: ExplorerFiles;
+  /** Writes one ACCESS_LOG line; absent when the access log is off, so it costs nothing then. */
+  private readonly accessLog?: (entry: AccessEntry) => void;
   /** Built on first request: start-up stays as fast without it. */
   private openApi?: OpenApiDocument;
 
@@ -103,6 +108,11 @@ export class App {
       this.validators.set(resource.name, compileValidator(resource, this.config, options.validation, { engine: options.validationEngine }));
     }
     this.logger = options.logger ?? consoleLogger(this.config.LOG_LEVEL);
+    const accessFormat = this.config.ACCESS_LOG;
+    if (accessFormat) {
+      const write = options.accessLog ?? ((line: string) => console.log(line));
+      this.accessLog = (entry) => write(formatAccessLine(accessFormat, entry));
+    }
     this.pool = new DriverPool(this.config, options.services, options.driver);
     this.data = new DataLayer(this.config, this.pool);
     this.access = new AccessControl(this.config, options.rateLimitStore ?? new MemoryRateLimitStore());
@@ -182,12 +192,19 @@ export class App {
   }
 
   readonly fetch = async (request: Request, env?: unknown, executionCtx?: unknown): Promise<Response> => {
+    const started = this.accessLog ? performance.now() : 0;
     const ctx = new RequestContext(request, this.config.MAX_BODY_SIZE, env, executionCtx);
+    let response: Response;
     try {
-      return await this.handle(ctx);
+      response = await this.handle(ctx);
     } catch (error) {
-      return this.fail(ctx, error);
+      response = this.fail(ctx, error);
     }
+    if (this.accessLog) {
+      const path = ctx.url.pathname + ctx.url.search;
+      this.accessLog({ time: new Date(), clientIp: ctx.clientIp, method: request.method, path, status: response.status, durationMs: performance.now() - started });
+    }
+    return response;
   };
 
   private async handle(ctx: RequestContext): Promise<Response> {

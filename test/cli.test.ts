@@ -32,12 +32,13 @@ function serve(settings: string, ...args: string[]): Promise<Run> {
   const child = spawn(process.execPath, ["--import", "tsx", "adapters/cli.ts", "serve", settings, "--port", "0", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   let home: number | undefined;
+  let asked = false;
   return new Promise((resolve, reject) => {
     const read = (chunk: Buffer) => {
       output += chunk.toString();
       const url = READY_LINE.exec(output)?.[1];
-      if (!url) return;
-      child.stdout.off("data", read);
+      if (!url || asked) return;
+      asked = true;
       fetch(url + "/")
         .then((response) => {
           home = response.status;
@@ -47,7 +48,8 @@ function serve(settings: string, ...args: string[]): Promise<Run> {
     };
     child.stdout.on("data", read);
     child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
-    child.once("exit", (code) => resolve(home === undefined ? { output, code } : { output, code: null, home }));
+    // "close", not "exit": what the server printed last (its access log line) is read by then.
+    child.once("close", (code) => resolve(home === undefined ? { output, code } : { output, code: null, home }));
   });
 }
 
@@ -57,6 +59,8 @@ describe("everest serve", () => {
     expect(run.home).toBe(200);
     expect(run.output).toMatch(/^everest serving .*plain\.json at http:\/\/127\.0\.0\.1:\d+\/ from the embedded in-memory store$/m);
     expect(run.output).toMatch(/^WARNING the data is not durable/m);
+    // A server started from the command line writes one access line per request.
+    expect(run.output).toMatch(/^\S+ 127\.0\.0\.1 "GET \/" 200 [\d.]+ms$/m);
   });
 
   it("serves an Eve settings file's MONGO_HOST/MONGO_PORT/MONGO_DBNAME from MongoDB, not from memory", async () => {

@@ -156,6 +156,7 @@ export const GLOBAL_DEFAULTS = {
   RATE_LIMIT_DELETE: null,
 
   LOG_LEVEL: "WARNING",
+  ACCESS_LOG: null,
 } satisfies Settings;
 
 /** Settings' named keys; Omit over the `<PREFIX>_DB_*` index signatures would drop them all. */

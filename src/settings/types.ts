@@ -365,6 +365,8 @@ export interface Settings {
   RATE_LIMIT_DELETE?: [number, number] | null;
   DEBUG?: boolean;
   LOG_LEVEL?: "DEBUG" | "INFO" | "WARNING" | "ERROR";
+  /** One line per request: "text", "json" (JSON lines) or off (false / null, the default; `everest serve` turns "text" on). */
+  ACCESS_LOG?: "text" | "json" | false | null;
   /** Database settings under a prefix (db_prefix, setDbPrefix): `TENANT_A_DB_URI`, Eve's `MONGO1_DBNAME` … */
   [prefixed: PrefixedDatabaseSetting]: unknown;
 }
