@@ -6,6 +6,7 @@
 // resource) are made too. Schema rules themselves are checked by src/validation.
 import { compileDateFormat } from "../render/dates.ts";
 import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
+import { anything, bool, int, isObject, listOf, name, nullable, object, oneOf, oneOrMany, show, strings, text, type Check } from "./checks.ts";
 import { converterRegex } from "./urls.ts";
 import { PREFIXED_DB_KEYS, type Settings } from "./types.ts";
 import { didYouMean } from "./suggest.ts";
@@ -50,37 +51,7 @@ const RESOURCE_METHODS = ["GET", "POST", "DELETE"];
 const ITEM_METHODS = ["GET", "PATCH", "PUT", "DELETE"];
 const WRITE_METHODS = ["DELETE", "POST", "PATCH", "PUT"];
 
-// ---------------------------------------------------------------------------------------------
-// Value checks: null when the value is fine, else what it must be.
-
-type Check = (value: unknown) => string | null;
-
-const show = (value: unknown) => {
-  if (typeof value === "function") return "a function";
-  const text = JSON.stringify(value) ?? String(value);
-  return text.length > 60 ? text.slice(0, 57) + "..." : text;
-};
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
-
-const anything: Check = () => null;
-const bool: Check = (v) => (typeof v === "boolean" ? null : "must be true or false");
-const int = (min: number, max = Number.MAX_SAFE_INTEGER): Check => (v) =>
-  Number.isInteger(v) && (v as number) >= min && (v as number) <= max
-    ? null
-    : max < Number.MAX_SAFE_INTEGER ? `must be an integer from ${min} to ${max}` : min === 0 ? "must be a non-negative integer" : `must be an integer of at least ${min}`;
-const text: Check = (v) => (typeof v === "string" ? null : "must be a string");
-const name: Check = (v) => (typeof v === "string" && v.trim() !== "" ? null : "must be a non-empty string");
-const object: Check = (v) => (isObject(v) ? null : "must be an object");
-const nullable = (check: Check): Check => (v) => (v === null ? null : check(v));
-const listOf = (check: Check, what: string): Check => (v) =>
-  Array.isArray(v) && v.every((item) => check(item) === null) ? null : `must be a list of ${what}`;
-const strings = listOf(text, "strings");
-const oneOrMany = (check: Check, one: string, many: string): Check => (v) =>
-  check(v) === null || listOf(check, many)(v) === null ? null : `must be ${one} or a list of ${many}`;
-const oneOf = (values: string[]): Check => (v) =>
-  typeof v === "string" && values.includes(v) ? null : `must be one of ${values.join(", ")}`;
-
+// Checks particular to one setting; the general ones are in ./checks.ts.
 const methods = (supported: string[]): Check => (v) => {
   if (!Array.isArray(v)) return `must be a list of methods (${supported.join(", ")})`;
   const bad = v.find((method) => typeof method !== "string" || !supported.includes(method));
