@@ -5,20 +5,22 @@
 
 export type AccessLogFormat = "text" | "json";
 
+/** What the App knows of a request once it has answered it. */
 export interface AccessEntry {
-  time: Date;
   clientIp: string | null;
   method: string;
-  /** The path and query string as the client sent them. */
-  path: string;
+  url: URL;
   status: number;
   durationMs: number;
 }
 
+/** The line for a request answered just now. */
 export function formatAccessLine(format: AccessLogFormat, entry: AccessEntry): string {
+  const time = new Date().toISOString();
+  const path = entry.url.pathname + entry.url.search;
   const ms = Math.round(entry.durationMs * 10) / 10;
   if (format === "json") {
-    return JSON.stringify({ time: entry.time.toISOString(), client: entry.clientIp, method: entry.method, path: entry.path, status: entry.status, duration_ms: ms });
+    return JSON.stringify({ time, client: entry.clientIp, method: entry.method, path, status: entry.status, duration_ms: ms });
   }
-  return `${entry.time.toISOString()} ${entry.clientIp ?? "-"} "${entry.method} ${entry.path}" ${entry.status} ${ms}ms`;
+  return `${time} ${entry.clientIp ?? "-"} "${entry.method} ${path}" ${entry.status} ${ms}ms`;
 }

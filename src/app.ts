@@ -14,7 +14,7 @@ import { InternalApi } from "./internal.ts";
 import { schemaEndpoint } from "./endpoints/schema.ts";
 import { oplogFeatures } from "./features/oplog.ts";
 import { versioningFeature } from "./features/versioning.ts";
-import { formatAccessLine, type AccessEntry } from "./access-log.ts";
+import type { AccessEntry } from "./access-log.ts";
 import { consoleLogger, type Logger } from "./logging.ts";
 import { AccessControl } from "./auth/access.ts";
 import { MemoryRateLimitStore, type RateLimitStore } from "./ratelimit/index.ts";
@@ -96,7 +96,7 @@ export class App {
   private readonly cors: CorsPolicy | null;
   private readonly explorerFiles: ExplorerFiles;
   /** Writes one ACCESS_LOG line; absent when the access log is off, so it costs nothing then. */
-  private readonly accessLog?: (entry: AccessEntry) => void;
+  private readonly accessLog?: Promise<(entry: AccessEntry) => void>;
   /** Built on first request: start-up stays as fast without it. */
   private openApi?: OpenApiDocument;
 
@@ -111,7 +111,8 @@ export class App {
     const accessFormat = this.config.ACCESS_LOG;
     if (accessFormat) {
       const write = options.accessLog ?? ((line: string) => console.log(line));
-      this.accessLog = (entry) => write(formatAccessLine(accessFormat, entry));
+      // Imported only when the log is on, so bundles (Workers) that leave it off do not carry it.
+      this.accessLog = import("./access-log.ts").then(({ formatAccessLine }) => (entry: AccessEntry) => write(formatAccessLine(accessFormat, entry)));
     }
     this.pool = new DriverPool(this.config, options.services, options.driver);
     this.data = new DataLayer(this.config, this.pool);
@@ -192,7 +193,7 @@ export class App {
   }
 
   readonly fetch = async (request: Request, env?: unknown, executionCtx?: unknown): Promise<Response> => {
-    const started = this.accessLog ? performance.now() : 0;
+    const started = performance.now();
     const ctx = new RequestContext(request, this.config.MAX_BODY_SIZE, env, executionCtx);
     let response: Response;
     try {
@@ -200,10 +201,7 @@ export class App {
     } catch (error) {
       response = this.fail(ctx, error);
     }
-    if (this.accessLog) {
-      const path = ctx.url.pathname + ctx.url.search;
-      this.accessLog({ time: new Date(), clientIp: ctx.clientIp, method: request.method, path, status: response.status, durationMs: performance.now() - started });
-    }
+    if (this.accessLog) (await this.accessLog)({ clientIp: ctx.clientIp, method: request.method, url: ctx.url, status: response.status, durationMs: performance.now() - started });
     return response;
   };
 

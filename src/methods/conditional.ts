@@ -7,6 +7,7 @@ import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { bareEtag } from "../render/etag.ts";
 import type { Config } from "../settings/normalize.ts";
+import { shownEtag } from "../read/document.ts";
 
 /** Loads the item a write targets, soft-deleted ones included (they can be restored). */
 export async function loadOriginal(data: DataLayer, ctx: RequestContext, lookup: Filter): Promise<Doc> {
@@ -19,7 +20,7 @@ export async function loadOriginal(data: DataLayer, ctx: RequestContext, lookup:
  * Eve's concurrency control. Returns the ETag the write must still match in the database
  * (so the check and the write are one atomic operation), or undefined for an unconditional write.
  */
-export function requiredEtag(config: Config, ctx: RequestContext, original: Doc): string | undefined {
+export async function requiredEtag(config: Config, ctx: RequestContext, original: Doc): Promise<string | undefined> {
   const resource = ctx.resource!;
   if (!config.IF_MATCH || !resource.if_match) return undefined;
   const header = ctx.request.headers.get("if-match");
@@ -29,10 +30,23 @@ export function requiredEtag(config: Config, ctx: RequestContext, original: Doc)
     }
     return undefined;
   }
-  const stored = original[config.ETAG];
-  if (bareEtag(header) === "*") return typeof stored === "string" ? stored : undefined;
-  if (bareEtag(header) !== stored) throw new HttpError(412, "Client and server etags don't match");
-  return stored as string;
+  const current = await shownEtag(config, resource, original);
+  const sent = bareEtag(header);
+  if (sent !== "*" && sent !== current) throw new HttpError(412, "Client and server etags don't match");
+  return current;
+}
+
+/**
+ * What a conditional write must still find in the database, beside the id. A document with a
+ * stored ETag is matched on it. One another program wrote has none (its ETag is computed), so it
+ * is matched on having none still and on every field it had: any write in between — everest's
+ * adds an ETag, another program's changes a field — makes the match fail.
+ */
+export function etagCondition(config: Config, original: Doc, etag: string | undefined): Filter {
+  if (etag === undefined) return {};
+  if (typeof original[config.ETAG] === "string") return { [config.ETAG]: etag };
+  const { [config.ID_FIELD]: _id, ...fields } = original;
+  return { ...fields, [config.ETAG]: { $exists: false } };
 }
 
 /** After a conditional write matched nothing: the item vanished (404) or changed (412). */

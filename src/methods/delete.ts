@@ -8,7 +8,7 @@ import type { Resource } from "../settings/normalize.ts";
 import { documentEtag } from "../render/etag.ts";
 import type { Reply } from "../render/reply.ts";
 import { now } from "../util/clock.ts";
-import { conditionalWriteFailed, loadOriginal, requiredEtag } from "./conditional.ts";
+import { conditionalWriteFailed, loadOriginal, etagCondition, requiredEtag } from "./conditional.ts";
 
 const NO_CONTENT: Reply = { status: 204, body: null };
 
@@ -19,8 +19,7 @@ async function softDelete(services: Services, ctx: RequestContext, resource: Res
   // Eve hashes the marked document before features move it on (its version number among them).
   if (config.IF_MATCH) marked[config.ETAG] = await documentEtag(marked, resource.etag_ignore_fields);
   await services.features.beforeSoftDelete(ctx, resource, marked, original);
-  const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD] };
-  if (etag !== undefined) conditional[config.ETAG] = etag;
+  const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD], ...etagCondition(config, original, etag) };
   if (!(await services.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(services.data, ctx, where, etag);
   await services.features.afterSoftDelete(ctx, resource, marked, original);
 }
@@ -31,13 +30,12 @@ export async function deleteItem(services: Services, ctx: RequestContext, lookup
   const where = lookup;
   const original = await loadOriginal(services.data, ctx, where);
   if (resource.soft_delete && original[config.DELETED] === true) throw new HttpError(404);
-  const etag = requiredEtag(config, ctx, original);
+  const etag = await requiredEtag(config, ctx, original);
   await services.hooks.emitForResource("on_delete_item", resource.name, original);
   if (resource.soft_delete) {
     await softDelete(services, ctx, resource, original, etag, where);
   } else {
-    const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD] };
-    if (etag !== undefined) conditional[config.ETAG] = etag;
+    const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD], ...etagCondition(config, original, etag) };
     if (!(await services.data.remove(ctx, resource, conditional))) await conditionalWriteFailed(services.data, ctx, where, etag);
     await services.features.afterDelete(ctx, resource, original);
   }

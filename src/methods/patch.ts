@@ -11,7 +11,7 @@ import type { Reply } from "../render/reply.ts";
 import { readDocument } from "../request/payload.ts";
 import { now } from "../util/clock.ts";
 import { marshalWriteResponse } from "./bandwidth.ts";
-import { checkImmutableId, conditionalWriteFailed, loadOriginal, requiredEtag } from "./conditional.ts";
+import { checkImmutableId, conditionalWriteFailed, loadOriginal, etagCondition, requiredEtag } from "./conditional.ts";
 import { isPlainObject } from "../util/objects.ts";
 import type { Config } from "../settings/normalize.ts";
 
@@ -40,7 +40,7 @@ export async function patchItem(services: Services, ctx: RequestContext, lookup:
   const config = services.config;
   const where = lookup;
   const original = await loadOriginal(services.data, ctx, where);
-  const etag = requiredEtag(config, ctx, original);
+  const etag = await requiredEtag(config, ctx, original);
   const payload = await readDocument(ctx, config);
   checkImmutableId(config.ID_FIELD, payload, original);
   const { [config.ID_FIELD]: _id, ...changes } = payload;
@@ -62,8 +62,7 @@ export async function patchItem(services: Services, ctx: RequestContext, lookup:
   const $set: Doc = {};
   for (const key of Object.keys(updates)) $set[key] = updated[key];
 
-  const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD] };
-  if (etag !== undefined) conditional[config.ETAG] = etag;
+  const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD], ...etagCondition(config, original, etag) };
   let written: boolean;
   try {
     written = await services.data.update(ctx, resource, conditional, { $set });

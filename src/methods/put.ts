@@ -14,7 +14,7 @@ import { readDocument } from "../request/payload.ts";
 import { pathFields } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
 import { marshalWriteResponse } from "./bandwidth.ts";
-import { checkImmutableId, conditionalWriteFailed, immutableIdError, requiredEtag } from "./conditional.ts";
+import { checkImmutableId, conditionalWriteFailed, etagCondition, immutableIdError, requiredEtag } from "./conditional.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
 
 export async function putItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
@@ -24,7 +24,7 @@ export async function putItem(services: Services, ctx: RequestContext, lookup: F
   const original = await services.data.findOne(ctx, resource, where, { showDeleted: true });
   if (!original) return upsert(services, ctx);
 
-  const etag = requiredEtag(config, ctx, original);
+  const etag = await requiredEtag(config, ctx, original);
   const payload = await readDocument(ctx, config);
   checkImmutableId(config.ID_FIELD, payload, original);
   const { [config.ID_FIELD]: _id, ...fields } = payload;
@@ -41,8 +41,7 @@ export async function putItem(services: Services, ctx: RequestContext, lookup: F
   await services.hooks.emitForResource("on_replace", resource.name, document, original);
   if (config.IF_MATCH) document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
 
-  const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD] };
-  if (etag !== undefined) conditional[config.ETAG] = etag;
+  const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD], ...etagCondition(config, original, etag) };
   let written: boolean;
   try {
     written = await services.data.replace(ctx, resource, conditional, document);
@@ -64,6 +63,9 @@ async function upsert(services: Services, ctx: RequestContext): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
   if (!resource.upsert_on_put || ctx.endpoint.lookupField !== resource.item_lookup_field) throw new HttpError(404);
+  // If-Match names a representation, and none exists: the precondition is false. Upserting here
+  // would bring back a document another client just deleted (a lost delete).
+  if (config.IF_MATCH && resource.if_match && ctx.request.headers.has("if-match")) throw new HttpError(412, "Client and server etags don't match");
   const payload = await readDocument(ctx, config);
   const raw = ctx.params.lookup!;
   const idType = resource.schema[config.ID_FIELD]?.type ?? "objectid";

@@ -27,15 +27,23 @@ function reorder(document: Doc, idField: string): Doc {
   return out;
 }
 
+/**
+ * The ETag a client is shown for a stored document, and so the one If-Match is checked against:
+ * its stored one, or — for a document another program wrote, as Eve does — the hash of the
+ * document as it is shown, dates it lacks at the epoch.
+ */
+export async function shownEtag(config: Config, resource: Resource, stored: Doc): Promise<string> {
+  const own = stored[config.ETAG];
+  return typeof own === "string" ? own : documentEtag({ [config.DATE_CREATED]: EPOCH, [config.LAST_UPDATED]: EPOCH, ...stored }, resource.etag_ignore_fields);
+}
+
 /** `latest`: the stored current document, when `stored` is an older version of it. */
 export async function buildResponseDocument(services: Services, ctx: RequestContext, stored: Doc, resource: Resource, options: { latest?: Doc } = {}): Promise<Doc> {
   const config = services.config;
   const document = reorder(stored, config.ID_FIELD);
   if (!(config.DATE_CREATED in document)) document[config.DATE_CREATED] = EPOCH;
   if (!(config.LAST_UPDATED in document)) document[config.LAST_UPDATED] = EPOCH;
-  if (config.IF_MATCH && !(config.ETAG in document)) {
-    document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
-  }
+  if (config.IF_MATCH && !(config.ETAG in document)) document[config.ETAG] = await shownEtag(config, resource, document);
   if (resource.hateoas && config.ID_FIELD in document) {
     const links: Record<string, unknown> = { self: documentLink(config, ctx, resource, document[config.ID_FIELD]) };
     const related = relatedLinks(config, ctx, resource, document);

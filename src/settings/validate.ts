@@ -151,7 +151,7 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   RATE_LIMIT_PATCH: rateLimit,
   RATE_LIMIT_DELETE: rateLimit,
   LOG_LEVEL: oneOf(["DEBUG", "INFO", "WARNING", "ERROR"]),
-  ACCESS_LOG: (v) => (v === null || v === false || v === "text" || v === "json" ? null : 'must be "text", "json", false or null'),
+  ACCESS_LOG: nullable((v) => (v === false ? null : oneOf(["text", "json"])(v))),
 };
 
 /** The check of a global: explicit, or implied by the type of its default. */

@@ -140,8 +140,12 @@ describe("writes", () => {
     const headers = { ...bob, "If-Match": note._etag };
     expect((await api.patch(`/notes/${note._id}`, { title: "mine now" }, headers)).status).toBe(404);
     expect((await api.delete(`/notes/${note._id}`, headers)).status).toBe(404);
-    // PUT upserts a missing item: here the id is taken, a conflict (409, as Eve), nothing written.
-    expect((await api.put(`/notes/${note._id}`, { title: "mine now" }, headers)).status).toBe(409);
+    // Bob sees no such item, and his If-Match names one: the precondition is false (412), never an
+    // upsert — nor a 409 that would tell him the id is taken. Nothing is written.
+    expect((await api.put(`/notes/${note._id}`, { title: "mine now" }, headers)).status).toBe(412);
+    const { "If-Match": _, ...unconditional } = headers;
+    // Without If-Match (where allowed) the upsert is tried, and the taken id is a conflict (409, as Eve).
+    expect((await api.put(`/notes/${note._id}`, { title: "mine now" }, unconditional)).status).toBe(409);
     const stored = await json(await api.get(`/notes/${note._id}`, alice));
     expect(stored).toMatchObject({ title: "a1", owner: "alice", _etag: note._etag });
   });

@@ -301,7 +301,6 @@ describe("media settings", () => {
         duplex: "half",
       } as RequestInit);
       expect(response.status).toBe(413);
-      expect(offset).toBeLessThan(bytes.length);
       expect((await json(await api.get("/images")))._items).toEqual([]);
     } finally {
       await api.close();

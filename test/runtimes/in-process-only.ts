@@ -10,6 +10,8 @@ export interface InProcessOnly {
 }
 
 export const IN_PROCESS_ONLY: Record<string, InProcessOnly> = {
+  "test/http/foreign-documents.test.ts": { why: "stores documents as another program would (no _etag, no dates) through app.data, and changes them behind the API's back" },
+  "test/http/access-log.test.ts": { why: "collects the access log lines with an accessLog function in HandlerOptions" },
   "test/http/hooks-logging.test.ts": { why: "collects log records with a logger function and raises errors from hooks" },
   "test/http/hooks.test.ts": { why: "subscribes callbacks with app.on in every test" },
   "test/http/internal.test.ts": { why: "calls Eve's internal resource API, app.internal, which has no HTTP form" },

@@ -1,0 +1,122 @@
+// Documents written by other programs (Eve-era data, imports, another service on the same
+// collection) have no stored _etag, and often no _created/_updated. Their ETag is computed from
+// the document as Eve computes it, and that same ETag is what If-Match is checked against, so
+// PATCH, PUT and DELETE work on them (Eve's tests insert their fixtures this way: tests/methods/
+// patch.py, put.py, delete.py); the conditional write stays atomic. And a PUT whose If-Match
+// names a document that is gone is refused instead of re-creating it.
+import { ObjectId } from "bson";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Settings } from "../../src/settings/types.ts";
+import { json, testApi } from "../support/api.ts";
+
+const settings: Settings = {
+  RESOURCE_METHODS: ["GET", "POST"],
+  ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+  DOMAIN: { people: { schema: { name: { type: "string" }, age: { type: "integer" } } } },
+};
+
+describe("documents without a stored ETag", () => {
+  const api = testApi(settings);
+  afterAll(() => api.close());
+  const app = api.handler.app;
+  const people = app.config.DOMAIN.people!;
+
+  /** Stores a document as another program would: no _etag, no dates. */
+  async function foreign(fields: Record<string, unknown>): Promise<{ id: ObjectId; etag: string }> {
+    const id = new ObjectId();
+    await app.data.insert(null, people, [{ _id: id, ...fields }]);
+    const response = await api.get(`/people/${id}`);
+    expect(response.status).toBe(200);
+    const etag = response.headers.get("etag")!.replaceAll('"', "");
+    expect((await json(response))._etag).toBe(etag);
+    return { id, etag };
+  }
+
+  it("are shown with a computed ETag and epoch dates, the same on every read", async () => {
+    const { id, etag } = await foreign({ name: "ann", age: 30 });
+    const body = await json(await api.get(`/people/${id}`));
+    expect(body).toMatchObject({ name: "ann", _etag: etag, _created: "Thu, 01 Jan 1970 00:00:00 GMT", _updated: "Thu, 01 Jan 1970 00:00:00 GMT" });
+    expect(etag).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it("PATCH, PUT and DELETE accept the ETag GET showed, and refuse another", async () => {
+    const a = await foreign({ name: "bob", age: 40 });
+    expect((await api.patch(`/people/${a.id}`, { age: 41 }, { "If-Match": "0".repeat(40) })).status).toBe(412);
+    const patched = await api.patch(`/people/${a.id}`, { age: 41 }, { "If-Match": a.etag });
+    expect(patched.status).toBe(200);
+    const stored = await json(await api.get(`/people/${a.id}`));
+    expect(stored).toMatchObject({ name: "bob", age: 41, _etag: (await json(patched))._etag });
+
+    const b = await foreign({ name: "cy" });
+    const put = await api.put(`/people/${b.id}`, { name: "cyd" }, { "If-Match": b.etag });
+    expect(put.status).toBe(200);
+    expect(await json(await api.get(`/people/${b.id}`))).toMatchObject({ name: "cyd" });
+
+    const c = await foreign({ name: "dee" });
+    expect((await api.delete(`/people/${c.id}`, { "If-Match": "1".repeat(40) })).status).toBe(412);
+    expect((await api.delete(`/people/${c.id}`, { "If-Match": c.etag })).status).toBe(204);
+    expect((await api.get(`/people/${c.id}`)).status).toBe(404);
+  });
+
+  it("a change by the other program between the read and the write makes the write 412", async () => {
+    const { id, etag } = await foreign({ name: "eve", age: 20 });
+    expect(await app.data.update(null, people, { _id: id }, { $set: { age: 21 } })).toBe(true);
+    expect((await api.patch(`/people/${id}`, { name: "eva" }, { "If-Match": etag })).status).toBe(412);
+    expect((await api.delete(`/people/${id}`, { "If-Match": etag })).status).toBe(412);
+    expect(await json(await api.get(`/people/${id}`))).toMatchObject({ name: "eve", age: 21 });
+  });
+
+  it("writers racing on one computed ETag: exactly one wins", async () => {
+    for (let round = 0; round < 5; round++) {
+      const { id, etag } = await foreign({ name: `r${round}`, age: round });
+      const headers = { "If-Match": etag };
+      const statuses = (
+        await Promise.all([
+          api.patch(`/people/${id}`, { age: 100 }, headers),
+          api.put(`/people/${id}`, { name: "put" }, headers),
+          api.delete(`/people/${id}`, headers),
+          api.patch(`/people/${id}`, { age: 200 }, headers),
+        ])
+      ).map((r) => r.status);
+      expect(statuses.filter((s) => s < 300)).toHaveLength(1);
+      expect(statuses.filter((s) => s >= 300).every((s) => s === 412 || s === 404)).toBe(true);
+    }
+  });
+});
+
+describe("PUT with If-Match on a document that is gone", () => {
+  const api = testApi(settings);
+  afterAll(() => api.close());
+
+  it("is 412, never a re-creation of what was deleted", async () => {
+    const created = await json(await api.post("/people", { name: "fay" }));
+    expect((await api.delete(`/people/${created._id}`, { "If-Match": created._etag })).status).toBe(204);
+    const put = await api.put(`/people/${created._id}`, { name: "fay" }, { "If-Match": created._etag });
+    expect(put.status).toBe(412);
+    expect((await json(put))._error.code).toBe(412);
+    expect((await api.get(`/people/${created._id}`)).status).toBe(404);
+  });
+
+  it("PATCH, PUT and DELETE racing on one stored ETag: exactly one wins, every round", async () => {
+    for (let round = 0; round < 5; round++) {
+      const created = await json(await api.post("/people", { name: `race${round}` }));
+      const headers = { "If-Match": created._etag };
+      const path = `/people/${created._id}`;
+      const statuses = (
+        await Promise.all([api.delete(path, headers), api.put(path, { name: "put" }, headers), api.patch(path, { age: 1 }, headers), api.put(path, { name: "again" }, headers)])
+      ).map((r) => r.status);
+      expect(statuses.filter((s) => s < 300)).toHaveLength(1);
+    }
+  });
+
+  it("without If-Match (ENFORCE_IF_MATCH off) still creates it at the URL id", async () => {
+    const open = testApi({ ...settings, ENFORCE_IF_MATCH: false });
+    try {
+      const id = new ObjectId().toHexString();
+      expect((await open.put(`/people/${id}`, { name: "gus" })).status).toBe(201);
+      expect(await json(await open.get(`/people/${id}`))).toMatchObject({ _id: id, name: "gus" });
+    } finally {
+      await open.close();
+    }
+  });
+});
