@@ -16,6 +16,7 @@ import {
   type Target,
 } from "../../src/drivers/types.ts";
 import { rejection, runDriverConformance } from "./conformance.ts";
+import { random, randomDocuments } from "./support/random-documents.ts";
 
 const directories: string[] = [];
 async function tempDir(): Promise<string> {
@@ -123,34 +124,11 @@ describe("memory driver: index use", () => {
   });
 });
 
-/** A deterministic pseudo-random source, so a failing case can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe("memory driver: indexed and unindexed answers agree", () => {
   const rand = random(20251121);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
   const oids = Array.from({ length: 4 }, () => new ObjectId());
   const scalars: unknown[] = [0, 1, 2, 3, 5, 8, -1, 2.5, NaN, "a", "b", "bb", "c", "", true, false, null, new Date(0), new Date(1000), new Date(NaN), ...oids];
-  const value = (): unknown => {
-    const r = rand();
-    if (r < 0.6) return pick(scalars);
-    if (r < 0.8) return [pick(scalars), pick(scalars)];
-    if (r < 0.9) return [];
-    return { x: pick(scalars) };
-  };
-  const document = (): Doc => {
-    const doc: Doc = {};
-    if (rand() < 0.85) doc.v = value();
-    if (rand() < 0.7) doc.o = rand() < 0.5 ? { x: value() } : [{ x: value() }, { y: 1 }];
-    return doc;
-  };
+  const { pick, value, document } = randomDocuments(rand, scalars);
   const condition = (): unknown => {
     const bound = () => pick(scalars.filter((s) => s !== null));
     switch (Math.floor(rand() * 7)) {

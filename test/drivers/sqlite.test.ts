@@ -12,6 +12,7 @@ import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
 import type { Doc, Driver, Filter, Sort, Target } from "../../src/drivers/types.ts";
 import { runDriverConformance } from "./conformance.ts";
+import { random, randomDocuments } from "./support/random-documents.ts";
 
 const directories: string[] = [];
 async function tempFile(): Promise<string> {
@@ -45,16 +46,6 @@ describe.skipIf(!available)("sqlite driver", () => {
   runDriverConformance("sqlite", async () => createDriver(`sqlite:${await tempFile()}`, { databaseName: "everest", settings: {} }));
 });
 
-/** A deterministic pseudo-random source, so a failing case can be replayed. */
-function random(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let x = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    x = (x + Math.imul(x ^ (x >>> 7), 61 | x)) ^ x;
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Copies of documents, sharing their (immutable) bson values. */
 function copies<T>(value: T): T {
   return (Array.isArray(value) ? value.map((doc) => ({ ...doc })) : { ...value }) as T;
@@ -72,22 +63,9 @@ async function outcome(run: () => Promise<unknown>): Promise<unknown> {
 describe.skipIf(!available)("sqlite driver: answers agree with the memory driver", () => {
   const t: Target = { collection: "mixed" };
   const rand = random(20261123);
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)]!;
   const oids = Array.from({ length: 3 }, () => new ObjectId());
   const scalars: unknown[] = [0, 1, 2, 2.5, -1, "a", "b", "bb", "", true, false, null, new Date(0), new Date(1000), ...oids];
-  const value = (): unknown => {
-    const r = rand();
-    if (r < 0.6) return pick(scalars);
-    if (r < 0.8) return [pick(scalars), pick(scalars)];
-    if (r < 0.9) return [];
-    return { x: pick(scalars) };
-  };
-  const document = (): Doc => {
-    const doc: Doc = {};
-    if (rand() < 0.85) doc.v = value();
-    if (rand() < 0.7) doc.o = rand() < 0.5 ? { x: value() } : [{ x: value() }, { y: 1 }];
-    return doc;
-  };
+  const { pick, value, document } = randomDocuments(rand, scalars);
   const condition = (): unknown => {
     const bound = () => pick(scalars.filter((s) => s !== null));
     switch (Math.floor(rand() * 12)) {
