@@ -8,7 +8,8 @@ import type { Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import type { Reply } from "../render/reply.ts";
 import { SCHEMA_GROUP } from "../routing/router.ts";
-import { relationField, type Config, type Resource } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { relationField } from "../settings/relations.ts";
 import { isPlainObject } from "../util/objects.ts";
 
 /** `idField`: the default of data_relation `field`, which Eve sets through dicts only, never through lists. */

@@ -7,7 +7,8 @@ import type { Resource } from "../settings/normalize.ts";
 import type { FieldSchema } from "../settings/types.ts";
 import { linkQuery, paginationQueries, querydef } from "../query/links.ts";
 import type { Paging } from "../query/paging.ts";
-import { relationField, type Config } from "../settings/normalize.ts";
+import type { Config } from "../settings/normalize.ts";
+import { relationField } from "../settings/relations.ts";
 
 export interface Link {
   title: string;

@@ -204,14 +204,6 @@ export function normalizeResource(name: string, def: ResourceSettings, globals: 
   };
 }
 
-/**
- * The field a data_relation's values refer to: its own `field`, else the referenced resource's id
- * field (a relation to `products` keyed by `sku` holds skus).
- */
-export function relationField(config: Config, relation: { resource: string; field?: string }): string {
-  return relation.field ?? config.DOMAIN[relation.resource]?.id_field ?? config.ID_FIELD;
-}
-
 /** An integer field is routed by Werkzeug's int converter whatever the url says, as Eve does. */
 function additionalLookup(lookup: { url?: string; field: string }, schema: Schema): { url: string; field: string } {
   const url = schema[lookup.field]?.type === "integer" ? "\\d+" : converterRegex(lookup.url!);

@@ -1,7 +1,8 @@
 // Cerberus' rules as closures over a field being validated (walk.ts runs them in queue order).
 import type { Doc } from "../drivers/types.ts";
 import { ObjectId } from "bson";
-import { relationField, type Config, type Resource } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { relationField } from "../settings/relations.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
 import { bsonType } from "./datatypes.ts";
 import { Level, MESSAGES } from "./errors.ts";
