@@ -5,7 +5,13 @@
 // A module of its own, loaded by adapters/workers.ts only for such a driver, so the other Workers
 // bundles do not carry it.
 import type { Handler } from "../src/handler.ts";
-import type { WorkerContext, WorkerFetch } from "./workers.ts";
+
+/** What a Worker's fetch receives as its third argument; only waitUntil is used. */
+export interface WorkerContext {
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+export type WorkerFetch = (request: Request, env: Record<string, unknown>, ctx?: WorkerContext) => Promise<Response>;
 
 /** The response whose body, once sent (or abandoned), closes the handler's database connections. */
 function closingAfter(response: Response, handler: Handler, ctx: WorkerContext | undefined): Response {

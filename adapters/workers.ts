@@ -25,20 +25,17 @@ import { databaseUris } from "../src/data/pool.ts";
 import { keepsConnections } from "../src/drivers/registry.ts";
 import { isD1Database } from "../src/drivers/sqlite/d1.ts";
 import { MemoryRateLimitStore } from "../src/ratelimit/index.ts";
+// Types only: the module itself is imported when a Worker's database needs it.
+import type { WorkerContext, WorkerFetch } from "./workers-connections.ts";
+
+export type { WorkerContext, WorkerFetch };
 
 /** The bindings that override settings of the same name; other bindings reach the handler as env only. */
 export const ENV_SETTINGS = ["DB_URI", "DB_NAME", "DATA_API_KEY", "DATA_API_SOURCE"] as const;
 
-/** What a Worker's fetch receives as its third argument; only waitUntil is used. */
-export interface WorkerContext {
-  waitUntil(promise: Promise<unknown>): void;
-}
-
 export interface ModuleWorker {
   fetch(request: Request, env?: Record<string, unknown>, ctx?: WorkerContext): Promise<Response>;
 }
-
-export type WorkerFetch = (request: Request, env: Record<string, unknown>, ctx?: WorkerContext) => Promise<Response>;
 
 /** The D1 binding a deployment gets without naming one (`DB_URI: "d1:NAME"` names another). */
 export const DEFAULT_D1_BINDING = "DB";
