@@ -30,7 +30,7 @@ import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
 import { isValidJsonpCallback } from "./render/jsonp.ts";
 import { compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
 import { ASSET_GROUP, compileRouter, type CompiledRouter } from "./routing/router.ts";
-import { explorerResponse, packageFiles, type ExplorerFiles } from "./openapi/explorer.ts";
+import { packageFiles, type ExplorerFiles } from "./openapi/explorer.ts";
 import type { OpenApiDocument } from "./openapi/document.ts";
 import { normalizeSettings, type Config, type Resource } from "./settings/normalize.ts";
 import type { Settings } from "./settings/types.ts";
@@ -246,6 +246,7 @@ export class App {
     if (kind === "media") return serveMedia(this.services, ctx);
     if (kind === "openapi") return { status: 200, body: await this.openApiDocument() };
     if (kind === "docs") {
+      const { explorerResponse } = await import("./openapi/explorer-page.ts");
       const raw = await explorerResponse(this.config, ctx.params[ASSET_GROUP], this.explorerFiles);
       if (!raw) throw new HttpError(404);
       return { status: raw.status, body: null, raw };
