@@ -30,7 +30,7 @@ import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
 import { isValidJsonpCallback } from "./render/jsonp.ts";
 import { compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
 import { ASSET_GROUP, compileRouter, type CompiledRouter } from "./routing/router.ts";
-import type { ExplorerFiles } from "./openapi/explorer.ts";
+import { packageFiles, type ExplorerFiles } from "./openapi/explorer.ts";
 import type { OpenApiDocument } from "./openapi/document.ts";
 import { normalizeSettings, type Config, type Resource } from "./settings/normalize.ts";
 import type { Settings } from "./settings/types.ts";
@@ -94,7 +94,7 @@ export class App {
   private readonly pool: DriverPool;
   private readonly router: CompiledRouter;
   private readonly cors: CorsPolicy | null;
-  private readonly explorerFiles?: ExplorerFiles;
+  private readonly explorerFiles: ExplorerFiles;
   /** Writes one ACCESS_LOG line; absent when the access log is off, so it costs nothing then. */
   private readonly accessLog?: Promise<(entry: AccessEntry) => void>;
   /** Built on first request: start-up stays as fast without it. */
@@ -127,7 +127,7 @@ export class App {
     this.rendering = compileRendering(this.config);
     this.router = compileRouter(this.config);
     this.cors = compileCors(this.config);
-    if (options.services?.explorerFiles) this.explorerFiles = options.services.explorerFiles;
+    this.explorerFiles = options.services?.explorerFiles ?? packageFiles;
     this.hooks.register(options.hooks);
     this.services = { config: this.config, data: this.data, hooks: this.hooks, features: this.features, validators: this.validators, access: this.access };
     this.internal = new InternalApi(this.services);
@@ -246,9 +246,8 @@ export class App {
     if (kind === "media") return serveMedia(this.services, ctx);
     if (kind === "openapi") return { status: 200, body: await this.openApiDocument() };
     if (kind === "docs") {
-      // Loaded on first use, as the OpenAPI generator is: Workers serve no explorer by default.
-      const { explorerResponse, packageFiles } = await import("./openapi/explorer.ts");
-      const raw = await explorerResponse(this.config, ctx.params[ASSET_GROUP], this.explorerFiles ?? packageFiles);
+      const { explorerResponse } = await import("./openapi/explorer-page.ts");
+      const raw = await explorerResponse(this.config, ctx.params[ASSET_GROUP], this.explorerFiles);
       if (!raw) throw new HttpError(404);
       return { status: raw.status, body: null, raw };
     }

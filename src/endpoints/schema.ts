@@ -9,22 +9,26 @@ import { HttpError } from "../errors.ts";
 import type { Reply } from "../render/reply.ts";
 import { SCHEMA_GROUP } from "../routing/router.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
+import { relationField } from "../settings/relations.ts";
 import { isPlainObject } from "../util/objects.ts";
 
 /** `idField`: the default of data_relation `field`, which Eve sets through dicts only, never through lists. */
-function describe(value: unknown, idField: string | null): unknown {
+function describe(value: unknown, config: Config | null): unknown {
   if (typeof value === "function") return "<callable>";
   if (Array.isArray(value)) return value.map((v) => describe(v, null));
   if (!isPlainObject(value)) return value;
   const out: Doc = {};
-  for (const [key, member] of Object.entries(value)) out[key] = describe(member, idField);
-  if (idField !== null && isPlainObject(out.data_relation) && !("field" in out.data_relation)) out.data_relation = { ...out.data_relation, field: idField };
+  for (const [key, member] of Object.entries(value)) out[key] = describe(member, config);
+  const relation = out.data_relation;
+  if (config !== null && isPlainObject(relation) && !("field" in relation) && typeof relation.resource === "string") {
+    out.data_relation = { ...relation, field: relationField(config, { resource: relation.resource }) };
+  }
   return out;
 }
 
 export function schemaOf(resource: Resource, config: Config): Doc {
-  const schema = describe(resource.schema, config.ID_FIELD) as Doc;
-  if (!(config.ID_FIELD in schema)) schema[config.ID_FIELD] = { type: "objectid" };
+  const schema = describe(resource.schema, config) as Doc;
+  if (!(resource.id_field in schema)) schema[resource.id_field] = { type: "objectid" };
   return schema;
 }
 

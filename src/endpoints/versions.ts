@@ -19,7 +19,7 @@ function diffDocument(config: Config, resource: Resource, previous: Doc, next: D
     ...Object.keys(resource.schema),
     config.VERSION,
     config.LATEST_VERSION,
-    config.ID_FIELD,
+    resource.id_field,
     config.LAST_UPDATED,
     config.DATE_CREATED,
     config.ETAG,
@@ -54,7 +54,7 @@ export async function versionListing(services: Services, ctx: RequestContext, re
   const clientSort = rawSort ? parseSort(rawSort, resource) : null;
   if (version === "diffs" && clientSort) throw badRequest("version=diffs cannot be sorted");
   const paging = parsePaging(ctx.args, resource, config);
-  const filter: Filter = { [versionedIdField(config)]: latest[config.ID_FIELD] };
+  const filter: Filter = { [versionedIdField(config, resource)]: latest[resource.id_field] };
   const { documents: copies, total } = await services.data.find(ctx, shadowResource(config, resource), {
     filter,
     sort: clientSort ?? [[config.VERSION, 1]],
@@ -76,7 +76,7 @@ export async function versionListing(services: Services, ctx: RequestContext, re
 
   const response: Doc = { [config.ITEMS]: items };
   if (resource.hateoas) {
-    response[config.LINKS] = paginationLinks(config, ctx, paging, total, latest[config.ID_FIELD]);
+    response[config.LINKS] = paginationLinks(config, ctx, paging, total, latest[resource.id_field]);
     if (resource.pagination) response[config.META] = pageMeta(config, paging, total);
   }
   if (version === "diffs") {

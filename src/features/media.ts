@@ -102,7 +102,7 @@ class MediaFeature implements DocumentFeature {
 
   async afterDeleteMany(ctx: RequestContext, resource: Resource, originals: Doc[]): Promise<void> {
     if (mediaFields(resource).length === 0) return;
-    const versions = await storedVersions(this.data, this.config, ctx, resource, originals.map((d) => d[this.config.ID_FIELD]));
+    const versions = await storedVersions(this.data, this.config, ctx, resource, originals.map((d) => d[resource.id_field]));
     await deleteFiles(this.data, ctx, resource, filesOf(resource, [...originals, ...versions]));
   }
 

@@ -42,7 +42,7 @@ class OplogFeature implements DocumentFeature {
   }
 
   afterUpdate(ctx: RequestContext, resource: Resource, updates: Doc, _updated: Doc, original: Doc) {
-    return this.push(ctx, resource, "PATCH", [{ document: updates, id: original[this.config.ID_FIELD] }]);
+    return this.push(ctx, resource, "PATCH", [{ document: updates, id: original[resource.id_field] }]);
   }
 
   afterDelete(ctx: RequestContext, resource: Resource, original: Doc) {
@@ -60,7 +60,7 @@ class OplogFeature implements DocumentFeature {
     const log = config.DOMAIN[config.OPLOG_NAME]!;
     const entries = writes.map(({ document, id }) => {
       const time = document[config.LAST_UPDATED] ?? now();
-      const entry: Doc = { r: prettyUrl(resource), o: op, i: document[config.ID_FIELD] ?? id, [config.LAST_UPDATED]: time, [config.DATE_CREATED]: time };
+      const entry: Doc = { r: prettyUrl(resource), o: op, i: document[resource.id_field] ?? id, [config.LAST_UPDATED]: time, [config.DATE_CREATED]: time };
       if (config.OPLOG_AUDIT) {
         entry.ip = ctx.clientIp;
         entry.u = this.access.authFor(resource) ? ctx.user : "n/a";

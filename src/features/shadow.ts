@@ -1,6 +1,6 @@
 // The shadow collection of a versioned resource (Eve's eve/versioning.py): every write stores a
 // copy of the document's versioned fields in `<source><VERSIONS>`, keyed by
-// `<ID_FIELD><VERSION_ID_SUFFIX>` and `<VERSION>`; an older version is rebuilt from the current
+// `<id_field><VERSION_ID_SUFFIX>` and `<VERSION>`; an older version is rebuilt from the current
 // document (its unversioned fields) plus that copy. Shared by the versioning and media plug-ins
 // and the version reads.
 import type { RequestContext } from "../context.ts";
@@ -19,7 +19,7 @@ const shadows = new WeakMap<Resource, Resource>();
 export function shadowResource(config: Config, resource: Resource): Resource {
   let shadow = shadows.get(resource);
   if (!shadow) {
-    const pointer = versionedIdField(config);
+    const pointer = versionedIdField(config, resource);
     shadow = {
       ...resource,
       name: resource.name + config.VERSIONS,
@@ -41,14 +41,14 @@ export function shadowByName(config: Config, name: string): Resource | undefined
   return resource?.versioning ? shadowResource(config, resource) : undefined;
 }
 
-export function versionedIdField(config: Config): string {
-  return config.ID_FIELD + config.VERSION_ID_SUFFIX;
+export function versionedIdField(config: Config, resource: Resource): string {
+  return resource.id_field + config.VERSION_ID_SUFFIX;
 }
 
 /** Eve's `versioned_fields`: schema fields not marked `versioned: false`, plus three meta fields. */
 export function versionedFields(config: Config, resource: Resource): Set<string> {
   const fields = Object.entries(resource.schema)
-    .filter(([field, rules]) => field !== config.ID_FIELD && (rules?.versioned === undefined || rules.versioned === true))
+    .filter(([field, rules]) => field !== resource.id_field && (rules?.versioned === undefined || rules.versioned === true))
     .map(([field]) => field);
   return new Set([...fields, config.LAST_UPDATED, config.ETAG, config.DELETED]);
 }
@@ -58,7 +58,7 @@ export function shadowCopy(config: Config, resource: Resource, document: Doc): D
   const fields = versionedFields(config, resource);
   const copy: Doc = {};
   for (const [field, value] of Object.entries(document)) if (fields.has(field)) copy[field] = value;
-  copy[versionedIdField(config)] = document[config.ID_FIELD];
+  copy[versionedIdField(config, resource)] = document[resource.id_field];
   copy[config.VERSION] = document[config.VERSION];
   return copy;
 }
@@ -68,8 +68,10 @@ export function synthesize(config: Config, resource: Resource, latest: Doc, copy
   const fields = versionedFields(config, resource);
   const document: Doc = {};
   for (const [field, value] of Object.entries(latest)) if (!fields.has(field)) document[field] = value;
-  const { [versionedIdField(config)]: id, [config.ID_FIELD]: _shadowId, ...versioned } = copy;
-  return Object.assign(document, versioned, { [config.ID_FIELD]: id });
+  // The copy's own database `_id` is not the document's.
+  const { [versionedIdField(config, resource)]: id, _id: _shadowId, ...versioned } = copy;
+  delete versioned[resource.id_field];
+  return Object.assign(document, versioned, { [resource.id_field]: id });
 }
 
 /** A document stored before versioning was turned on counts as version 1. */
@@ -83,7 +85,7 @@ export function versionOf(config: Config, document: Doc): number {
 export async function storedVersions(data: DataLayer, config: Config, ctx: RequestContext, resource: Resource, ids: unknown[]): Promise<Doc[]> {
   if (!resource.versioning || ids.length === 0) return [];
   const { documents } = await data.find(ctx, shadowResource(config, resource), {
-    filter: { [versionedIdField(config)]: { $in: ids } },
+    filter: { [versionedIdField(config, resource)]: { $in: ids } },
     showDeleted: true,
     count: false,
   });

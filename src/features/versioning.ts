@@ -55,13 +55,13 @@ class VersioningFeature implements DocumentFeature {
 
   async afterDelete(ctx: RequestContext, resource: Resource, original: Doc): Promise<void> {
     if (!resource.versioning) return;
-    await this.data.removeMany(ctx, shadowResource(this.config, resource), { [versionedIdField(this.config)]: original[this.config.ID_FIELD] });
+    await this.data.removeMany(ctx, shadowResource(this.config, resource), { [versionedIdField(this.config, resource)]: original[resource.id_field] });
   }
 
   async afterDeleteMany(ctx: RequestContext, resource: Resource, originals: Doc[]): Promise<void> {
     if (!resource.versioning) return;
-    const ids = originals.map((d) => d[this.config.ID_FIELD]);
-    await this.data.removeMany(ctx, shadowResource(this.config, resource), { [versionedIdField(this.config)]: { $in: ids } });
+    const ids = originals.map((d) => d[resource.id_field]);
+    await this.data.removeMany(ctx, shadowResource(this.config, resource), { [versionedIdField(this.config, resource)]: { $in: ids } });
   }
 
   /** Eve's `resolve_document_version` for reads, and the self link of a version request. */
@@ -72,7 +72,7 @@ class VersioningFeature implements DocumentFeature {
     document[config.LATEST_VERSION] = versionOf(config, latest);
     const links = document[config.LINKS] as Record<string, unknown> | undefined;
     if (links?.self && ctx.args.get(config.VERSION_PARAM)) {
-      links.self = documentLink(config, ctx, resource, document[config.ID_FIELD], document[config.VERSION]);
+      links.self = documentLink(config, ctx, resource, document[resource.id_field], document[config.VERSION]);
     }
   }
 

@@ -19,7 +19,7 @@ async function softDelete(services: Services, ctx: RequestContext, resource: Res
   // Eve hashes the marked document before features move it on (its version number among them).
   if (config.IF_MATCH) marked[config.ETAG] = await documentEtag(marked, resource.etag_ignore_fields);
   await services.features.beforeSoftDelete(ctx, resource, marked, original);
-  const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD], ...etagCondition(config, original, etag) };
+  const conditional: Filter = { [resource.id_field]: original[resource.id_field], ...etagCondition(config, original, etag) };
   if (!(await services.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(services.data, ctx, where, etag);
   await services.features.afterSoftDelete(ctx, resource, marked, original);
 }
@@ -35,7 +35,7 @@ export async function deleteItem(services: Services, ctx: RequestContext, lookup
   if (resource.soft_delete) {
     await softDelete(services, ctx, resource, original, etag, where);
   } else {
-    const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD], ...etagCondition(config, original, etag) };
+    const conditional: Filter = { [resource.id_field]: original[resource.id_field], ...etagCondition(config, original, etag) };
     if (!(await services.data.remove(ctx, resource, conditional))) await conditionalWriteFailed(services.data, ctx, where, etag);
     await services.features.afterDelete(ctx, resource, original);
   }
@@ -54,7 +54,7 @@ export async function deleteCollection(services: Services, ctx: RequestContext, 
   if (resource.soft_delete) {
     const live = originals.filter((d) => d[config.DELETED] !== true);
     if (live.length === 0) throw new HttpError(404);
-    for (const original of live) await softDelete(services, ctx, resource, original, undefined, { [config.ID_FIELD]: original[config.ID_FIELD] });
+    for (const original of live) await softDelete(services, ctx, resource, original, undefined, { [resource.id_field]: original[resource.id_field] });
   } else {
     await services.data.removeMany(ctx, resource, filter);
     await services.features.afterDeleteMany(ctx, resource, originals);

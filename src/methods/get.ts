@@ -110,7 +110,7 @@ export async function getItem(services: Services, ctx: RequestContext, lookup: F
   if (resource.hateoas && !deleted && document[config.LINKS]) {
     const links =
       typeof version === "number"
-        ? versionLinks(config, ctx, resource, document[config.ID_FIELD])
+        ? versionLinks(config, ctx, resource, document[resource.id_field])
         : { parent: homeLink(), collection: { title: resource.resource_title, href: resourceLink(config, ctx) } };
     document[config.LINKS] = { ...(document[config.LINKS] as Doc), ...links };
   }

@@ -42,8 +42,8 @@ export async function patchItem(services: Services, ctx: RequestContext, lookup:
   const original = await loadOriginal(services.data, ctx, where);
   const etag = await requiredEtag(config, ctx, original);
   const payload = await readDocument(ctx, config);
-  checkImmutableId(config.ID_FIELD, payload, original);
-  const { [config.ID_FIELD]: _id, ...changes } = payload;
+  checkImmutableId(resource.id_field, payload, original);
+  const { [resource.id_field]: _id, ...changes } = payload;
   // The owner is the server's to set: a client cannot hand a document to another user.
   const authField = resource.auth_field;
   if (authField && authField in changes && ctx.requestAuthValue != null) changes[authField] = ctx.requestAuthValue;
@@ -62,7 +62,7 @@ export async function patchItem(services: Services, ctx: RequestContext, lookup:
   const $set: Doc = {};
   for (const key of Object.keys(updates)) $set[key] = updated[key];
 
-  const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD], ...etagCondition(config, original, etag) };
+  const conditional: Filter = { [resource.id_field]: original[resource.id_field], ...etagCondition(config, original, etag) };
   let written: boolean;
   try {
     written = await services.data.update(ctx, resource, conditional, { $set });

@@ -77,18 +77,20 @@ export async function postCollection(services: Services, ctx: RequestContext, gi
   for (const document of documents) {
     // Eve hashes the document before the database assigns its id.
     if (config.IF_MATCH) document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
-    if (!(config.ID_FIELD in document)) document[config.ID_FIELD] = new ObjectId();
+    if (document._id === undefined) document._id = new ObjectId();
   }
   try {
     await services.data.insert(ctx, resource, documents);
   } catch (error) {
     if (!(error instanceof DuplicateKeyError)) throw error;
     // An id that already exists is a conflict, as in Eve (pymongo's DuplicateKeyError → 409).
-    if (config.ID_FIELD in error.keyValue) throw new HttpError(409, undefined, { cause: error });
+    if ("_id" in error.keyValue || resource.id_field in error.keyValue) throw new HttpError(409, undefined, { cause: error });
     const [field, value] = Object.entries(error.keyValue)[0] ?? [];
     const clash = documents.findIndex((d) => field !== undefined && String(d[field]) === String(value));
     throw insertionFailure(config, documents.map((_, i) => (i === clash || (clash < 0 && i === 0) ? { issues: duplicateIssues(error) } : {})));
   }
+  // A document without its id field is named by its database id, as Eve names it.
+  for (const document of documents) if (!(resource.id_field in document)) document[resource.id_field] = document._id;
   await services.features.afterInsert(ctx, resource, documents);
 
   const responses: Doc[] = [];
@@ -99,7 +101,7 @@ export async function postCollection(services: Services, ctx: RequestContext, gi
   }
   await services.hooks.emitForResource("on_inserted", resource.name, documents);
 
-  const first = documents[0]![config.ID_FIELD];
+  const first = documents[0]![resource.id_field];
   const location = new URL(`${services.config.basePath}/${resourceLink(config, ctx)}/${first instanceof ObjectId ? first.toHexString() : String(first)}`, ctx.url.origin).href;
   // Eve answers a one-document list like a single document.
   const body = responses.length === 1 ? responses[0]! : { [config.STATUS]: config.STATUS_OK, [config.ITEMS]: responses };

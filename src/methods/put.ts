@@ -1,6 +1,5 @@
 // PUT on an item (Eve's eve/methods/put.py): whole-document replacement, or creation at the
 // given id when UPSERT_ON_PUT is on and the item does not exist.
-import { ObjectId } from "bson";
 import type { RequestContext } from "../context.ts";
 import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
@@ -11,11 +10,10 @@ import { postCollection, validationEnv } from "./post.ts";
 import { duplicateFailure, validationFailure } from "./patch.ts";
 import type { Reply } from "../render/reply.ts";
 import { readDocument } from "../request/payload.ts";
-import { pathFields } from "../routing/lookup.ts";
+import { convertPathValue, pathFields } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
 import { marshalWriteResponse } from "./bandwidth.ts";
-import { checkImmutableId, conditionalWriteFailed, etagCondition, immutableIdError, requiredEtag } from "./conditional.ts";
-import { isObjectIdHex } from "../util/objectid.ts";
+import { checkImmutableId, conditionalWriteFailed, etagCondition, requiredEtag } from "./conditional.ts";
 
 export async function putItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
@@ -26,8 +24,8 @@ export async function putItem(services: Services, ctx: RequestContext, lookup: F
 
   const etag = await requiredEtag(config, ctx, original);
   const payload = await readDocument(ctx, config);
-  checkImmutableId(config.ID_FIELD, payload, original);
-  const { [config.ID_FIELD]: _id, ...fields } = payload;
+  checkImmutableId(resource.id_field, payload, original);
+  const { [resource.id_field]: _id, ...fields } = payload;
   const path = pathFields(ctx, resource, config);
   const result = await services.validators.get(resource.name)!.validate({ ...fields, ...path.declared }, "PUT", validationEnv(services, ctx, original));
   if (!result.valid) throw validationFailure(config, result.issues);
@@ -35,13 +33,13 @@ export async function putItem(services: Services, ctx: RequestContext, lookup: F
   const stamp = now();
   const document: Doc = { ...result.document, ...path.undeclared, [config.LAST_UPDATED]: stamp, [config.DATE_CREATED]: original[config.DATE_CREATED] };
   if (resource.soft_delete) document[config.DELETED] = false;
-  document[config.ID_FIELD] = original[config.ID_FIELD];
+  document[resource.id_field] = original[resource.id_field];
   if (resource.auth_field && original[resource.auth_field] !== undefined) document[resource.auth_field] = original[resource.auth_field];
   await services.features.beforeReplace(ctx, resource, document, original);
   await services.hooks.emitForResource("on_replace", resource.name, document, original);
   if (config.IF_MATCH) document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
 
-  const conditional: Filter = { [config.ID_FIELD]: original[config.ID_FIELD], ...etagCondition(config, original, etag) };
+  const conditional: Filter = { [resource.id_field]: original[resource.id_field], ...etagCondition(config, original, etag) };
   let written: boolean;
   try {
     written = await services.data.replace(ctx, resource, conditional, document);
@@ -62,16 +60,13 @@ export async function putItem(services: Services, ctx: RequestContext, lookup: F
 async function upsert(services: Services, ctx: RequestContext): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
-  if (!resource.upsert_on_put || ctx.endpoint.lookupField !== resource.item_lookup_field) throw new HttpError(404);
+  // Only a URL that names the id says where to create (Eve's `lookup[id_field]`).
+  if (!resource.upsert_on_put || ctx.endpoint.lookupField !== resource.item_lookup_field || resource.item_lookup_field !== resource.id_field) throw new HttpError(404);
   // If-Match names a representation, and none exists: the precondition is false. Upserting here
   // would bring back a document another client just deleted (a lost delete).
   if (config.IF_MATCH && resource.if_match && ctx.request.headers.has("if-match")) throw new HttpError(412, "Client and server etags don't match");
   const payload = await readDocument(ctx, config);
-  const raw = ctx.params.lookup!;
-  const idType = resource.schema[config.ID_FIELD]?.type ?? "objectid";
-  const id = idType === "objectid" && isObjectIdHex(raw) ? new ObjectId(raw) : raw;
-  if (config.ID_FIELD in payload && String(payload[config.ID_FIELD]) !== raw) {
-    throw immutableIdError(config.ID_FIELD);
-  }
-  return postCollection(services, ctx, { ...payload, [config.ID_FIELD]: id });
+  // The URL's id wins over one in the body, as in Eve: the document is created where it was put.
+  const id = convertPathValue(resource, resource.id_field, ctx.params.lookup!, config);
+  return postCollection(services, ctx, { ...payload, [resource.id_field]: id });
 }

@@ -56,7 +56,7 @@ function servedMedia(config: Config): JsonSchema {
 /** The meta fields everest adds to every served document of the resource. */
 function metaFields(resource: Resource, config: Config): Record<string, JsonSchema> {
   const fields: Record<string, JsonSchema> = {
-    [config.ID_FIELD]: { ...OBJECT_ID, readOnly: true },
+    [resource.id_field]: { ...OBJECT_ID, readOnly: true },
     [config.DATE_CREATED]: { ...datetime(config), readOnly: true },
     [config.LAST_UPDATED]: { ...datetime(config), readOnly: true },
   };
@@ -89,7 +89,7 @@ export function resourceSchemas(resource: Resource, config: Config, all: Map<str
   // Clients may choose the id of a new document (src/features/schema-endpoint.ts shows it too).
   for (const body of [input, patch]) {
     const properties = body.properties as Record<string, JsonSchema>;
-    if (!(config.ID_FIELD in properties)) properties[config.ID_FIELD] = OBJECT_ID;
+    if (!(resource.id_field in properties)) properties[resource.id_field] = OBJECT_ID;
   }
 
   const collection: JsonSchema = {

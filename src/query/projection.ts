@@ -19,8 +19,8 @@ type Flags = Record<string, 0 | 1>;
 
 /** Eve's `auto_fields` (the stored ones) plus the auth_field. */
 export function keptFields(resource: Resource, config: Config): string[] {
-  const fields = [config.ID_FIELD, config.LAST_UPDATED, config.DATE_CREATED, config.ETAG];
-  if (resource.versioning) fields.push(config.VERSION, config.LATEST_VERSION, config.ID_FIELD + config.VERSION_ID_SUFFIX);
+  const fields = [resource.id_field, config.LAST_UPDATED, config.DATE_CREATED, config.ETAG];
+  if (resource.versioning) fields.push(config.VERSION, config.LATEST_VERSION, resource.id_field + config.VERSION_ID_SUFFIX);
   if (resource.soft_delete) fields.push(config.DELETED);
   if (resource.auth_field) fields.push(resource.auth_field);
   return fields;

@@ -81,7 +81,7 @@ export class FieldTypes {
   /** Meta fields are typed even where the schema does not declare them. */
   private metaRule(name: string): FieldSchema | undefined {
     const c = this.config;
-    if (name === c.ID_FIELD || name === c.ID_FIELD + c.VERSION_ID_SUFFIX) return { type: "objectid" };
+    if (name === this.resource.id_field || name === this.resource.id_field + c.VERSION_ID_SUFFIX) return { type: "objectid" };
     if (name === c.DATE_CREATED || name === c.LAST_UPDATED) return { type: "datetime" };
     if (name === c.ETAG) return { type: "string" };
     if (name === c.DELETED) return { type: "boolean" };

@@ -40,12 +40,12 @@ export async function shownEtag(config: Config, resource: Resource, stored: Doc)
 /** `latest`: the stored current document, when `stored` is an older version of it. */
 export async function buildResponseDocument(services: Services, ctx: RequestContext, stored: Doc, resource: Resource, options: { latest?: Doc } = {}): Promise<Doc> {
   const config = services.config;
-  const document = reorder(stored, config.ID_FIELD);
+  const document = reorder(stored, resource.id_field);
   if (!(config.DATE_CREATED in document)) document[config.DATE_CREATED] = EPOCH;
   if (!(config.LAST_UPDATED in document)) document[config.LAST_UPDATED] = EPOCH;
   if (config.IF_MATCH && !(config.ETAG in document)) document[config.ETAG] = await shownEtag(config, resource, document);
-  if (resource.hateoas && config.ID_FIELD in document) {
-    const links: Record<string, unknown> = { self: documentLink(config, ctx, resource, document[config.ID_FIELD]) };
+  if (resource.hateoas && resource.id_field in document) {
+    const links: Record<string, unknown> = { self: documentLink(config, ctx, resource, document[resource.id_field]) };
     const related = relatedLinks(config, ctx, resource, document);
     if (related) links.related = related;
     document[config.LINKS] = links;

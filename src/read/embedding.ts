@@ -9,6 +9,7 @@ import type { Doc } from "../drivers/types.ts";
 import { parseEmbedded } from "../query/embedded.ts";
 import type { DataRelation, FieldSchema } from "../settings/types.ts";
 import type { Resource } from "../settings/normalize.ts";
+import { relationField } from "../settings/relations.ts";
 import { resolveMedia } from "../features/media.ts";
 import { isSoftDeleted } from "./soft-delete.ts";
 import { referencedVersions } from "./versions.ts";
@@ -141,7 +142,7 @@ export async function embedDocuments(services: Services, ctx: RequestContext, re
     const relation = relationOf(fieldDefinition(resource, field))!;
     const target = config.DOMAIN[relation.resource];
     if (!target) continue;
-    const refField = relation.field ?? config.ID_FIELD;
+    const refField = relationField(config, relation);
     const groupKey = `${target.name}\u0000${refField}\u0000${relation.version === true}`;
     let group = groups.get(groupKey);
     if (!group) {

@@ -18,7 +18,7 @@ import { buildResponseDocument } from "./document.ts";
  */
 export async function referencedVersions(services: Services, ctx: RequestContext, target: Resource, field: string, refs: Doc[]): Promise<Array<Doc | null>> {
   const config = services.config;
-  const pointer = versionedIdField(config);
+  const pointer = versionedIdField(config, target);
   const { documents: currents } = await services.data.find(ctx, target, {
     filter: { [field]: { $in: refs.map((ref) => ref[field]) } },
     projection: target.datasource.projection,
@@ -29,7 +29,7 @@ export async function referencedVersions(services: Services, ctx: RequestContext
   const copyKey = (id: unknown, version: unknown) => `${etagSource(id)}@${etagSource(version)}`;
   const wanted = refs.flatMap((ref) => {
     const current = currentOf.get(etagSource(ref[field]));
-    return current ? [{ [pointer]: current[config.ID_FIELD], [config.VERSION]: ref[config.VERSION] }] : [];
+    return current ? [{ [pointer]: current[target.id_field], [config.VERSION]: ref[config.VERSION] }] : [];
   });
   const { documents: copies } = wanted.length
     ? await services.data.find(ctx, shadowResource(config, target), { filter: { $or: wanted }, count: false })
@@ -39,7 +39,7 @@ export async function referencedVersions(services: Services, ctx: RequestContext
   const resolved: Array<Doc | null> = [];
   for (const ref of refs) {
     const current = currentOf.get(etagSource(ref[field]));
-    const copy = current && copyOf.get(copyKey(current[config.ID_FIELD], ref[config.VERSION]));
+    const copy = current && copyOf.get(copyKey(current[target.id_field], ref[config.VERSION]));
     // A document stored before versioning was turned on is its own version 1.
     const legacy = current && !copy && ref[config.VERSION] === 1 && current[config.VERSION] === undefined;
     const document = copy ? synthesize(config, target, current, copy) : legacy ? current : null;
@@ -66,7 +66,7 @@ export function requestedVersion(config: Config, ctx: RequestContext, resource: 
 export async function storedVersion(services: Services, ctx: RequestContext, resource: Resource, latest: Doc, version: number, projection: Projection | null): Promise<Doc> {
   const config = services.config;
   const { documents } = await services.data.find(ctx, shadowResource(config, resource), {
-    filter: { [versionedIdField(config)]: latest[config.ID_FIELD], [config.VERSION]: version },
+    filter: { [versionedIdField(config, resource)]: latest[resource.id_field], [config.VERSION]: version },
     projection,
     limit: 1,
     showDeleted: true,

@@ -8,6 +8,7 @@ import type { FieldSchema } from "../settings/types.ts";
 import { linkQuery, paginationQueries, querydef } from "../query/links.ts";
 import type { Paging } from "../query/paging.ts";
 import type { Config } from "../settings/normalize.ts";
+import { relationField } from "../settings/relations.ts";
 
 export interface Link {
   title: string;
@@ -110,9 +111,9 @@ export function relatedLinks(config: Config, ctx: RequestContext, resource: Reso
     const link = (value: unknown): Link => {
       if (relation.version && value && typeof value === "object" && !(value instanceof Date) && !("toHexString" in value)) {
         const ref = value as Doc;
-        return documentLink(config, ctx, target, ref[relation.field ?? config.ID_FIELD], ref[config.VERSION]);
+        return documentLink(config, ctx, target, ref[relationField(config, relation)], ref[config.VERSION]);
       }
-      const id = value && typeof value === "object" && !("toHexString" in value) ? (value as Doc)[relation.field ?? config.ID_FIELD] : value;
+      const id = value && typeof value === "object" && !("toHexString" in value) ? (value as Doc)[relationField(config, relation)] : value;
       return documentLink(config, ctx, target, id);
     };
     const value = document[field];

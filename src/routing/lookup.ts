@@ -13,8 +13,7 @@ import { isObjectIdHex } from "../util/objectid.ts";
  * query_objectid_as_string), a DATE_FORMAT date a datetime.
  */
 export function convertPathValue(resource: Resource, field: string, value: string, config: Config): unknown {
-  const idField = config.ID_FIELD;
-  const type = resource.schema[field]?.type ?? (field === idField ? "objectid" : undefined);
+  const type = resource.schema[field]?.type ?? (field === resource.id_field ? "objectid" : undefined);
   if (type === undefined) {
     if (isObjectIdHex(value) && !resource.query_objectid_as_string) return new ObjectId(value);
     return parseDate(value, config.DATE_FORMAT) ?? value;
@@ -54,7 +53,7 @@ export function pathFields(ctx: RequestContext, resource: Resource, config: Conf
 /** The item lookup of an item request, sub-resource segments included. */
 export function itemLookup(ctx: RequestContext, config: Config): Filter {
   const resource = ctx.resource!;
-  const field = ctx.endpoint.lookupField ?? config.ID_FIELD;
+  const field = ctx.endpoint.lookupField ?? resource.id_field;
   const value = convertPathValue(resource, field, ctx.params.lookup ?? "", config);
   return { ...pathConditions(ctx, resource, config), [field]: value };
 }

@@ -53,6 +53,8 @@ export interface Resource {
   enforce_if_match: boolean;
   item_lookup: boolean;
   item_lookup_field: string;
+  /** The field that names a document in its URL, links and Location (Eve's `id_field`). */
+  id_field: string;
   /** Regex source of the item segment. */
   item_url: string;
   additional_lookup: { url: string; field: string } | null;
@@ -119,7 +121,8 @@ export function normalizeResource(name: string, def: ResourceSettings, globals: 
   const allowUnknown = pick("ALLOW_UNKNOWN") as boolean;
   const datasource = def.datasource ?? {};
   const aggregation = datasource.aggregation ?? null;
-  const autoFields = [globals.ID_FIELD, globals.DATE_CREATED, globals.LAST_UPDATED, globals.ETAG];
+  const idField = def.id_field ?? globals.ID_FIELD;
+  const autoFields = [idField, globals.DATE_CREATED, globals.LAST_UPDATED, globals.ETAG];
   const versioning = pick("VERSIONING") as boolean;
   const softDelete = pick("SOFT_DELETE") as boolean;
   if (versioning) autoFields.push(globals.VERSION);
@@ -181,6 +184,7 @@ export function normalizeResource(name: string, def: ResourceSettings, globals: 
     enforce_if_match: pick("ENFORCE_IF_MATCH") as boolean,
     item_lookup: pick("ITEM_LOOKUP") as boolean,
     item_lookup_field: pick("ITEM_LOOKUP_FIELD") as string,
+    id_field: idField,
     item_url: converterRegex(pick("ITEM_URL") as string),
     additional_lookup: def.additional_lookup ? additionalLookup(def.additional_lookup, schema) : null,
     datasource: {

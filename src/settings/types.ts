@@ -143,6 +143,8 @@ export interface ResourceSettings {
   item_url?: string;
   item_lookup?: boolean;
   item_lookup_field?: string;
+  /** The field that names a document (defaults to ID_FIELD); stored next to the database's `_id`. */
+  id_field?: string;
   /** `url` may be left out for an integer field (routed as digits). */
   additional_lookup?: { url?: string; field: string };
   resource_methods?: HttpMethod[];

@@ -238,7 +238,7 @@ export function compileResource(resource: Resource, config: Config, ext: Validat
   const schema: Record<string, unknown> = { ...usable };
   const meta = new Set([config.DATE_CREATED, config.LAST_UPDATED, config.ETAG]);
   if (resource.versioning) meta.add(config.VERSION);
-  if (!(config.ID_FIELD in schema)) schema[config.ID_FIELD] = { type: "objectid" };
+  if (!(resource.id_field in schema)) schema[resource.id_field] = { type: "objectid" };
   if (resource.soft_delete) schema[config.DELETED] = { readonly: true };
   const cc: CompileContext = {
     resource,

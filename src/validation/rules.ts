@@ -2,6 +2,7 @@
 import type { Doc } from "../drivers/types.ts";
 import { ObjectId } from "bson";
 import type { Config, Resource } from "../settings/normalize.ts";
+import { relationField } from "../settings/relations.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
 import { bsonType } from "./datatypes.ts";
 import { Level, MESSAGES } from "./errors.ts";
@@ -248,9 +249,9 @@ export function custom(validate: CustomRule, ruleValue: unknown): RuleRun {
 export function unique(kind: "unique" | "unique_to_user" | "unique_within_resource"): RuleRun {
   return (value, f, q) => {
     if (value === null) return;
-    const { env, resource, config, original } = f.doc;
+    const { env, resource, original } = f.doc;
     const filter: Doc = { [f.node.queryPath]: value };
-    if (original && original[config.ID_FIELD] !== undefined) filter[config.ID_FIELD] = { $ne: original[config.ID_FIELD] };
+    if (original && original[resource.id_field] !== undefined) filter[resource.id_field] = { $ne: original[resource.id_field] };
     if (kind === "unique_to_user" && resource.auth_field) filter[resource.auth_field] = env.requestAuthValue ?? null;
     const candidate: UniqueCandidate = { field: f.node.queryPath, value, level: f.level, key: [1, f.index, q], path: f.path, reported: false };
     f.doc.unique.push(candidate);
@@ -272,15 +273,15 @@ export interface RelationSpec {
  * A reference sent as a string (a list data_relation without an item schema) looked up as Eve's
  * find_one looks it up: 24 hex digits are an ObjectId, unless the target field is typed otherwise.
  */
-function storedReference(id: unknown, target: Resource | undefined, field: string, config: Config): unknown {
+function storedReference(id: unknown, target: Resource | undefined, field: string): unknown {
   if (typeof id !== "string" || !isObjectIdHex(id) || !target || target.query_objectid_as_string) return id;
-  const type = target.schema[field]?.type ?? (field === config.ID_FIELD ? "objectid" : undefined);
+  const type = target.schema[field]?.type ?? (field === target.id_field ? "objectid" : undefined);
   return type === undefined || type === "objectid" ? new ObjectId(id) : id;
 }
 
 /** Eve's `_validate_data_relation`: the referenced document exists and is not soft-deleted. */
 export function dataRelation(spec: RelationSpec, config: Config): RuleRun {
-  const field = spec.field ?? config.ID_FIELD;
+  const field = relationField(config, spec);
   const target = spec.resource;
   return (value, f, q) => {
     if (value === null || (f.node.nullable && isFalsy(value))) return;
@@ -295,7 +296,7 @@ export function dataRelation(spec: RelationSpec, config: Config): RuleRun {
         fail(f, q, null, MESSAGES.unversionedRelation(target));
         return;
       }
-      const shadowField = field === config.ID_FIELD ? field + config.VERSION_ID_SUFFIX : field;
+      const shadowField = field === config.DOMAIN[target]!.id_field ? field + config.VERSION_ID_SUFFIX : field;
       return env.findOne(target + config.VERSIONS, { [shadowField]: value[field], [versionField]: value[versionField] }).then((found) => {
         if (!found) fail(f, q, null, MESSAGES.versionedRelation(value[field], target, field, value[versionField]));
       });
@@ -304,7 +305,7 @@ export function dataRelation(spec: RelationSpec, config: Config): RuleRun {
     return Promise.all(
       references.map((reference, i) => {
         const id = bsonType(reference) === "DBRef" ? (reference as { oid: unknown }).oid : reference;
-        return env.findOne(target, { [field]: storedReference(id, config.DOMAIN[target], field, config) }).then((found) => {
+        return env.findOne(target, { [field]: storedReference(id, config.DOMAIN[target], field) }).then((found) => {
           if (!found) fail(f, q, null, MESSAGES.relation(id, target, field), i);
         });
       }),

@@ -88,7 +88,7 @@ class SchemaInspector {
   private automaticFields(): string[] {
     const c = this.config;
     const fields = [c.DATE_CREATED, c.LAST_UPDATED, c.ETAG];
-    if (this.resource.versioning) fields.push(c.VERSION, c.LATEST_VERSION, c.ID_FIELD + c.VERSION_ID_SUFFIX);
+    if (this.resource.versioning) fields.push(c.VERSION, c.LATEST_VERSION, this.resource.id_field + c.VERSION_ID_SUFFIX);
     if (this.resource.soft_delete) fields.push(c.DELETED);
     return fields;
   }
