@@ -1,6 +1,10 @@
 // HTTP throughput: everest beside the floor and the hand-written equivalent, on every installed
 // runtime. Each server is a child process pinned to its own core; autocannon runs here.
 //   npx tsx bench/http.ts [--quick] [--runtimes node,bun,deno] [--workloads "GET item,POST"]
+//                         [--db memory|sqlite|file] [--documents 10000]
+// --db runs everest on that store, on a fresh file per server (sqlite: needs node:sqlite, so
+// run the harness with Node ≥ 22.5 — servers on Node use the harness's own node).
+import { freshStore } from "./lib/stores.ts";
 import { load, probe, type Measurement, type Step, type Traffic } from "./lib/load.ts";
 import { pinning, pinSelf, runtimes, startServer, type Runtime, type Server } from "./lib/proc.ts";
 import { fmt, table } from "./lib/table.ts";
@@ -12,6 +16,8 @@ const listed = (flag: string) => (argv.includes(flag) ? argv[argv.indexOf(flag) 
 const only = listed("--runtimes");
 /** Workloads whose names start with one of these (`--workloads "GET item,PATCH"`), for profiling one at a time. */
 const chosen = listed("--workloads");
+/** everest's store (bench/lib/stores.ts); the baselines always keep theirs in memory. */
+const database = listed("--db")?.[0] ?? "memory";
 const workloads = WORKLOADS.filter((w) => !chosen || chosen.some((prefix) => w.name.startsWith(prefix)));
 /** Seconds of warm-up and of measurement: Node, whose table the targets are about, gets the longest. */
 interface Plan {
@@ -20,7 +26,7 @@ interface Plan {
 }
 const plan = (runtime: Runtime): Plan => (quick ? { warmup: 0.5, duration: 1 } : runtime.name === "node" ? { warmup: 1, duration: 2 } : { warmup: 0.5, duration: 1.5 });
 const CONNECTIONS = 10;
-const DOCUMENTS = 10_000;
+const DOCUMENTS = Number(listed("--documents")?.[0] ?? 10_000);
 /** everest ÷ hand-written per workload and runtime (issue 14's table): reads ≥ 0.9×, the collection page more, writes on Bun and Deno 0.8×. */
 function targetHand(workload: string, runtime: Runtime["name"]): number {
   if (workload === "GET collection page") return runtime === "bun" ? 1.2 : 1.5;
@@ -60,7 +66,9 @@ interface Contender {
 async function start(runtime: Runtime, kind: Kind): Promise<Contender> {
   let server: Server | undefined;
   try {
-    server = await startServer(runtime, [kind, "--documents", String(DOCUMENTS)], cores?.server ?? null);
+    const db = kind === "everest" ? ["--db", freshStore(database)] : [];
+    // Seeding goes through HTTP: a million documents take minutes.
+    server = await startServer(runtime, [kind, "--documents", String(DOCUMENTS), ...db], cores?.server ?? null, Math.max(120_000, DOCUMENTS));
     return { server, sample: kind === "floor" ? [] : await sampleDocs(server.url), rows: new Map() };
   } catch (error) {
     await server?.stop();
@@ -168,7 +176,7 @@ function report(runtime: Runtime, outcomes: Record<Kind, Contender>): boolean {
   return [...rows, ...efficiency].every((row) => !row.slice(-2).some((cell) => cell.endsWith("✗") || cell === "n/a"));
 }
 
-console.log(`## HTTP: ${DOCUMENTS.toLocaleString("en-US")} documents, ${CONNECTIONS} connections`);
+console.log(`## HTTP: ${DOCUMENTS.toLocaleString("en-US")} documents, ${CONNECTIONS} connections, everest on ${database}`);
 console.log(cores ? `server on core ${cores.server}, load generator on core ${cores.generator}` : "not pinned (fewer than two cores or no taskset)");
 let held = true;
 for (const runtime of runtimes().filter((r) => !only || only.includes(r.name))) held = report(runtime, await compare(runtime)) && held;

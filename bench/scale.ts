@@ -3,19 +3,26 @@
 // unique in the schema, `team` in mongo_indexes). Each size runs in a child process of its own,
 // so its peak RSS is its own; `examined/op` (the driver's count of documents a filter was
 // tested against) shows whether a query, and its count, used an index or scanned.
-//   npx tsx bench/scale.ts [--quick]
+//   npx tsx bench/scale.ts [--quick] [--db memory|file|sqlite]
+// --db puts the data in the journal (file:) or a SQLite file (sqlite:, a Node with node:sqlite)
+// instead; only the memory driver counts examined/op. On a durable store each size also
+// measures start-up: a fresh process opening the store with the documents already in it.
 import { spawnSync } from "node:child_process";
 import { ObjectId } from "bson";
 import { createHandler } from "../src/handler.ts";
+import { NodeFileAccess } from "../adapters/node-files.ts";
 import { MemoryDriver } from "../src/drivers/memory/index.ts";
+import { createDriver } from "../src/drivers/registry.ts";
 import { databaseSettings } from "../src/data/pool.ts";
-import type { Doc, Filter, Target } from "../src/drivers/types.ts";
+import type { Doc, Driver, Filter, Target } from "../src/drivers/types.ts";
 import { person, settings } from "./lib/people.ts";
-import { peakRss, pinning, resetPeak, ROOT } from "./lib/proc.ts";
+import { currentRss, peakRss, pinning, resetPeak, ROOT } from "./lib/proc.ts";
+import { freshStore } from "./lib/stores.ts";
 import { fmt, table } from "./lib/table.ts";
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
+const store = argv.includes("--db") ? argv[argv.indexOf("--db") + 1]! : "memory";
 const SIZES = quick ? [1_000, 10_000, 100_000] : [1_000, 100_000, 1_000_000];
 /** Allowed growth of the time per request from the smallest to the largest size. */
 const TARGET = 1.5;
@@ -25,7 +32,7 @@ const ROUNDS = 5;
 interface Case {
   name: string;
   /** The driver calls a GET makes for it (find, and count for collection reads). */
-  driver: (driver: MemoryDriver, target: Target, key: Key) => Promise<unknown>;
+  driver: (driver: Driver, target: Target, key: Key) => Promise<unknown>;
   /** The same read as an HTTP request path. */
   path: (key: Key) => string;
 }
@@ -40,7 +47,8 @@ interface CaseResult {
   name: string;
   layer: "driver" | "handler";
   microseconds: number;
-  examined: number;
+  /** Null on drivers that keep no such count. */
+  examined: number | null;
   fullScans: number;
 }
 
@@ -51,12 +59,22 @@ interface SizeResult {
   dataRss: number;
   peakRss: number | null;
   cases: CaseResult[];
+  /** A durable store reopened by a fresh process. */
+  startup?: Startup;
+}
+
+interface Startup {
+  /** From opening the store to the answer of the first request (which creates the indexes). */
+  milliseconds: number;
+  /** RSS then, and the peak on the way. */
+  rss: number | null;
+  peakRss: number | null;
 }
 
 const where = (filter: unknown) => `/people?where=${encodeURIComponent(JSON.stringify(filter))}`;
 
 /** What GET on a collection asks of the driver: a page of 25 and the total. */
-const page = (driver: MemoryDriver, target: Target, filter: Filter) =>
+const page = (driver: Driver, target: Target, filter: Filter) =>
   Promise.all([driver.find(target, { filter, limit: 25 }), driver.count(target, filter)]);
 
 const CASES: Case[] = [
@@ -95,8 +113,11 @@ async function time(keys: Key[], iterations: number, run: (key: Key) => Promise<
   return rounds.sort((a, b) => a - b)[ROUNDS >> 1]!;
 }
 
-async function measureSize(size: number): Promise<SizeResult> {
-  const driver = await MemoryDriver.open({ databaseName: "everest" });
+const open = (uri: string) => createDriver(uri, { databaseName: "everest", settings: {}, services: { files: new NodeFileAccess() } });
+
+async function measureSize(size: number, uri: string): Promise<SizeResult> {
+  const driver = await open(uri);
+  const stats = driver instanceof MemoryDriver ? driver.stats : null;
   const handler = createHandler(settings, { driver });
   const target: Target = { database: databaseSettings(handler.app.config, null).database, collection: "people" };
   // The first request makes the handler create the indexes its settings declare.
@@ -144,20 +165,33 @@ async function measureSize(size: number): Promise<SizeResult> {
   ];
   for (const { layer, iterations, call } of layers) {
     for (const c of CASES) {
-      const before = { ...driver.stats };
+      const before = stats && { ...stats };
       const calls = iterations / 4 + Math.ceil(iterations / ROUNDS) * ROUNDS;
       const microseconds = await time(keys, iterations, call(c));
       cases.push({
         name: c.name,
         layer,
         microseconds,
-        examined: (driver.stats.documentsExamined - before.documentsExamined) / calls,
-        fullScans: driver.stats.fullScans - before.fullScans,
+        examined: stats && before ? (stats.documentsExamined - before.documentsExamined) / calls : null,
+        fullScans: stats && before ? stats.fullScans - before.fullScans : 0,
       });
     }
   }
   await handler.app.close();
   return { size, seedSeconds, dataRss, peakRss: peakRss(process.pid), cases };
+}
+
+/** Opens a store that already holds the documents and answers one read, as a restarted server would. */
+async function startUp(uri: string): Promise<Startup> {
+  const started = performance.now();
+  const handler = createHandler(settings, { driver: await open(uri) });
+  const response = await handler(new Request(`http://bench.local${where({ team: 1 })}`));
+  await response.arrayBuffer();
+  if (response.status !== 200) throw new Error(`the first GET answered ${response.status}`);
+  const milliseconds = performance.now() - started;
+  const result = { milliseconds, rss: currentRss(process.pid), peakRss: peakRss(process.pid) };
+  await handler.app.close();
+  return result;
 }
 
 function report(results: SizeResult[]): boolean {
@@ -174,7 +208,7 @@ function report(results: SizeResult[]): boolean {
     return [
       `${c.layer}: ${c.name}`,
       ...times.map((t) => fmt.us(t.microseconds / 1000)),
-      ...times.map((t) => t.examined.toFixed(1)),
+      ...times.map((t) => t.examined?.toFixed(1) ?? "–"),
       `${fmt.ratio(growth)} ${ok ? "✓" : "✗"}${scanned ? " (full scans)" : ""}`,
     ];
   });
@@ -187,37 +221,51 @@ function report(results: SizeResult[]): boolean {
   console.log();
   console.log(
     table(
-      ["documents", "seed s", "data RSS MB", "peak RSS MB", "MB per 100k documents"],
+      ["documents", "seed s", "data RSS MB", "peak RSS MB", "MB per 100k documents", "start-up ms", "RSS after start-up MB", "peak RSS in start-up MB"],
       results.map((r) => [
         label(r.size),
         r.seedSeconds.toFixed(1),
         fmt.mb(r.dataRss),
         fmt.mb(r.peakRss),
         r.size >= 100_000 ? ((r.dataRss / 2 ** 20) * (100_000 / r.size)).toFixed(0) : "–",
+        r.startup ? fmt.ms(r.startup.milliseconds) : "–",
+        r.startup ? fmt.mb(r.startup.rss) : "–",
+        r.startup ? fmt.mb(r.startup.peakRss) : "–",
       ]),
     ),
   );
   return held;
 }
 
+/** Runs this script as `--child <args>` in a process of its own (pinned when it can be), for its RESULT line. */
+function inChild(cores: ReturnType<typeof pinning>, args: string[]): unknown {
+  const command = [...(cores ? ["taskset", "-c", String(cores.server)] : []), process.execPath, "--expose-gc", "--import", "tsx", "bench/scale.ts", "--child", ...args];
+  const child = spawnSync(command[0]!, command.slice(1), { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 24 });
+  const line = child.stdout.split("\n").find((l) => l.startsWith("RESULT "));
+  if (!line) throw new Error(child.stderr.trim().split("\n").slice(0, 5).join(" / "));
+  return JSON.parse(line.slice("RESULT ".length));
+}
+
 if (argv[0] === "--child") {
-  const size = Number(argv[1]);
+  const [, job, uri, size] = argv;
   resetPeak(process.pid);
-  process.stdout.write(`RESULT ${JSON.stringify(await measureSize(size))}\n`);
+  const result = job === "measure" ? await measureSize(Number(size), uri!) : await startUp(uri!);
+  process.stdout.write(`RESULT ${JSON.stringify(result)}\n`);
 } else {
-  console.log(`## Scale: memory driver and handler in-process, time per request (median of ${ROUNDS} rounds), at ${SIZES.join(", ")} documents`);
+  console.log(`## Scale: ${store} store, driver and handler in-process, time per request (median of ${ROUNDS} rounds), at ${SIZES.join(", ")} documents`);
   const cores = pinning();
   const results: SizeResult[] = [];
   for (const size of SIZES) {
-    const command = [...(cores ? ["taskset", "-c", String(cores.server)] : []), process.execPath, "--expose-gc", "--import", "tsx", "bench/scale.ts", "--child", String(size)];
-    const child = spawnSync(command[0]!, command.slice(1), { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 24 });
-    const line = child.stdout.split("\n").find((l) => l.startsWith("RESULT "));
-    if (!line) {
-      console.log(`n/a at ${size} documents: ${child.stderr.trim().split("\n").slice(0, 5).join(" / ")}`);
+    const uri = freshStore(store);
+    try {
+      const result = inChild(cores, ["measure", uri, String(size)]) as SizeResult;
+      if (uri !== "memory") result.startup = inChild(cores, ["start", uri]) as Startup;
+      results.push(result);
+    } catch (error) {
+      console.log(`n/a at ${size} documents: ${error instanceof Error ? error.message : String(error)}`);
       process.exitCode = 1;
       break;
     }
-    results.push(JSON.parse(line.slice("RESULT ".length)) as SizeResult);
   }
   if (results.length === SIZES.length) {
     const held = report(results);

@@ -2,6 +2,7 @@
 //   server.ts floor                      answers /<size> with a body of that size, made once per size
 //   server.ts hand   --documents 10000   the hand-written Hono + mingo + bson equivalent
 //   server.ts everest --documents 10000  createHandler(settings) on the memory driver
+//   … --db sqlite:PATH | file:PATH       everest on another store (DB_URI), for bench --db
 //   … --adapter hono|everest             on Node: which server adapter; by default everest's for
 //                                        everest and @hono/node-server for the equivalent, the one
 //                                        its developer would use (bench/adapters.ts compares them)
@@ -82,7 +83,9 @@ async function main(): Promise<void> {
     port = await listen(app.fetch, kind);
   } else if (kind === "everest") {
     const { createHandler } = await import("../../src/handler.ts");
-    const handler = createHandler(settings);
+    const db = option("db", "");
+    const { NodeFileAccess } = await import("../../adapters/node-files.ts");
+    const handler = createHandler(db ? { ...settings, DB_URI: db } : settings, { services: { files: new NodeFileAccess() } });
     await seed(handler, "http://bench.local", documents);
     port = await listen(handler, kind);
   } else {

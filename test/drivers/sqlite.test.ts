@@ -10,6 +10,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ObjectId } from "bson";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
+import { bunPort } from "../../src/drivers/sqlite/bun.ts";
+import { SqliteDriver } from "../../src/drivers/sqlite/driver.ts";
+import { nodePort } from "../../src/drivers/sqlite/node.ts";
+import type { SqlPort } from "../../src/drivers/sqlite/port.ts";
+import type { SyncDatabase } from "../../src/drivers/sqlite/sync.ts";
+import { createHandler, type Handler } from "../../src/handler.ts";
+import type { Settings } from "../../src/settings/types.ts";
 import type { Doc, Driver, Filter, Sort, Target } from "../../src/drivers/types.ts";
 import { runDriverConformance } from "./conformance.ts";
 import { random, randomDocuments } from "./support/random-documents.ts";
@@ -232,5 +239,57 @@ describe.skipIf(!available || !!(globalThis as { Bun?: unknown }).Bun)("sqlite d
       }
       await driver.close();
     }
+  });
+});
+
+/** A connection of the test's own on a file, so it can lock the file or cap its size, and a port over it. */
+async function connection(path: string): Promise<{ db: SyncDatabase; port: SqlPort }> {
+  if ((globalThis as { Bun?: unknown }).Bun) {
+    const { Database } = (await import("bun:sqlite" as string)) as { Database: new (path: string, options: object) => SyncDatabase };
+    const db = new Database(path, { create: true, strict: true });
+    return { db, port: bunPort(db) };
+  }
+  const { DatabaseSync } = (await import("node:sqlite" as string)) as { DatabaseSync: new (path: string) => SyncDatabase };
+  const db = new DatabaseSync(path);
+  return { db, port: nodePort(db) };
+}
+
+describe.skipIf(!available)("sqlite driver: an unavailable database answers 503, stores nothing half, and service resumes", () => {
+  const settings: Settings = { RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { things: { schema: { n: { type: "integer" }, text: { type: "string" } } } } };
+  const post = (body: unknown) => new Request("http://x/things", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) });
+  const total = async (handler: Handler) => ((await (await handler(new Request("http://x/things"))).json()) as { _meta: { total: number } })._meta.total;
+  const refused = async (response: Response) => {
+    expect(response.status).toBe(503);
+    expect(await response.json()).toMatchObject({ _status: "ERR", _error: { code: 503 } });
+  };
+
+  it("while another process holds the write lock (SQLITE_BUSY after busy_timeout); reads go on", { timeout: 60_000 }, async () => {
+    const path = await tempFile();
+    const handler = createHandler(settings, { driver: await createDriver(`sqlite:${path}`, { databaseName: "everest", settings: {} }) });
+    expect((await handler(post({ n: 1 }))).status).toBe(201);
+    const other = await connection(path);
+    other.db.exec("BEGIN EXCLUSIVE");
+    await refused(await handler(post([{ n: 2 }, { n: 3 }])));
+    expect(await total(handler)).toBe(1);
+    other.db.exec("ROLLBACK");
+    expect((await handler(post([{ n: 2 }, { n: 3 }]))).status).toBe(201);
+    expect(await total(handler)).toBe(3);
+    other.db.close();
+    await handler.app.close();
+  });
+
+  it("when the disk is full (SQLITE_FULL, the file capped at its size)", { timeout: 60_000 }, async () => {
+    const { db, port } = await connection(await tempFile());
+    const handler = createHandler(settings, { driver: await SqliteDriver.open(port, "everest") });
+    expect((await handler(post({ n: 1 }))).status).toBe(201);
+    const [{ page_count: pages }] = db.prepare("PRAGMA page_count").all() as [{ page_count: number }];
+    db.exec(`PRAGMA max_page_count = ${pages}`);
+    const many = Array.from({ length: 50 }, (_, n) => ({ n, text: "x".repeat(2000) }));
+    await refused(await handler(post(many)));
+    expect(await total(handler)).toBe(1);
+    db.exec("PRAGMA max_page_count = 1073741823");
+    expect((await handler(post(many))).status).toBe(201);
+    expect(await total(handler)).toBe(51);
+    await handler.app.close();
   });
 });

@@ -10,5 +10,9 @@ interface BunSqliteModule {
 export async function openBunSqlite(path: string): Promise<SqlPort> {
   const specifier = "bun:sqlite";
   const module = (await import(specifier)) as BunSqliteModule;
-  return openSynchronous(new module.Database(path, { create: true, strict: true }), (error) => (error as { errno?: number }).errno);
+  return bunPort(new module.Database(path, { create: true, strict: true }));
+}
+
+export function bunPort(db: SyncDatabase): SqlPort {
+  return openSynchronous(db, (error) => (error as { errno?: number }).errno);
 }

@@ -20,5 +20,10 @@ export async function openNodeSqlite(path: string): Promise<SqlPort> {
     const running = typeof process !== "undefined" ? ` (this is Node ${process.versions.node})` : "";
     throw new Error(`the sqlite driver needs node:sqlite, in ${REQUIRED} or later and in Deno${running}`, { cause: error });
   }
-  return openSynchronous(new module.DatabaseSync(path), (error) => (error as { errcode?: number }).errcode);
+  return nodePort(new module.DatabaseSync(path));
+}
+
+/** The port over an open node:sqlite connection, whose errors carry the extended result code as `errcode`. */
+export function nodePort(db: SyncDatabase): SqlPort {
+  return openSynchronous(db, (error) => (error as { errcode?: number }).errcode);
 }

@@ -52,7 +52,13 @@ export function openSynchronous(db: SyncDatabase, errorCode: (error: unknown) =>
       db.exec("COMMIT");
       return changes;
     } catch (error) {
-      db.exec("ROLLBACK");
+      // SQLite ends the transaction itself on some failures (SQLITE_FULL, IOERR, NOMEM), and
+      // ROLLBACK then fails with "no transaction is active": the failure that counts is the first.
+      try {
+        db.exec("ROLLBACK");
+      } catch {
+        // Nothing left to roll back.
+      }
       throw error;
     }
   };
