@@ -52,6 +52,7 @@ export async function postCollection(services: Services, ctx: RequestContext, gi
   const resource = ctx.resource!;
   const config = services.config;
   const payload = given ?? (await readPayload(ctx, config));
+  if (!Array.isArray(payload) && !isPlainObject(payload)) throw new HttpError(400, "The request body must be a JSON object or a list of them");
   const items = (Array.isArray(payload) ? payload : [payload]) as unknown[];
   if (items.length === 0) throw new HttpError(400, "Empty bulk insert");
   if (items.length > 1 && !resource.bulk_enabled) throw new HttpError(400, "Bulk insert not allowed");
