@@ -2,10 +2,12 @@
 # npm run test:package: what a consumer of the published package gets. Packs the tarball,
 # installs it into fresh projects outside the repository, and checks each way of using it
 # against a live server over HTTP: plain `node server.mjs`, `npx everest serve settings.json`,
-# Deno and Bun importing the installed package, a Worker built by wrangler from its own default
-# wrangler.toml and served by `wrangler dev`, the Hono mount, the TypeScript consumer (0 errors
-# under strict settings; the four typos must fail), and the unit suite from a copy of the
-# repository with nothing beside it.
+# Deno and Bun importing the installed package (each client its own rate-limit bucket and log
+# address), a Worker built by wrangler from its own default wrangler.toml and served by
+# `wrangler dev`, a Worker with nodejs_compat on the native mongodb driver (the MongoDB server at
+# MONGODB_URI, as .ci/run starts it) and one that lacks the driver's import (must not start), the
+# Hono mount, the TypeScript consumer (0 errors under strict settings; the four typos must fail),
+# and the unit suite from a copy of the repository with nothing beside it.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN="$ROOT/node_modules/.bin"
@@ -47,6 +49,26 @@ check() {
   echo "   $name: POST 201 and GET at $base"
 }
 
+# Deno.serve(handler) and Bun.serve({ fetch: handler }) give the handler the client's address in
+# their second argument: two addresses (all of 127.0.0.0/8 is this machine) get two rate-limit
+# buckets and two addresses in the access log. The server's settings allow 2 GETs; check() did one.
+clients() {
+  local name=$1 base=$2 log=$3 status
+  curl -fsS -o /dev/null "$base/people"
+  status=$(curl -sS -o /dev/null -w '%{http_code}' "$base/people")
+  [ "$status" = 429 ] || fail "$name: the third GET from 127.0.0.1 answered $status, not 429"
+  status=$(curl -sS --interface 127.0.0.2 -o /dev/null -w '%{http_code}' "$base/people")
+  [ "$status" = 200 ] || fail "$name: the first GET from 127.0.0.2 answered $status: it shares 127.0.0.1's bucket"
+  grep -q '"client":"127.0.0.1","method":"GET"' "$log" && grep -q '"client":"127.0.0.2","method":"GET"' "$log" ||
+    fail "$name: the access log does not name both clients: $(cat "$log")"
+  echo "   $name: 127.0.0.1 limited (429) while 127.0.0.2 is served; both addresses in the access log"
+}
+
+# Serves wrangler dev in the current directory; prints its URL.
+wrangler_dev() {
+  READY="Ready on " start "$1" "$BIN/wrangler" dev --port "$(free_port)" --ip 127.0.0.1 --inspector-port 0 --log-level info
+}
+
 free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"; }
 
 step "pack"
@@ -77,22 +99,28 @@ check node "$(start "$WORK/node.log" node server.mjs)"
 step "npx everest serve settings.json"
 check cli "$(start "$WORK/cli.log" npx --no-install everest serve settings.json --port 0)"
 
+node -e 'console.log(JSON.stringify({ ...JSON.parse(process.argv[1]), RATE_LIMIT_GET: [2, 60], ACCESS_LOG: "json" }))' "$SETTINGS" >limited.json
+
 step "Deno"
 cat >deno.mjs <<'EOF'
 import { createHandler } from "everest-api";
-const handler = createHandler(JSON.parse(await Deno.readTextFile("settings.json")));
+const handler = createHandler(JSON.parse(await Deno.readTextFile("limited.json")));
 Deno.serve({ port: 0, hostname: "127.0.0.1", onListen: ({ port }) => console.log(`http://127.0.0.1:${port}`) }, handler);
 EOF
-check deno "$(start "$WORK/deno.log" "$BIN/deno" run --allow-net --allow-read --allow-env --allow-sys deno.mjs)"
+DENO_URL=$(start "$WORK/deno.log" "$BIN/deno" run --allow-net --allow-read --allow-env --allow-sys deno.mjs)
+check deno "$DENO_URL"
+clients deno "$DENO_URL" "$WORK/deno.log"
 
 step "Bun"
 cat >bun.mjs <<'EOF'
 import { createHandler } from "everest-api";
-const handler = createHandler(await Bun.file("settings.json").json());
+const handler = createHandler(await Bun.file("limited.json").json());
 const server = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: handler });
 console.log(`http://127.0.0.1:${server.port}`);
 EOF
-check bun "$(start "$WORK/bun.log" "$BIN/bun" bun.mjs)"
+BUN_URL=$(start "$WORK/bun.log" "$BIN/bun" bun.mjs)
+check bun "$BUN_URL"
+clients bun "$BUN_URL" "$WORK/bun.log"
 
 step "Hono mount"
 cat >hono.mjs <<'EOF'
@@ -161,8 +189,46 @@ cat >src/worker.js <<'EOF'
 import { createWorker } from "everest-api/workers";
 export default createWorker({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { people: { schema: { name: { type: "string" } } } } });
 EOF
-PORT=$(free_port)
-check worker "$(READY="Ready on " start "$WORK/worker.log" "$BIN/wrangler" dev --port "$PORT" --ip 127.0.0.1 --inspector-port 0 --log-level info)"
+check worker "$(wrangler_dev "$WORK/worker.log")"
+
+step "Worker with nodejs_compat on the native mongodb driver, wrangler dev"
+[ -n "${MONGODB_URI:-}" ] || fail "MONGODB_URI is not set: start a MongoDB server (.ci/run starts the emulator) and export its URI"
+MONGO_WORKER="$WORK/mongo-worker"
+mkdir -p "$MONGO_WORKER/src"
+cd "$MONGO_WORKER"
+echo '{"name": "mongo-worker", "private": true, "type": "module"}' >package.json
+npm install --no-audit --no-fund --silent "$TARBALL" mongodb >/dev/null
+printf 'name = "everest-mongodb"\nmain = "src/worker.js"\ncompatibility_date = "2025-09-01"\ncompatibility_flags = ["nodejs_compat"]\n' >wrangler.toml
+DATABASE="package_$$"
+node -e 'console.log(`import "everest-api/mongodb";
+import { createWorker } from "everest-api/workers";
+export default createWorker(${JSON.stringify({ ...JSON.parse(process.argv[1]), DB_URI: process.argv[2], DB_NAME: process.argv[3] })});`)' "$SETTINGS" "$MONGODB_URI" "$DATABASE" >src/worker.js
+MONGO_URL=$(wrangler_dev "$WORK/mongo-worker.log")
+# Twice: a request waiting on the first one's connection would hang (Workers tie sockets to requests).
+check mongodb-worker "$MONGO_URL"
+check mongodb-worker-again "$MONGO_URL"
+stored=$(node --input-type=module -e "
+import { MongoClient } from 'mongodb';
+const client = await MongoClient.connect(process.argv[1]);
+const db = client.db(process.argv[2]);
+console.log(await db.collection('people').countDocuments());
+await db.dropDatabase();
+await client.close();" "$MONGODB_URI" "$DATABASE")
+[ "$stored" = 2 ] || fail "the mongodb Worker's database $DATABASE holds $stored people, not 2"
+echo "   mongodb-worker: both people are in MongoDB at $MONGODB_URI, database $DATABASE"
+
+step "Worker naming MongoDB without importing everest-api/mongodb: refused at start-up"
+grep -v 'everest-api/mongodb' src/worker.js >src/without.js && mv src/without.js src/worker.js
+setsid "$BIN/wrangler" dev --port "$(free_port)" --ip 127.0.0.1 --inspector-port 0 --log-level info >"$WORK/no-driver.log" 2>&1 </dev/null &
+echo "$!" >>"$WORK/pids"
+for _ in $(seq 1 120); do
+  kill -0 "$!" 2>/dev/null || break
+  grep -qs "Ready on " "$WORK/no-driver.log" && break
+  sleep 0.5
+done
+grep -q 'the mongodb driver is not in this bundle' "$WORK/no-driver.log" && grep -q 'failed to start' "$WORK/no-driver.log" ||
+  { cat "$WORK/no-driver.log" >&2; fail "a Worker lacking the mongodb driver was not refused at start-up"; }
+echo "   no-driver: the Workers runtime failed to start, naming the mongodb driver and the import to add"
 
 step "the unit suite from a copy of the repository with nothing beside it"
 COPY="$WORK/alone/everest"

@@ -59,6 +59,11 @@ export function databaseSettings(config: Config, prefix: string | null): Databas
   return { uri: driver && driver !== "memory" ? `${driver}:` : "memory", database: name };
 }
 
+/** The URI of every database the settings name (repeats included): the unprefixed one, then each resource's. */
+export function databaseUris(config: Config): string[] {
+  return [null, ...Object.values(config.DOMAIN).map((resource) => resource.db_prefix)].map((prefix) => databaseSettings(config, prefix).uri);
+}
+
 /** The database named in a mongodb:// path, if any. */
 function databaseFromUri(uri: string): string | undefined {
   const match = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]+)/.exec(uri);

@@ -14,9 +14,8 @@ export function registerMongodbDriver(factory: DriverFactory): void {
 }
 
 export const MONGODB_DRIVER_HELP =
-  "install the mongodb package (npm install mongodb); in a bundle (a Worker with nodejs_compat, …) also add " +
-  '`import "everest-api/mongodb"` to the entry module; where no TCP sockets are available (a Worker without ' +
-  "nodejs_compat) use the data-api driver (DB_URI=https://…/endpoint/data/v1 and DATA_API_KEY)";
+  'npm install mongodb; a bundle (a Worker with nodejs_compat) also needs `import "everest-api/mongodb"` in its entry ' +
+  "module; without TCP sockets, use the data-api driver (DB_URI=https://…/endpoint/data/v1)";
 
 // The native driver needs node:net and the mongodb package. Its module is imported through a
 // specifier computed at run time, which bundlers (wrangler's esbuild among them) leave out, so
@@ -35,6 +34,19 @@ const mongodb = async (): Promise<DriverFactory> => {
     throw new Error(`the mongodb driver could not be loaded (${reason}): ${MONGODB_DRIVER_HELP}`, { cause: error });
   }
 };
+
+/**
+ * Whether the driver for `uri` keeps TCP connections to its server open between operations
+ * (the native mongodb driver); on Workers such a connection belongs to the request that opened
+ * it (adapters/workers.ts). In a bundle only a registered mongodb driver loads, since the
+ * run-time import above finds nothing there: `bundled` asks for it, and its absence throws.
+ */
+export function keepsConnections(uri: string, bundled: boolean): boolean {
+  const scheme = uriScheme(uri);
+  if (scheme !== "mongodb" && scheme !== "mongodb+srv") return false;
+  if (bundled && !registeredMongodb) throw new Error(`the mongodb driver is not in this bundle: ${MONGODB_DRIVER_HELP}`);
+  return true;
+}
 
 /** Factories by URI scheme; `http:` is for a Data API gateway on a private network. */
 const factories: Record<string, () => Promise<DriverFactory>> = {
