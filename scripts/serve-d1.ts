@@ -1,6 +1,10 @@
 // `everest serve` on workerd with a D1 database, for `serve:workers --db d1:NAME`: the bundle
 // scripts/serve-workers.ts built, run by miniflare (wrangler's local runtime, which gives the
 // worker a D1 binding backed by a local SQLite file under `dir`) instead of a bare workerd config.
+// The worker listens on a socket of its own (miniflare's direct socket), as under bare workerd:
+// miniflare's usual entry passes each request through a worker of its own first, and that hop
+// resets the connection when the worker answers (a 413, say) without reading a chunked body
+// the client is still sending.
 import { Miniflare } from "miniflare";
 import { join } from "node:path";
 import type { WorkerModule } from "./build-worker.ts";
@@ -26,9 +30,10 @@ export async function serveWithD1(options: {
     bindings: options.bindings,
     d1Databases: [options.d1Binding],
     d1Persist: join(options.dir, "d1"),
-    host: options.host,
-    port: options.port,
+    host: "127.0.0.1",
+    port: 0,
+    unsafeDirectSockets: [{ host: options.host, port: options.port }],
   });
-  const url = await miniflare.ready;
-  return { url, dispose: () => miniflare.dispose() };
+  await miniflare.ready;
+  return { url: await miniflare.unsafeGetDirectURL(), dispose: () => miniflare.dispose() };
 }
