@@ -3,7 +3,7 @@
 // holds (Eve
 // issues one query per document, its known N+1); references to a version take two, the
 // current documents and then their stored versions.
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc } from "../drivers/types.ts";
 import { parseEmbedded } from "../query/embedded.ts";
@@ -42,7 +42,7 @@ function relationOf(definition: FieldSchema | undefined): DataRelation | undefin
 }
 
 /** Eve's `resolve_embedded_fields`: requested ∪ resource defaults − refused, embeddable only. */
-export function resolveEmbeddedFields(config: Config, ctx: RequestContext, resource: Resource): string[] {
+export function resolveEmbeddedFields(config: Config, ctx: CallScope, resource: Resource): string[] {
   if (!resource.embedding) return [];
   const requested = ctx.args.get(config.QUERY_EMBEDDED);
   if (requested === null) return defaultEmbedded(resource);
@@ -109,7 +109,7 @@ interface Lookup {
 }
 
 /** Plain references: one `$in` on the referenced field; media of the found documents resolved. */
-function plainLookup(services: Services, ctx: RequestContext, target: Resource, field: string): Lookup {
+function plainLookup(services: Services, ctx: CallScope, target: Resource, field: string): Lookup {
   return {
     key: (ref) => (isReference(ref) ? refKey(ref) : null),
     async find(refs) {
@@ -122,7 +122,7 @@ function plainLookup(services: Services, ctx: RequestContext, target: Resource, 
 }
 
 /** References to a version (`data_relation.version`): `{<field>: …, <VERSION>: n}`. */
-function versionedLookup(services: Services, ctx: RequestContext, target: Resource, field: string): Lookup {
+function versionedLookup(services: Services, ctx: CallScope, target: Resource, field: string): Lookup {
   const version = services.config.VERSION;
   return {
     key: (ref) => (isPlainObject(ref) && isReference(ref[field]) && ref[version] !== undefined ? `${refKey(ref[field])}@${JSON.stringify(ref[version])}` : null),
@@ -134,7 +134,7 @@ function versionedLookup(services: Services, ctx: RequestContext, target: Resour
  * Replaces references in place; a missing or soft-deleted target becomes null. Fields that
  * reference the same resource (by the same field) share one lookup.
  */
-export async function embedDocuments(services: Services, ctx: RequestContext, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
+export async function embedDocuments(services: Services, ctx: CallScope, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
   const config = services.config;
   const live = documents.filter((d) => !isSoftDeleted(config, resource, d));
   const groups = new Map<string, { lookup: Lookup; places: Slot[]; refs: Map<string, unknown> }>();
