@@ -36,7 +36,10 @@ import type { OpenApiDocument } from "./openapi/document.ts";
 import { normalizeSettings, type Config, type Resource } from "./settings/normalize.ts";
 import type { Settings } from "./settings/types.ts";
 import { validateSettings } from "./settings/validate.ts";
-import { compileValidator, type ValidationEngine, type ValidatorExtensions } from "./validation/index.ts";
+// Not through validation/index.ts: that would tie the schema exporter (OpenAPI's, loaded on
+// demand) to every bundle of the app.
+import { compileValidator, type ValidationEngine } from "./validation/validator.ts";
+import type { ValidatorExtensions } from "./validation/extensions.ts";
 import type { ResourceValidator } from "./validation/types.ts";
 import type { Services } from "./services.ts";
 

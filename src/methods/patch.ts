@@ -6,12 +6,11 @@ import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
-import { buildResponseDocument } from "../read/document.ts";
 import { duplicateIssues, validationEnv } from "./post.ts";
 import type { Reply } from "../render/reply.ts";
 import { readPayload, requireDocument, type PayloadSource } from "../request/payload.ts";
 import { now } from "../util/clock.ts";
-import { marshalWriteResponse } from "./bandwidth.ts";
+import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, loadOriginal, etagCondition, requestPrecondition, requiredEtag, type Precondition } from "./conditional.ts";
 import { isPlainObject } from "../util/objects.ts";
 import type { Config } from "../settings/normalize.ts";
@@ -82,7 +81,5 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   await services.features.afterUpdate(ctx, resource, updates, updated, original);
   await services.hooks.emitForResource("on_updated", resource.name, updates, original);
 
-  const response = await buildResponseDocument(services, ctx, updated, resource);
-  response[config.STATUS] = config.STATUS_OK;
-  return { status: 200, body: marshalWriteResponse(config, resource, response), etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };
+  return { status: 200, body: await writeResponse(services, ctx, resource, updated), etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };
 }

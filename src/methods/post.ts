@@ -9,12 +9,13 @@ import type { Issues, ValidationEnv, ValidationResult } from "../validation/type
 import { documentEtag } from "../render/etag.ts";
 import { resourceLink } from "../render/hateoas.ts";
 import { shadowByName } from "../features/shadow.ts";
-import { buildResponseDocument } from "../read/document.ts";
 import type { Reply } from "../render/reply.ts";
 import { readPayload } from "../request/payload.ts";
 import { pathFields } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
-import { marshalWriteResponse } from "./bandwidth.ts";
+import { isPlainObject } from "../util/objects.ts";
+import { pyStr } from "../validation/pyrepr.ts";
+import { writeResponse } from "./bandwidth.ts";
 import type { Config } from "../settings/normalize.ts";
 
 export function validationEnv(services: Services, ctx: CallScope, original?: Doc): ValidationEnv {
@@ -56,19 +57,25 @@ export async function postCollection(services: Services, ctx: RequestContext): P
 export async function postInternal(services: Services, ctx: CallScope, payload: unknown): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
+  if (!Array.isArray(payload) && !isPlainObject(payload)) throw new HttpError(400, "The request body must be a JSON object or a list of them");
   const items = (Array.isArray(payload) ? payload : [payload]) as unknown[];
   if (items.length === 0) throw new HttpError(400, "Empty bulk insert");
   if (items.length > 1 && !resource.bulk_enabled) throw new HttpError(400, "Bulk insert not allowed");
-  if (items.some((item) => !item || typeof item !== "object" || Array.isArray(item))) {
-    throw new HttpError(400, "Every document must be a JSON object");
-  }
-
   const path = pathFields(ctx, resource, config);
-  const incoming = (items as Doc[]).map((item) => ({ ...item, ...path.declared }));
+  const incoming = items.filter(isPlainObject).map((item) => ({ ...item, ...path.declared }));
   const validator = services.validators.get(resource.name)!;
   const env = validationEnv(services, ctx);
   const results: ValidationResult[] = incoming.length === 1 ? [await validator.validate(incoming[0]!, "POST", env)] : await validator.validateMany(incoming, env);
-  if (results.some((r) => !r.valid)) throw insertionFailure(config, results.map((r) => (r.valid ? {} : { issues: r.issues })));
+  if (incoming.length < items.length || results.some((r) => !r.valid)) {
+    // A list item that is no document fails on its own, in Cerberus' words, as in Eve.
+    let next = 0;
+    const outcomes = items.map((item) => {
+      if (!isPlainObject(item)) return { issues: { "validation exception": item === null ? "document is missing" : `'${pyStr(item)}' is not a document, must be a dict` } };
+      const result = results[next++]!;
+      return result.valid ? {} : { issues: result.issues };
+    });
+    throw insertionFailure(config, outcomes);
+  }
 
   const stamp = now();
   const documents = results.map((r) => {
@@ -100,9 +107,7 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
 
   const responses: Doc[] = [];
   for (const document of documents) {
-    const built = await buildResponseDocument(services, ctx, document, resource);
-    built[config.STATUS] = config.STATUS_OK;
-    responses.push(marshalWriteResponse(config, resource, built));
+    responses.push(await writeResponse(services, ctx, resource, document));
   }
   await services.hooks.emitForResource("on_inserted", resource.name, documents);
 

@@ -6,14 +6,13 @@ import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
-import { buildResponseDocument } from "../read/document.ts";
 import { postInternal, validationEnv } from "./post.ts";
 import { duplicateFailure, validationFailure } from "./patch.ts";
 import type { Reply } from "../render/reply.ts";
 import { readPayload, requireDocument, type PayloadSource } from "../request/payload.ts";
 import { convertPathValue, pathFields } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
-import { marshalWriteResponse } from "./bandwidth.ts";
+import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, etagCondition, requestPrecondition, requiredEtag, type Precondition } from "./conditional.ts";
 
 /** The HTTP method: the body and If-Match of the request, handed to the core. */
@@ -58,9 +57,7 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
 
   await services.features.afterReplace(ctx, resource, document, original);
   await services.hooks.emitForResource("on_replaced", resource.name, document, original);
-  const response = await buildResponseDocument(services, ctx, document, resource);
-  response[config.STATUS] = config.STATUS_OK;
-  return { status: 200, body: marshalWriteResponse(config, resource, response), etag: config.IF_MATCH ? (document[config.ETAG] as string) : undefined, lastModified: stamp };
+  return { status: 200, body: await writeResponse(services, ctx, resource, document), etag: config.IF_MATCH ? (document[config.ETAG] as string) : undefined, lastModified: stamp };
 }
 
 /** PUT to a missing item creates it at the requested id, answering as POST does. */

@@ -3,6 +3,7 @@
 // holds (Eve
 // issues one query per document, its known N+1); references to a version take two, the
 // current documents and then their stored versions.
+import { DBRef } from "bson";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc } from "../drivers/types.ts";
@@ -108,15 +109,19 @@ interface Lookup {
   find(refs: unknown[]): Promise<Array<Doc | null>>;
 }
 
-/** Plain references: one `$in` on the referenced field; media of the found documents resolved. */
+/** A DBRef refers by its id. */
+const referenceId = (ref: unknown) => (ref instanceof DBRef ? ref.oid : ref);
+
+/** Plain references and DBRefs: one `$in` on the referenced field; media of the found documents resolved. */
 function plainLookup(services: Services, ctx: CallScope, target: Resource, field: string): Lookup {
   return {
-    key: (ref) => (isReference(ref) ? refKey(ref) : null),
+    key: (ref) => (isReference(referenceId(ref)) ? refKey(referenceId(ref)) : null),
     async find(refs) {
-      const { documents } = await services.data.find(ctx, target, { filter: { [field]: { $in: refs } }, projection: target.datasource.projection, count: false });
+      const ids = refs.map(referenceId);
+      const { documents } = await services.data.find(ctx, target, { filter: { [field]: { $in: ids } }, projection: target.datasource.projection, count: false });
       for (const document of documents) await resolveMedia(services.data, services.config, ctx, target, document);
       const byRef = new Map(documents.map((doc) => [refKey(doc[field]), doc]));
-      return refs.map((ref) => byRef.get(refKey(ref)) ?? null);
+      return ids.map((id) => byRef.get(refKey(id)) ?? null);
     },
   };
 }

@@ -1,6 +1,7 @@
 // HATEOAS links with Eve's titles and hrefs: hrefs are relative to the API entry point and
 // taken from the request path (so sub-resource segments come out filled in); query strings
 // come from src/query/links.ts.
+import { DBRef } from "bson";
 import type { CallScope } from "../scope.ts";
 import type { Doc } from "../drivers/types.ts";
 import type { Resource } from "../settings/normalize.ts";
@@ -109,6 +110,8 @@ export function relatedLinks(config: Config, ctx: CallScope, resource: Resource,
     // An internal resource has no URL to link to.
     if (!target || target.internal_resource) continue;
     const link = (value: unknown): Link => {
+      // A DBRef names its collection, which is where Eve links it.
+      if (value instanceof DBRef) return documentLink(config, ctx, config.DOMAIN[value.collection] ?? target, value.oid);
       if (relation.version && value && typeof value === "object" && !(value instanceof Date) && !("toHexString" in value)) {
         const ref = value as Doc;
         return documentLink(config, ctx, target, ref[relationField(config, relation)], ref[config.VERSION]);
@@ -117,7 +120,7 @@ export function relatedLinks(config: Config, ctx: CallScope, resource: Resource,
       return documentLink(config, ctx, target, id);
     };
     const value = document[field];
-    if (value === null || value === undefined) continue;
+    if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) continue;
     related[field] = Array.isArray(value) ? value.map(link) : link(value);
   }
   return Object.keys(related).length ? related : null;
