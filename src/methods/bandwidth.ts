@@ -2,7 +2,7 @@
 // BANDWIDTH_SAVER on, the meta fields only; off, the document as a read would show it — the
 // datasource projection applied (a field it hides is not sent back), and what `?embedded=` asks
 // for embedded.
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Doc } from "../drivers/types.ts";
 import { resolveProjection } from "../query/projection.ts";
 import { buildResponseDocument } from "../read/document.ts";
@@ -10,7 +10,7 @@ import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
 import type { Services } from "../services.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 
-export async function writeResponse(services: Services, ctx: RequestContext, resource: Resource, stored: Doc): Promise<Doc> {
+export async function writeResponse(services: Services, ctx: CallScope, resource: Resource, stored: Doc): Promise<Doc> {
   const config = services.config;
   const document = await buildResponseDocument(services, ctx, stored, resource);
   document[config.STATUS] = config.STATUS_OK;

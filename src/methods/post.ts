@@ -1,6 +1,7 @@
 // POST on a collection (Eve's eve/methods/post.py): one document or a list, all-or-nothing.
 import { ObjectId } from "bson";
 import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
@@ -17,7 +18,7 @@ import { pyStr } from "../validation/pyrepr.ts";
 import { writeResponse } from "./bandwidth.ts";
 import type { Config } from "../settings/normalize.ts";
 
-export function validationEnv(services: Services, ctx: RequestContext, original?: Doc): ValidationEnv {
+export function validationEnv(services: Services, ctx: CallScope, original?: Doc): ValidationEnv {
   return {
     config: services.config,
     resource: ctx.resource!,
@@ -47,11 +48,15 @@ function insertionFailure(config: Config, results: Array<{ issues?: Issues }>): 
   return new HttpError(status, undefined, { body });
 }
 
-/** `given` is a payload already read (PUT's upsert); otherwise the request body is. */
-export async function postCollection(services: Services, ctx: RequestContext, given?: Doc): Promise<Reply> {
+/** The HTTP method: the request body, handed to the core. */
+export async function postCollection(services: Services, ctx: RequestContext): Promise<Reply> {
+  return postInternal(services, ctx, await readPayload(ctx, services.config));
+}
+
+/** Eve's post_internal: one document or a list, the core that POST, PUT's upsert and server code share. */
+export async function postInternal(services: Services, ctx: CallScope, payload: unknown): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
-  const payload = given ?? (await readPayload(ctx, config));
   if (!Array.isArray(payload) && !isPlainObject(payload)) throw new HttpError(400, "The request body must be a JSON object or a list of them");
   const items = (Array.isArray(payload) ? payload : [payload]) as unknown[];
   if (items.length === 0) throw new HttpError(400, "Empty bulk insert");
@@ -107,7 +112,9 @@ export async function postCollection(services: Services, ctx: RequestContext, gi
   await services.hooks.emitForResource("on_inserted", resource.name, documents);
 
   const first = documents[0]![resource.id_field];
-  const location = new URL(`${services.config.basePath}/${resourceLink(config, ctx)}/${first instanceof ObjectId ? first.toHexString() : String(first)}`, ctx.url.origin).href;
+  const itemPath = `${services.config.basePath}/${resourceLink(config, ctx)}/${first instanceof ObjectId ? first.toHexString() : String(first)}`;
+  // Server calls (src/internal.ts) have no origin; their answer carries no headers anyway.
+  const location = ctx.origin ? new URL(itemPath, ctx.origin).href : itemPath;
   // Eve answers a one-document list like a single document.
   const body = responses.length === 1 ? responses[0]! : { [config.STATUS]: config.STATUS_OK, [config.ITEMS]: responses };
   return { status: 201, body, headers: { Location: location } };

@@ -4,7 +4,7 @@
 // per document, its known N+1); references to a version take two, the current documents and
 // then their stored versions.
 import { DBRef } from "bson";
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc } from "../drivers/types.ts";
 import { parseEmbedded } from "../query/embedded.ts";
@@ -48,7 +48,7 @@ function relationOf(definition: FieldSchema | undefined): DataRelation | undefin
 }
 
 /** Eve's `resolve_embedded_fields`: requested ∪ resource defaults − refused, embeddable only. */
-export function resolveEmbeddedFields(config: Config, ctx: RequestContext, resource: Resource): string[] {
+export function resolveEmbeddedFields(config: Config, ctx: CallScope, resource: Resource): string[] {
   if (!resource.embedding) return [];
   const requested = ctx.args.get(config.QUERY_EMBEDDED);
   if (requested === null) return defaultEmbedded(config, resource);
@@ -118,7 +118,7 @@ interface Lookup {
 const referenceId = (ref: unknown) => (ref instanceof DBRef ? ref.oid : ref);
 
 /** Plain references and DBRefs: one `$in` on the referenced field; media of the found documents resolved. */
-function plainLookup(services: Services, ctx: RequestContext, target: Resource, field: string): Lookup {
+function plainLookup(services: Services, ctx: CallScope, target: Resource, field: string): Lookup {
   return {
     key: (ref) => (isReference(referenceId(ref)) ? refKey(referenceId(ref)) : null),
     async find(refs) {
@@ -132,7 +132,7 @@ function plainLookup(services: Services, ctx: RequestContext, target: Resource, 
 }
 
 /** References to a version (`data_relation.version`): `{<field>: …, <VERSION>: n}`. */
-function versionedLookup(services: Services, ctx: RequestContext, target: Resource, field: string): Lookup {
+function versionedLookup(services: Services, ctx: CallScope, target: Resource, field: string): Lookup {
   const version = services.config.VERSION;
   return {
     key: (ref) => (isPlainObject(ref) && isReference(ref[field]) && ref[version] !== undefined ? `${refKey(ref[field])}@${JSON.stringify(ref[version])}` : null),
@@ -144,7 +144,7 @@ function versionedLookup(services: Services, ctx: RequestContext, target: Resour
  * Replaces references in place; a missing or soft-deleted target becomes null. Fields that
  * reference the same resource (by the same field) share one lookup.
  */
-export async function embedDocuments(services: Services, ctx: RequestContext, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
+export async function embedDocuments(services: Services, ctx: CallScope, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
   // A field inside an embedded document can only be reached once the level above is embedded:
   // its level is the number of references its path goes through (`components.cpu.brand`: one).
   const config = services.config;
@@ -158,7 +158,7 @@ export async function embedDocuments(services: Services, ctx: RequestContext, re
   for (const depth of [...levels.keys()].sort((a, b) => a - b)) await embedLevel(services, ctx, resource, documents, levels.get(depth)!);
 }
 
-async function embedLevel(services: Services, ctx: RequestContext, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
+async function embedLevel(services: Services, ctx: CallScope, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
   const config = services.config;
   const live = documents.filter((d) => !isSoftDeleted(config, resource, d));
   const groups = new Map<string, { lookup: Lookup; places: Slot[]; refs: Map<string, unknown> }>();
