@@ -17,7 +17,9 @@
 // response is sent: a connection per request (docs/drivers.md, "On Cloudflare Workers").
 // createWorker runs when the module loads, so settings everest refuses and a driver the bundle
 // lacks stop the Worker from starting (wrangler dev and deploy report it), instead of failing
-// every request; bindings that select a database are known only with the first request.
+// every request. Bindings that select a database are checked then too when createWorker is
+// given them at load (options.env), as the package's workerd entry does (adapters/workerd.ts);
+// otherwise they are known only with the first request.
 import { createHandler, type Handler } from "../src/handler.ts";
 import type { HandlerOptions } from "../src/app.ts";
 import type { Settings } from "../src/settings/types.ts";
@@ -37,6 +39,11 @@ export interface ModuleWorker {
   fetch(request: Request, env?: Record<string, unknown>, ctx?: WorkerContext): Promise<Response>;
 }
 
+export interface WorkerOptions extends HandlerOptions {
+  /** The deployment's bindings at module load (`import { env } from "cloudflare:workers"`). */
+  env?: Record<string, unknown>;
+}
+
 /** The D1 binding a deployment gets without naming one (`DB_URI: "d1:NAME"` names another). */
 export const DEFAULT_D1_BINDING = "DB";
 
@@ -54,15 +61,15 @@ export function settingsWithBindings(settings: Settings, env: Record<string, unk
 /** Whether the handler's databases keep TCP connections; throws when their driver is not in the bundle. */
 const keepsConnectionsIn = (handler: Handler): boolean => databaseUris(handler.app.config).some((uri) => keepsConnections(uri, true));
 
-export function createWorker(settings: Settings, options: HandlerOptions = {}): ModuleWorker {
+export function createWorker(settings: Settings, { env: loaded = {}, ...options }: WorkerOptions = {}): ModuleWorker {
   // The bindings object is filled with the first request's env; the D1 driver, created lazily,
   // finds its database there. Rate-limit counts outlive the per-request handlers.
-  const bindings: Record<string, unknown> = {};
+  const bindings: Record<string, unknown> = { ...loaded };
   const handlerOptions: HandlerOptions = { rateLimitStore: new MemoryRateLimitStore(), ...options, services: { ...options.services, bindings } };
   // The explorer's UI files are not in a Worker (src/openapi/explorer.ts): no page by default.
   const build = (env: Record<string, unknown>): Handler => createHandler({ DOCS_ENDPOINT: null, ...settingsWithBindings(settings, env) }, handlerOptions);
   // At module load: settings everest refuses or a driver the bundle lacks throw here.
-  keepsConnectionsIn(build({}));
+  keepsConnectionsIn(build(loaded));
   const start = async (env: Record<string, unknown>): Promise<WorkerFetch> => {
     Object.assign(bindings, env);
     const handler = build(env);

@@ -5,9 +5,10 @@
 # Deno and Bun importing the installed package (each client its own rate-limit bucket and log
 # address), a Worker built by wrangler from its own default wrangler.toml and served by
 # `wrangler dev`, a Worker with nodejs_compat on the native mongodb driver (the MongoDB server at
-# MONGODB_URI, as .ci/run starts it) and one that lacks the driver's import (must not start), the
-# Hono mount, the TypeScript consumer (0 errors under strict settings; the four typos must fail),
-# and the unit suite from a copy of the repository with nothing beside it.
+# MONGODB_URI, as .ci/run starts it) and one whose DB_URI binding needs that driver but lacks its
+# import (must not start), the Hono mount, the TypeScript consumer (0 errors under strict
+# settings; the four typos must fail), and the unit suite from a copy of the repository with
+# nothing beside it.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN="$ROOT/node_modules/.bin"
@@ -217,8 +218,12 @@ await client.close();" "$MONGODB_URI" "$DATABASE")
 [ "$stored" = 2 ] || fail "the mongodb Worker's database $DATABASE holds $stored people, not 2"
 echo "   mongodb-worker: both people are in MongoDB at $MONGODB_URI, database $DATABASE"
 
-step "Worker naming MongoDB without importing everest-api/mongodb: refused at start-up"
-grep -v 'everest-api/mongodb' src/worker.js >src/without.js && mv src/without.js src/worker.js
+step "Worker whose DB_URI binding names MongoDB, without importing everest-api/mongodb: refused at start-up"
+# The binding, not the settings, selects MongoDB: wrangler's build resolves the package's workerd
+# entry, which hands createWorker the bindings as the module loads.
+printf '[vars]\nDB_URI = "%s"\n' "$MONGODB_URI" >>wrangler.toml
+node -e 'console.log(`import { createWorker } from "everest-api/workers";
+export default createWorker(${process.argv[1]});`)' "$SETTINGS" >src/worker.js
 setsid "$BIN/wrangler" dev --port "$(free_port)" --ip 127.0.0.1 --inspector-port 0 --log-level info >"$WORK/no-driver.log" 2>&1 </dev/null &
 echo "$!" >>"$WORK/pids"
 for _ in $(seq 1 120); do

@@ -1,7 +1,8 @@
 // The application: settings compiled once (config, routes, validators, renderers, CORS), then
 // `fetch` — the one entry point every runtime adapter calls. Nothing request-specific is kept
 // here; it all lives in the RequestContext.
-import { RequestContext, type Endpoint } from "./context.ts";
+import { RequestContext } from "./context.ts";
+import type { Endpoint } from "./scope.ts";
 import { DataLayer } from "./data/layer.ts";
 import { DriverPool } from "./data/pool.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
@@ -20,8 +21,8 @@ import { AccessControl } from "./auth/access.ts";
 import { MemoryRateLimitStore, type RateLimitStore } from "./ratelimit/index.ts";
 import type { Reply } from "./render/reply.ts";
 import { itemLookup, pathConditions } from "./routing/lookup.ts";
-import { deleteCollection, deleteItem } from "./methods/delete.ts";
-import { getCollection, getItem } from "./methods/get.ts";
+import { deleteInternal, deleteItem } from "./methods/delete.ts";
+import { getInternal, getItem } from "./methods/get.ts";
 import { home } from "./endpoints/home.ts";
 import { patchItem } from "./methods/patch.ts";
 import { postCollection } from "./methods/post.ts";
@@ -35,7 +36,10 @@ import type { OpenApiDocument } from "./openapi/document.ts";
 import { normalizeSettings, type Config, type Resource } from "./settings/normalize.ts";
 import type { Settings } from "./settings/types.ts";
 import { validateSettings } from "./settings/validate.ts";
-import { compileValidator, type ValidationEngine, type ValidatorExtensions } from "./validation/index.ts";
+// Not through validation/index.ts: that would tie the schema exporter (OpenAPI's, loaded on
+// demand) to every bundle of the app.
+import { compileValidator, type ValidationEngine } from "./validation/validator.ts";
+import type { ValidatorExtensions } from "./validation/extensions.ts";
 import type { ResourceValidator } from "./validation/types.ts";
 import type { Services } from "./services.ts";
 
@@ -61,11 +65,14 @@ export interface HandlerOptions {
 
 type MethodHandler = (services: Services, ctx: RequestContext, lookup: Filter) => Promise<Reply>;
 
+// Each HTTP method reads what it needs of the request and calls the internal core of
+// src/methods (getInternal, patchInternal, …); where it needs nothing beyond the call's scope
+// (a collection read, a collection delete), the core is the method.
 const COLLECTION_METHODS: Record<string, MethodHandler> = {
-  GET: getCollection,
-  HEAD: getCollection,
+  GET: getInternal,
+  HEAD: getInternal,
   POST: (services, ctx) => postCollection(services, ctx),
-  DELETE: deleteCollection,
+  DELETE: deleteInternal,
 };
 
 const ITEM_METHODS: Record<string, MethodHandler> = {

@@ -1,21 +1,23 @@
 // Server-side access to any resource, internal ones included: Eve's get_internal,
 // getitem_internal, post_internal, patch_internal, put_internal, deleteitem_internal and delete.
-// Each call runs the method an HTTP request would (validation, meta fields, database hooks,
-// document features such as versioning and the oplog) without authentication, rate limits or
-// request hooks, and with unconditional writes unless an ETag is given. It answers what an HTTP
-// client would receive, unrendered: `{status, body, etag}`, errors included.
+// Each call runs the core that the HTTP method decorates (src/methods/*: validation, meta
+// fields, database hooks, document features such as versioning and the oplog), in a scope of
+// its own: no Request, no authentication, rate limits or request hooks, and unconditional
+// writes unless an ETag is given. It answers what an HTTP client would receive, unrendered:
+// `{status, body, etag}`, errors included.
 import { ObjectId } from "bson";
-import { RequestContext, type EndpointKind } from "./context.ts";
 import type { Doc, Filter } from "./drivers/types.ts";
 import { HttpError } from "./errors.ts";
 import type { Reply } from "./render/reply.ts";
 import { convertPathValue } from "./routing/lookup.ts";
-import { deleteCollection, deleteItem } from "./methods/delete.ts";
-import { getCollection, getItem } from "./methods/get.ts";
-import { patchItem } from "./methods/patch.ts";
-import { postCollection } from "./methods/post.ts";
-import { putItem } from "./methods/put.ts";
+import { deleteInternal, deleteItemInternal } from "./methods/delete.ts";
+import { getInternal, getItemInternal } from "./methods/get.ts";
+import { patchInternal } from "./methods/patch.ts";
+import { postInternal } from "./methods/post.ts";
+import { putInternal } from "./methods/put.ts";
+import type { Precondition } from "./methods/conditional.ts";
 import { errorReply } from "./render/respond.ts";
+import { CallScope, type EndpointKind } from "./scope.ts";
 import type { Resource } from "./settings/normalize.ts";
 import type { Services } from "./services.ts";
 import { fillUrl } from "./settings/urls.ts";
@@ -32,7 +34,7 @@ export interface InternalOptions {
    * The request the call is made for (a hook's or a custom route's): its auth value (so
    * user-restricted access holds), database prefix, user and client address apply.
    */
-  on?: RequestContext;
+  on?: CallScope;
   /** Writes are unconditional unless given the ETag to match, as `If-Match` would be. */
   etag?: string;
 }
@@ -40,7 +42,7 @@ export interface InternalOptions {
 /** Query parameters of a read (`where`, `sort`, `max_results`, `projection`, `embedded`, …). */
 export type InternalArgs = Record<string, string | number | Record<string, unknown>>;
 
-type Method = (services: Services, ctx: RequestContext, lookup: Filter) => Promise<Reply>;
+type Core = (services: Services, scope: CallScope, lookup: Filter) => Promise<Reply>;
 
 function idString(value: unknown): string {
   return value instanceof ObjectId ? value.toHexString() : String(value);
@@ -51,34 +53,34 @@ export class InternalApi {
 
   /** A page of the collection (Eve's `get_internal`): `lookup` ANDed with `args.where`. */
   get(resource: string, lookup: Filter = {}, args: InternalArgs = {}, options: Pick<InternalOptions, "on"> = {}): Promise<InternalReply> {
-    return this.call("GET", "collection", resource, lookup, getCollection, { args, ...options });
+    return this.call("GET", "collection", resource, lookup, getInternal, { args, ...options });
   }
 
   getItem(resource: string, lookup: Filter, args: InternalArgs = {}, options: Pick<InternalOptions, "on"> = {}): Promise<InternalReply> {
-    return this.call("GET", "item", resource, lookup, getItem, { args, ...options });
+    return this.call("GET", "item", resource, lookup, (services, scope, typed) => getItemInternal(services, scope, typed), { args, ...options });
   }
 
   /** One document or a list, validated and stamped as a POST. */
   post(resource: string, payload: Doc | Doc[], options: Pick<InternalOptions, "on"> = {}): Promise<InternalReply> {
-    return this.call("POST", "collection", resource, {}, (services, ctx) => postCollection(services, ctx), { payload, ...options });
+    return this.call("POST", "collection", resource, {}, (services, scope) => postInternal(services, scope, payload), options);
   }
 
   patch(resource: string, lookup: Filter, updates: Doc, options: InternalOptions = {}): Promise<InternalReply> {
-    return this.call("PATCH", "item", resource, lookup, patchItem, { payload: updates, ...options });
+    return this.call("PATCH", "item", resource, lookup, (services, scope, typed) => patchInternal(services, scope, typed, async () => updates, precondition(options)), options);
   }
 
   /** Replaces the document, or creates it at `lookup`'s id when missing and UPSERT_ON_PUT allows. */
   put(resource: string, lookup: Filter, document: Doc, options: InternalOptions = {}): Promise<InternalReply> {
-    return this.call("PUT", "item", resource, lookup, putItem, { payload: document, ...options });
+    return this.call("PUT", "item", resource, lookup, (services, scope, typed) => putInternal(services, scope, typed, async () => document, precondition(options)), options);
   }
 
   deleteItem(resource: string, lookup: Filter, options: InternalOptions = {}): Promise<InternalReply> {
-    return this.call("DELETE", "item", resource, lookup, deleteItem, options);
+    return this.call("DELETE", "item", resource, lookup, (services, scope, typed) => deleteItemInternal(services, scope, typed, precondition(options)), options);
   }
 
   /** Every document matching `lookup` (404 when none). */
   delete(resource: string, lookup: Filter = {}, options: Pick<InternalOptions, "on"> = {}): Promise<InternalReply> {
-    return this.call("DELETE", "collection", resource, lookup, deleteCollection, options);
+    return this.call("DELETE", "collection", resource, lookup, deleteInternal, options);
   }
 
   private async call(
@@ -86,16 +88,16 @@ export class InternalApi {
     kind: EndpointKind,
     name: string,
     rawLookup: Filter,
-    run: Method,
-    options: InternalOptions & { args?: InternalArgs; payload?: unknown },
+    run: Core,
+    options: Pick<InternalOptions, "on"> & { args?: InternalArgs },
   ): Promise<InternalReply> {
     const resource = this.services.config.DOMAIN[name];
     if (!resource) throw new Error(`unknown resource '${name}'`);
     const lookup = this.typed(resource, rawLookup);
-    const ctx = this.context(method, kind, resource, lookup, options);
+    const scope = this.scope(method, kind, resource, lookup, options);
     let reply: Reply;
     try {
-      reply = await run(this.services, ctx, lookup);
+      reply = await run(this.services, scope, lookup);
     } catch (error) {
       if (!(error instanceof HttpError)) throw error;
       reply = errorReply(this.services.config, error);
@@ -112,27 +114,29 @@ export class InternalApi {
     return out;
   }
 
-  /** A request as the route would have made it; links in the answer follow its path. */
-  private context(method: string, kind: EndpointKind, resource: Resource, lookup: Filter, options: InternalOptions & { args?: InternalArgs; payload?: unknown }): RequestContext {
+  /** The scope an HTTP request to the same URL would have; links in the answer follow its path. */
+  private scope(method: string, kind: EndpointKind, resource: Resource, lookup: Filter, options: Pick<InternalOptions, "on"> & { args?: InternalArgs }): CallScope {
     const config = this.services.config;
     const segments = fillUrl(resource.url, ({ name }) => (lookup[name] !== undefined ? encodeURIComponent(idString(lookup[name])) : name));
     const lookupField = resource.item_lookup_field;
     const item = kind === "item" && lookup[lookupField] !== undefined ? idString(lookup[lookupField]) : undefined;
-    const url = new URL(`http://internal${config.basePath}/${segments}${item !== undefined ? `/${encodeURIComponent(item)}` : ""}`);
-    for (const [key, value] of Object.entries(options.args ?? {})) url.searchParams.set(key, typeof value === "object" ? JSON.stringify(value) : String(value));
-    const headers: Record<string, string> = options.etag !== undefined ? { "If-Match": `"${options.etag}"` } : {};
-
+    const args = new URLSearchParams();
+    for (const [key, value] of Object.entries(options.args ?? {})) args.set(key, typeof value === "object" ? JSON.stringify(value) : String(value));
     const on = options.on;
-    const ctx = new RequestContext(new Request(url, { method, headers }), config.MAX_BODY_SIZE, { clientIp: on?.clientIp ?? null });
-    ctx.internal = true;
-    ctx.endpoint = { kind, resource, lookupField };
-    if (item !== undefined) ctx.params = { lookup: item };
-    if (options.payload !== undefined) ctx.payload = options.payload;
+    const path = `${config.basePath}/${segments}${item !== undefined ? `/${encodeURIComponent(item)}` : ""}`;
+    const scope = new CallScope({ method, origin: "", path, args, clientIp: on?.clientIp ?? null });
+    scope.endpoint = { kind, resource, lookupField };
+    if (item !== undefined) scope.params = { lookup: item };
     if (on) {
-      ctx.requestAuthValue = on.requestAuthValue;
-      ctx.dbPrefix = on.dbPrefix;
-      ctx.user = on.user;
+      scope.requestAuthValue = on.requestAuthValue;
+      scope.dbPrefix = on.dbPrefix;
+      scope.user = on.user;
     }
-    return ctx;
+    return scope;
   }
+}
+
+/** Server code writes unconditionally unless it names the ETag to match. */
+function precondition(options: InternalOptions): Precondition {
+  return { ifMatch: options.etag ?? null, enforce: false };
 }

@@ -1,6 +1,7 @@
 // Who may do what: Eve's `requires_auth` (which auth class, which methods are public, which roles
 // the check receives), the home and schema listings (`canRead`), user-restricted access
 // (`authFieldFilter`) and the rate limit, which counts a request once its client is known.
+import type { CallScope } from "../scope.ts";
 import type { RequestContext } from "../context.ts";
 import type { Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
@@ -155,7 +156,7 @@ function equalityConditions(filter: Filter, field: string): unknown[] {
  * unless the method is public on this endpoint (Eve's `auth_field_and_value`). A query that
  * asks for another user's value is refused with 401, as Eve does.
  */
-export function authFieldFilter(ctx: RequestContext, resource: Resource, query?: Filter): Filter | null {
+export function authFieldFilter(ctx: CallScope, resource: Resource, query?: Filter): Filter | null {
   const field = resource.auth_field;
   const value = ctx.requestAuthValue;
   if (!field || value === undefined || value === null || value === "") return null;

@@ -2,7 +2,7 @@
 // picks the driver and database (db_prefix), and ANDs the conditions every operation on a
 // resource must carry (datasource filter, soft delete, user-restricted access). Methods and
 // features read and write through here, never through a driver directly.
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Doc, Driver, Filter, FindQuery, IndexSpec, MediaStore, Projection, Sort, Target, Update } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DriverPool } from "./pool.ts";
@@ -53,7 +53,7 @@ export class DataLayer {
   ) {}
 
   /** The driver and collection a resource lives in, for this request's db prefix. */
-  async bind(ctx: RequestContext | null, resource: Resource, collection = resource.datasource.source): Promise<Bound> {
+  async bind(ctx: CallScope | null, resource: Resource, collection = resource.datasource.source): Promise<Bound> {
     const prefix = ctx?.dbPrefix !== undefined ? ctx.dbPrefix : resource.db_prefix;
     const { driver, database } = await this.pool.get(prefix ?? null);
     const target = { database, collection };
@@ -62,7 +62,7 @@ export class DataLayer {
   }
 
   /** Conditions every read and write of the resource carries. */
-  scope(ctx: RequestContext | null, resource: Resource, options: { showDeleted?: boolean; userFilter?: Filter; wholeCollection?: boolean } = {}): Filter {
+  scope(ctx: CallScope | null, resource: Resource, options: { showDeleted?: boolean; userFilter?: Filter; wholeCollection?: boolean } = {}): Filter {
     const parts: Filter[] = [];
     if (resource.datasource.filter && !options.wholeCollection) parts.push(resource.datasource.filter);
     const restricted = ctx && !options.wholeCollection ? authFieldFilter(ctx, resource, options.userFilter) : null;
@@ -75,7 +75,7 @@ export class DataLayer {
     return combineFilters(...parts);
   }
 
-  async find(ctx: RequestContext | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null }> {
+  async find(ctx: CallScope | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null }> {
     const { driver, target } = await this.bind(ctx, resource);
     const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter, wholeCollection: options.wholeCollection });
     const query: FindQuery = { filter };
@@ -90,33 +90,33 @@ export class DataLayer {
     return { documents, total };
   }
 
-  async findOne(ctx: RequestContext | null, resource: Resource, lookup: Filter, options: Pick<FindOptions, "showDeleted" | "projection" | "wholeCollection"> = {}): Promise<Doc | null> {
+  async findOne(ctx: CallScope | null, resource: Resource, lookup: Filter, options: Pick<FindOptions, "showDeleted" | "projection" | "wholeCollection"> = {}): Promise<Doc | null> {
     const { documents } = await this.find(ctx, resource, { ...options, filter: lookup, limit: 1, count: false });
     return documents[0] ?? null;
   }
 
-  async insert(ctx: RequestContext | null, resource: Resource, documents: Doc[]): Promise<void> {
+  async insert(ctx: CallScope | null, resource: Resource, documents: Doc[]): Promise<void> {
     const { driver, target } = await this.bind(ctx, resource);
     await driver.insertMany(target, documents);
   }
 
   /** Replaces the document matching lookup (which carries `_id` and, when checked, `_etag`). */
-  async replace(ctx: RequestContext | null, resource: Resource, lookup: Filter, document: Doc): Promise<boolean> {
+  async replace(ctx: CallScope | null, resource: Resource, lookup: Filter, document: Doc): Promise<boolean> {
     const { driver, target } = await this.bind(ctx, resource);
     return driver.replaceOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), document);
   }
 
-  async update(ctx: RequestContext | null, resource: Resource, lookup: Filter, update: Update): Promise<boolean> {
+  async update(ctx: CallScope | null, resource: Resource, lookup: Filter, update: Update): Promise<boolean> {
     const { driver, target } = await this.bind(ctx, resource);
     return driver.updateOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), update);
   }
 
-  async remove(ctx: RequestContext | null, resource: Resource, lookup: Filter): Promise<boolean> {
+  async remove(ctx: CallScope | null, resource: Resource, lookup: Filter): Promise<boolean> {
     const { driver, target } = await this.bind(ctx, resource);
     return driver.deleteOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }));
   }
 
-  async removeMany(ctx: RequestContext | null, resource: Resource, filter: Filter): Promise<number> {
+  async removeMany(ctx: CallScope | null, resource: Resource, filter: Filter): Promise<number> {
     const { driver, target } = await this.bind(ctx, resource);
     return driver.deleteMany(target, this.scope(ctx, resource, { showDeleted: true, userFilter: filter }));
   }
@@ -125,7 +125,7 @@ export class DataLayer {
    * The scope holds here too (Eve's pipeline sees the whole collection): the pipeline only ever
    * sees the caller's live documents of the datasource filter.
    */
-  async aggregate(ctx: RequestContext | null, resource: Resource, pipeline: Doc[]): Promise<Doc[]> {
+  async aggregate(ctx: CallScope | null, resource: Resource, pipeline: Doc[]): Promise<Doc[]> {
     const { driver, target } = await this.bind(ctx, resource);
     const scope = this.scope(ctx, resource);
     if (Object.keys(scope).length === 0) return driver.aggregate(target, pipeline);
@@ -139,7 +139,7 @@ export class DataLayer {
   }
 
   /** The media store of the database a resource uses (the request's prefix first, as in bind). */
-  async media(ctx: RequestContext | null, resource: Resource | null): Promise<MediaStore> {
+  async media(ctx: CallScope | null, resource: Resource | null): Promise<MediaStore> {
     const prefix = ctx?.dbPrefix !== undefined ? ctx.dbPrefix : resource?.db_prefix;
     const { driver, database } = await this.pool.get(prefix ?? null);
     return driver.media(database);

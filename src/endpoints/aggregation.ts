@@ -2,7 +2,7 @@
 // `$placeholders` filled in, stages left without parameters pruned, the page cut by a `$facet`
 // that also counts. As in Eve, `sort` and `where` are not read (the pipeline's stages order and filter). Beyond Eve, a placeholder value may not smuggle in server-side JavaScript or
 // stages that read or write other collections, whatever the pipeline's author wrote around it.
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
@@ -81,7 +81,7 @@ function parseParameters(config: Config, resource: Resource, raw: string): Recor
 }
 
 /** The pipeline this request runs, before pagination: placeholders filled, empty stages gone. */
-export function requestPipeline(config: Config, ctx: RequestContext, pipeline: Doc[]): Doc[] {
+export function requestPipeline(config: Config, ctx: CallScope, pipeline: Doc[]): Doc[] {
   const stages = copyStructure(pipeline);
   const raw = ctx.args.get(config.QUERY_AGGREGATION);
   if (raw) {
@@ -96,7 +96,7 @@ export function requestPipeline(config: Config, ctx: RequestContext, pipeline: D
 }
 
 /** GET on an aggregation endpoint. */
-export async function getAggregation(services: Services, ctx: RequestContext): Promise<Reply> {
+export async function getAggregation(services: Services, ctx: CallScope): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
   const pipeline = requestPipeline(config, ctx, resource.datasource.aggregation!.pipeline);

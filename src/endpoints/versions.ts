@@ -1,5 +1,5 @@
 // `?version=all` and `?version=diffs` on an item: the listing of its stored versions.
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc, Filter, Projection } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
@@ -48,7 +48,7 @@ export interface ListingOptions {
  * whole, then what each version changed; sorting refused), paginated. The ETag and
  * Last-Modified are the current document's.
  */
-export async function versionListing(services: Services, ctx: RequestContext, resource: Resource, latest: Doc, version: "all" | "diffs", options: ListingOptions): Promise<Reply> {
+export async function versionListing(services: Services, ctx: CallScope, resource: Resource, latest: Doc, version: "all" | "diffs", options: ListingOptions): Promise<Reply> {
   const config = services.config;
   const rawSort = resource.sorting ? ctx.args.get(config.QUERY_SORT) : null;
   const clientSort = rawSort ? parseSort(rawSort, resource) : null;

@@ -4,7 +4,7 @@
 // as a URL to the media endpoint (src/endpoints/media.ts), or as Eve's extended info. A file
 // lives as long as a document or one of its versions uses it.
 import { ObjectId } from "bson";
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { DataLayer } from "../data/layer.ts";
 import type { Doc, MediaFile, MediaStore } from "../drivers/types.ts";
 import { bytesToBase64 } from "../render/plain.ts";
@@ -56,7 +56,7 @@ function filesOf(resource: Resource, documents: Doc[]): Set<string> {
   return ids;
 }
 
-async function deleteFiles(data: DataLayer, ctx: RequestContext, resource: Resource, ids: Iterable<string>): Promise<void> {
+async function deleteFiles(data: DataLayer, ctx: CallScope, resource: Resource, ids: Iterable<string>): Promise<void> {
   let media: MediaStore | undefined;
   for (const id of ids) {
     media ??= await data.media(ctx, resource);
@@ -75,43 +75,43 @@ class MediaFeature implements DocumentFeature {
     }
   }
 
-  async beforeInsert(ctx: RequestContext, resource: Resource, documents: Doc[]): Promise<void> {
+  async beforeInsert(ctx: CallScope, resource: Resource, documents: Doc[]): Promise<void> {
     for (const document of documents) await this.store(ctx, resource, document);
   }
 
-  beforeReplace(ctx: RequestContext, resource: Resource, document: Doc): Promise<void> {
+  beforeReplace(ctx: CallScope, resource: Resource, document: Doc): Promise<void> {
     return this.store(ctx, resource, document);
   }
 
-  afterReplace(ctx: RequestContext, resource: Resource, document: Doc, original: Doc): Promise<void> {
+  afterReplace(ctx: CallScope, resource: Resource, document: Doc, original: Doc): Promise<void> {
     return this.release(ctx, resource, document, original);
   }
 
-  beforeUpdate(ctx: RequestContext, resource: Resource, updates: Doc): Promise<void> {
+  beforeUpdate(ctx: CallScope, resource: Resource, updates: Doc): Promise<void> {
     return this.store(ctx, resource, updates);
   }
 
-  afterUpdate(ctx: RequestContext, resource: Resource, _updates: Doc, updated: Doc, original: Doc): Promise<void> {
+  afterUpdate(ctx: CallScope, resource: Resource, _updates: Doc, updated: Doc, original: Doc): Promise<void> {
     return this.release(ctx, resource, updated, original);
   }
 
   /** Runs before versioning drops the copies, which still name the files of older versions. */
-  async afterDelete(ctx: RequestContext, resource: Resource, original: Doc): Promise<void> {
+  async afterDelete(ctx: CallScope, resource: Resource, original: Doc): Promise<void> {
     await this.afterDeleteMany(ctx, resource, [original]);
   }
 
-  async afterDeleteMany(ctx: RequestContext, resource: Resource, originals: Doc[]): Promise<void> {
+  async afterDeleteMany(ctx: CallScope, resource: Resource, originals: Doc[]): Promise<void> {
     if (mediaFields(resource).length === 0) return;
     const versions = await storedVersions(this.data, this.config, ctx, resource, originals.map((d) => d[resource.id_field]));
     await deleteFiles(this.data, ctx, resource, filesOf(resource, [...originals, ...versions]));
   }
 
-  beforeRespond(ctx: RequestContext, resource: Resource, document: Doc): Promise<void> {
+  beforeRespond(ctx: CallScope, resource: Resource, document: Doc): Promise<void> {
     return resolveMedia(this.data, this.config, ctx, resource, document);
   }
 
   /** Uploads in the document → stored files, the document keeping their ids. */
-  private async store(ctx: RequestContext, resource: Resource, document: Doc): Promise<void> {
+  private async store(ctx: CallScope, resource: Resource, document: Doc): Promise<void> {
     const fields = mediaFields(resource).filter((field) => field in document);
     if (fields.length === 0) return;
     const media = await this.data.media(ctx, resource);
@@ -137,7 +137,7 @@ class MediaFeature implements DocumentFeature {
   }
 
   /** Files the write replaced, unless older versions of the document still show them. */
-  private async release(ctx: RequestContext, resource: Resource, written: Doc, original: Doc): Promise<void> {
+  private async release(ctx: CallScope, resource: Resource, written: Doc, original: Doc): Promise<void> {
     if (resource.versioning || mediaFields(resource).length === 0) return;
     const kept = filesOf(resource, [written]);
     await deleteFiles(this.data, ctx, resource, [...filesOf(resource, [original])].filter((id) => !kept.has(id)));
@@ -156,14 +156,14 @@ async function readWhole(file: MediaFile): Promise<Uint8Array> {
 /**
  * What a write response drops (BANDWIDTH_SAVER) or a HEAD never sends is not worth reading.
  */
-function wanted(ctx: RequestContext, resource: Resource, field: string): boolean {
+function wanted(ctx: CallScope, resource: Resource, field: string): boolean {
   if (ctx.method === "HEAD") return false;
   if (ctx.method === "GET") return true;
   return !resource.bandwidth_saver || resource.extra_response_fields.includes(field);
 }
 
 /** Eve's `resolve_media_files`: file ids → what the client gets; a missing file → null. */
-export async function resolveMedia(data: DataLayer, config: Config, ctx: RequestContext, resource: Resource, document: Doc): Promise<void> {
+export async function resolveMedia(data: DataLayer, config: Config, ctx: CallScope, resource: Resource, document: Doc): Promise<void> {
   const fields = mediaFields(resource).filter((field) => field in document && wanted(ctx, resource, field));
   if (fields.length === 0) return;
   const media = await data.media(ctx, resource);

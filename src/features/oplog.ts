@@ -4,7 +4,7 @@
 // the client's `ip`, the user `u` and, for OPLOG_CHANGE_METHODS, the changes `c`. Callbacks of
 // `on_oplog_push(resource, entries)` see the entries before they are stored and may add `extra`.
 // OPLOG_ENDPOINT serves the log as a read-only resource; without it the log is internal.
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { AccessControl } from "../auth/access.ts";
 import type { DataLayer } from "../data/layer.ts";
 import type { Doc } from "../drivers/types.ts";
@@ -33,27 +33,27 @@ class OplogFeature implements DocumentFeature {
     this.changeMethods = new Set(config.OPLOG_CHANGE_METHODS);
   }
 
-  afterInsert(ctx: RequestContext, resource: Resource, documents: Doc[]) {
+  afterInsert(ctx: CallScope, resource: Resource, documents: Doc[]) {
     return this.push(ctx, resource, "POST", documents.map((document) => ({ document })));
   }
 
-  afterReplace(ctx: RequestContext, resource: Resource, document: Doc) {
+  afterReplace(ctx: CallScope, resource: Resource, document: Doc) {
     return this.push(ctx, resource, "PUT", [{ document }]);
   }
 
-  afterUpdate(ctx: RequestContext, resource: Resource, updates: Doc, _updated: Doc, original: Doc) {
+  afterUpdate(ctx: CallScope, resource: Resource, updates: Doc, _updated: Doc, original: Doc) {
     return this.push(ctx, resource, "PATCH", [{ document: updates, id: original[resource.id_field] }]);
   }
 
-  afterDelete(ctx: RequestContext, resource: Resource, original: Doc) {
+  afterDelete(ctx: CallScope, resource: Resource, original: Doc) {
     return this.push(ctx, resource, "DELETE", [{ document: original }]);
   }
 
-  afterSoftDelete(ctx: RequestContext, resource: Resource, marked: Doc) {
+  afterSoftDelete(ctx: CallScope, resource: Resource, marked: Doc) {
     return this.push(ctx, resource, "DELETE", [{ document: marked }]);
   }
 
-  private async push(ctx: RequestContext, resource: Resource, op: string, writes: Array<{ document: Doc; id?: unknown }>): Promise<void> {
+  private async push(ctx: CallScope, resource: Resource, op: string, writes: Array<{ document: Doc; id?: unknown }>): Promise<void> {
     const config = this.config;
     // Internal resources (the log among them) have no endpoint to name, so Eve logs none of them.
     if (!this.methods.has(op) || resource.internal_resource || resource.name === config.OPLOG_NAME) return;

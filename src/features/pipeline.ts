@@ -1,30 +1,30 @@
 // The seam through which document features (versioning, media, oplog, …) take part in writes
 // and reads without each method knowing about each feature. Features run in the order given.
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Doc } from "../drivers/types.ts";
 import type { Resource } from "../settings/normalize.ts";
 
 export interface DocumentFeature {
   /** Documents validated and stamped, about to be hashed and inserted. */
-  beforeInsert?(ctx: RequestContext, resource: Resource, documents: Doc[]): Promise<void> | void;
-  afterInsert?(ctx: RequestContext, resource: Resource, documents: Doc[]): Promise<void> | void;
-  beforeReplace?(ctx: RequestContext, resource: Resource, document: Doc, original: Doc): Promise<void> | void;
-  afterReplace?(ctx: RequestContext, resource: Resource, document: Doc, original: Doc): Promise<void> | void;
+  beforeInsert?(ctx: CallScope, resource: Resource, documents: Doc[]): Promise<void> | void;
+  afterInsert?(ctx: CallScope, resource: Resource, documents: Doc[]): Promise<void> | void;
+  beforeReplace?(ctx: CallScope, resource: Resource, document: Doc, original: Doc): Promise<void> | void;
+  afterReplace?(ctx: CallScope, resource: Resource, document: Doc, original: Doc): Promise<void> | void;
   /** `updates` is what will be $set; `original` the stored document. */
-  beforeUpdate?(ctx: RequestContext, resource: Resource, updates: Doc, original: Doc): Promise<void> | void;
-  afterUpdate?(ctx: RequestContext, resource: Resource, updates: Doc, updated: Doc, original: Doc): Promise<void> | void;
+  beforeUpdate?(ctx: CallScope, resource: Resource, updates: Doc, original: Doc): Promise<void> | void;
+  afterUpdate?(ctx: CallScope, resource: Resource, updates: Doc, updated: Doc, original: Doc): Promise<void> | void;
   /** A document was removed for good (not soft-deleted). */
-  afterDelete?(ctx: RequestContext, resource: Resource, original: Doc): Promise<void> | void;
+  afterDelete?(ctx: CallScope, resource: Resource, original: Doc): Promise<void> | void;
   /** A whole collection's documents were removed for good. */
-  afterDeleteMany?(ctx: RequestContext, resource: Resource, originals: Doc[]): Promise<void> | void;
+  afterDeleteMany?(ctx: CallScope, resource: Resource, originals: Doc[]): Promise<void> | void;
   /** `marked` (the original flagged deleted) is hashed already and about to replace it. */
-  beforeSoftDelete?(ctx: RequestContext, resource: Resource, marked: Doc, original: Doc): Promise<void> | void;
-  afterSoftDelete?(ctx: RequestContext, resource: Resource, marked: Doc, original: Doc): Promise<void> | void;
+  beforeSoftDelete?(ctx: CallScope, resource: Resource, marked: Doc, original: Doc): Promise<void> | void;
+  afterSoftDelete?(ctx: CallScope, resource: Resource, marked: Doc, original: Doc): Promise<void> | void;
   /**
    * A document about to be sent (Eve's `build_response_document`), meta fields and links in
    * place; `latest` is the stored current document (itself, unless an older version is sent).
    */
-  beforeRespond?(ctx: RequestContext, resource: Resource, document: Doc, latest: Doc): Promise<void> | void;
+  beforeRespond?(ctx: CallScope, resource: Resource, document: Doc, latest: Doc): Promise<void> | void;
 }
 
 type Stage = keyof DocumentFeature;
@@ -39,37 +39,37 @@ export class FeaturePipeline {
     }
   }
 
-  beforeInsert(ctx: RequestContext, resource: Resource, documents: Doc[]) {
+  beforeInsert(ctx: CallScope, resource: Resource, documents: Doc[]) {
     return this.run("beforeInsert", [ctx, resource, documents]);
   }
-  afterInsert(ctx: RequestContext, resource: Resource, documents: Doc[]) {
+  afterInsert(ctx: CallScope, resource: Resource, documents: Doc[]) {
     return this.run("afterInsert", [ctx, resource, documents]);
   }
-  beforeReplace(ctx: RequestContext, resource: Resource, document: Doc, original: Doc) {
+  beforeReplace(ctx: CallScope, resource: Resource, document: Doc, original: Doc) {
     return this.run("beforeReplace", [ctx, resource, document, original]);
   }
-  afterReplace(ctx: RequestContext, resource: Resource, document: Doc, original: Doc) {
+  afterReplace(ctx: CallScope, resource: Resource, document: Doc, original: Doc) {
     return this.run("afterReplace", [ctx, resource, document, original]);
   }
-  beforeUpdate(ctx: RequestContext, resource: Resource, updates: Doc, original: Doc) {
+  beforeUpdate(ctx: CallScope, resource: Resource, updates: Doc, original: Doc) {
     return this.run("beforeUpdate", [ctx, resource, updates, original]);
   }
-  afterUpdate(ctx: RequestContext, resource: Resource, updates: Doc, updated: Doc, original: Doc) {
+  afterUpdate(ctx: CallScope, resource: Resource, updates: Doc, updated: Doc, original: Doc) {
     return this.run("afterUpdate", [ctx, resource, updates, updated, original]);
   }
-  afterDelete(ctx: RequestContext, resource: Resource, original: Doc) {
+  afterDelete(ctx: CallScope, resource: Resource, original: Doc) {
     return this.run("afterDelete", [ctx, resource, original]);
   }
-  afterDeleteMany(ctx: RequestContext, resource: Resource, originals: Doc[]) {
+  afterDeleteMany(ctx: CallScope, resource: Resource, originals: Doc[]) {
     return this.run("afterDeleteMany", [ctx, resource, originals]);
   }
-  beforeSoftDelete(ctx: RequestContext, resource: Resource, marked: Doc, original: Doc) {
+  beforeSoftDelete(ctx: CallScope, resource: Resource, marked: Doc, original: Doc) {
     return this.run("beforeSoftDelete", [ctx, resource, marked, original]);
   }
-  afterSoftDelete(ctx: RequestContext, resource: Resource, marked: Doc, original: Doc) {
+  afterSoftDelete(ctx: CallScope, resource: Resource, marked: Doc, original: Doc) {
     return this.run("afterSoftDelete", [ctx, resource, marked, original]);
   }
-  beforeRespond(ctx: RequestContext, resource: Resource, document: Doc, latest: Doc) {
+  beforeRespond(ctx: CallScope, resource: Resource, document: Doc, latest: Doc) {
     return this.run("beforeRespond", [ctx, resource, document, latest]);
   }
 }

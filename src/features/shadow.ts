@@ -3,7 +3,7 @@
 // `<id_field><VERSION_ID_SUFFIX>` and `<VERSION>`; an older version is rebuilt from the current
 // document (its unversioned fields) plus that copy. Shared by the versioning and media plug-ins
 // and the version reads.
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { DataLayer } from "../data/layer.ts";
 import type { Doc } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
@@ -82,7 +82,7 @@ export function versionOf(config: Config, document: Doc): number {
 
 
 /** Stored copies of the given documents, all versions (for features that own data they reference). */
-export async function storedVersions(data: DataLayer, config: Config, ctx: RequestContext, resource: Resource, ids: unknown[]): Promise<Doc[]> {
+export async function storedVersions(data: DataLayer, config: Config, ctx: CallScope, resource: Resource, ids: unknown[]): Promise<Doc[]> {
   if (!resource.versioning || ids.length === 0) return [];
   const { documents } = await data.find(ctx, shadowResource(config, resource), {
     filter: { [versionedIdField(config, resource)]: { $in: ids } },

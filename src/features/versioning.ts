@@ -1,7 +1,7 @@
 // Document versioning as a plug-in (Eve's eve/versioning.py): version numbers on writes, a copy
 // of every version in the shadow collection (./shadow.ts). Reads: src/read/versions.ts and
 // src/endpoints/versions.ts (`?version=all|diffs`).
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { DataLayer } from "../data/layer.ts";
 import type { Doc } from "../drivers/types.ts";
 import { documentLink } from "../render/hateoas.ts";
@@ -20,52 +20,52 @@ class VersioningFeature implements DocumentFeature {
     private readonly data: DataLayer,
   ) {}
 
-  beforeInsert(_ctx: RequestContext, resource: Resource, documents: Doc[]): void {
+  beforeInsert(_ctx: CallScope, resource: Resource, documents: Doc[]): void {
     if (resource.versioning) for (const document of documents) document[this.config.VERSION] = 1;
   }
 
-  async afterInsert(ctx: RequestContext, resource: Resource, documents: Doc[]): Promise<void> {
+  async afterInsert(ctx: CallScope, resource: Resource, documents: Doc[]): Promise<void> {
     if (!resource.versioning) return;
     await this.data.insert(ctx, shadowResource(this.config, resource), documents.map((d) => shadowCopy(this.config, resource, d)));
   }
 
-  beforeReplace(_ctx: RequestContext, resource: Resource, document: Doc, original: Doc): void {
+  beforeReplace(_ctx: CallScope, resource: Resource, document: Doc, original: Doc): void {
     if (resource.versioning) document[this.config.VERSION] = nextVersion(this.config, original);
   }
 
-  afterReplace(ctx: RequestContext, resource: Resource, document: Doc, original: Doc): Promise<void> {
+  afterReplace(ctx: CallScope, resource: Resource, document: Doc, original: Doc): Promise<void> {
     return this.record(ctx, resource, document, original);
   }
 
-  beforeUpdate(_ctx: RequestContext, resource: Resource, updates: Doc, original: Doc): void {
+  beforeUpdate(_ctx: CallScope, resource: Resource, updates: Doc, original: Doc): void {
     if (resource.versioning) updates[this.config.VERSION] = nextVersion(this.config, original);
   }
 
-  afterUpdate(ctx: RequestContext, resource: Resource, _updates: Doc, updated: Doc, original: Doc): Promise<void> {
+  afterUpdate(ctx: CallScope, resource: Resource, _updates: Doc, updated: Doc, original: Doc): Promise<void> {
     return this.record(ctx, resource, updated, original);
   }
 
-  beforeSoftDelete(ctx: RequestContext, resource: Resource, marked: Doc, original: Doc): void {
+  beforeSoftDelete(ctx: CallScope, resource: Resource, marked: Doc, original: Doc): void {
     this.beforeReplace(ctx, resource, marked, original);
   }
 
-  afterSoftDelete(ctx: RequestContext, resource: Resource, marked: Doc, original: Doc): Promise<void> {
+  afterSoftDelete(ctx: CallScope, resource: Resource, marked: Doc, original: Doc): Promise<void> {
     return this.record(ctx, resource, marked, original);
   }
 
-  async afterDelete(ctx: RequestContext, resource: Resource, original: Doc): Promise<void> {
+  async afterDelete(ctx: CallScope, resource: Resource, original: Doc): Promise<void> {
     if (!resource.versioning) return;
     await this.data.removeMany(ctx, shadowResource(this.config, resource), { [versionedIdField(this.config, resource)]: original[resource.id_field] });
   }
 
-  async afterDeleteMany(ctx: RequestContext, resource: Resource, originals: Doc[]): Promise<void> {
+  async afterDeleteMany(ctx: CallScope, resource: Resource, originals: Doc[]): Promise<void> {
     if (!resource.versioning) return;
     const ids = originals.map((d) => d[resource.id_field]);
     await this.data.removeMany(ctx, shadowResource(this.config, resource), { [versionedIdField(this.config, resource)]: { $in: ids } });
   }
 
   /** Eve's `resolve_document_version` for reads, and the self link of a version request. */
-  beforeRespond(ctx: RequestContext, resource: Resource, document: Doc, latest: Doc): void {
+  beforeRespond(ctx: CallScope, resource: Resource, document: Doc, latest: Doc): void {
     if (!resource.versioning) return;
     const config = this.config;
     document[config.VERSION] = latest[config.VERSION] === undefined ? 1 : (document[config.VERSION] ?? 1);
@@ -81,7 +81,7 @@ class VersioningFeature implements DocumentFeature {
    * versioning was turned on (or whose version field was removed) gets its copy as version 1
    * first, so numbering goes on from 2. Copies are written once the write has succeeded.
    */
-  private async record(ctx: RequestContext, resource: Resource, written: Doc, original: Doc): Promise<void> {
+  private async record(ctx: CallScope, resource: Resource, written: Doc, original: Doc): Promise<void> {
     if (!resource.versioning) return;
     const config = this.config;
     const copies: Doc[] = [];

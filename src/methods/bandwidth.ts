@@ -1,16 +1,38 @@
-// BANDWIDTH_SAVER: what a write answers with.
+// What a write answers with (Eve's build_response_document and marshal_write_response): with
+// BANDWIDTH_SAVER on, the meta fields only; off, the document as a read would show it — the
+// datasource projection applied (a field it hides is not sent back), and what `?embedded=` asks
+// for embedded.
+import type { CallScope } from "../scope.ts";
 import type { Doc } from "../drivers/types.ts";
+import { resolveProjection } from "../query/projection.ts";
+import { buildResponseDocument } from "../read/document.ts";
+import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
+import type { Services } from "../services.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 
+export async function writeResponse(services: Services, ctx: CallScope, resource: Resource, stored: Doc): Promise<Doc> {
+  const config = services.config;
+  const document = await buildResponseDocument(services, ctx, stored, resource);
+  document[config.STATUS] = config.STATUS_OK;
+  if (resource.bandwidth_saver) return only(document, savedFields(config, resource));
+  const projection = resource.projection ? resolveProjection(null, resource, config) : null;
+  const shown = projection ? only(document, new Set([...Object.keys(projection).map((field) => field.split(".")[0]!), config.LINKS, config.STATUS])) : document;
+  await embedDocuments(services, ctx, resource, [shown], resolveEmbeddedFields(config, ctx, resource));
+  return shown;
+}
+
 /** Only meta fields (and extra_response_fields) go back on writes when BANDWIDTH_SAVER is on. */
-export function marshalWriteResponse(config: Config, resource: Resource, document: Doc): Doc {
-  if (!resource.bandwidth_saver) return document;
+function savedFields(config: Config, resource: Resource): Set<string> {
   const keep = new Set<string>([resource.id_field, config.LAST_UPDATED, config.DATE_CREATED, config.ETAG, config.LINKS, config.STATUS, config.ISSUES, ...resource.extra_response_fields]);
   if (resource.versioning) {
     keep.add(config.VERSION);
     keep.add(config.LATEST_VERSION);
   }
   if (resource.soft_delete) keep.add(config.DELETED);
+  return keep;
+}
+
+function only(document: Doc, keep: Set<string>): Doc {
   const out: Doc = {};
   for (const [key, value] of Object.entries(document)) if (keep.has(key)) out[key] = value;
   return out;

@@ -1,37 +1,50 @@
 // What item writes (PATCH, PUT, DELETE) share: the original they change, Eve's If-Match
 // protocol, and the id that no write may change.
 import { ObjectId } from "bson";
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { DataLayer } from "../data/layer.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { bareEtag } from "../render/etag.ts";
-import type { Config } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
 import { shownEtag } from "../read/document.ts";
 
 /** Loads the item a write targets, soft-deleted ones included (they can be restored). */
-export async function loadOriginal(data: DataLayer, ctx: RequestContext, lookup: Filter): Promise<Doc> {
+export async function loadOriginal(data: DataLayer, ctx: CallScope, lookup: Filter): Promise<Doc> {
   const original = await data.findOne(ctx, ctx.resource!, lookup, { showDeleted: true });
   if (!original) throw new HttpError(404);
   return original;
 }
 
 /**
+ * What a write is told of the client's copy: the If-Match value (null when none was sent) and
+ * whether one is required. HTTP requests must send it where ENFORCE_IF_MATCH says so; server
+ * code (src/internal.ts) may write unconditionally.
+ */
+export interface Precondition {
+  ifMatch: string | null;
+  enforce: boolean;
+}
+
+/** An HTTP request's precondition. */
+export function requestPrecondition(request: Request): Precondition {
+  return { ifMatch: request.headers.get("if-match"), enforce: true };
+}
+
+/**
  * Eve's concurrency control. Returns the ETag the write must still match in the database
  * (so the check and the write are one atomic operation), or undefined for an unconditional write.
  */
-export async function requiredEtag(config: Config, ctx: RequestContext, original: Doc): Promise<string | undefined> {
-  const resource = ctx.resource!;
+export async function requiredEtag(config: Config, resource: Resource, original: Doc, precondition: Precondition): Promise<string | undefined> {
   if (!config.IF_MATCH || !resource.if_match) return undefined;
-  const header = ctx.request.headers.get("if-match");
-  if (header === null) {
-    if (resource.enforce_if_match && config.ENFORCE_IF_MATCH && !ctx.internal) {
+  if (precondition.ifMatch === null) {
+    if (resource.enforce_if_match && config.ENFORCE_IF_MATCH && precondition.enforce) {
       throw new HttpError(428, "To edit a document its etag must be provided using the If-Match header");
     }
     return undefined;
   }
   const current = await shownEtag(config, resource, original);
-  const sent = bareEtag(header);
+  const sent = bareEtag(precondition.ifMatch);
   if (sent !== "*" && sent !== current) throw new HttpError(412, "Client and server etags don't match");
   return current;
 }
@@ -50,7 +63,7 @@ export function etagCondition(config: Config, original: Doc, etag: string | unde
 }
 
 /** After a conditional write matched nothing: the item vanished (404) or changed (412). */
-export async function conditionalWriteFailed(data: DataLayer, ctx: RequestContext, lookup: Filter, etag: string | undefined): Promise<never> {
+export async function conditionalWriteFailed(data: DataLayer, ctx: CallScope, lookup: Filter, etag: string | undefined): Promise<never> {
   const current = await data.findOne(ctx, ctx.resource!, lookup, { showDeleted: true });
   if (current && etag !== undefined) throw new HttpError(412, "Client and server etags don't match");
   throw new HttpError(404);

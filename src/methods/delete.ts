@@ -1,6 +1,7 @@
 // DELETE on items and collections (Eve's eve/methods/delete.py): hard delete, or soft delete
 // (the document kept with `_deleted: true`) when the resource asks for it.
 import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
@@ -8,12 +9,12 @@ import type { Resource } from "../settings/normalize.ts";
 import { documentEtag } from "../render/etag.ts";
 import type { Reply } from "../render/reply.ts";
 import { now } from "../util/clock.ts";
-import { conditionalWriteFailed, loadOriginal, etagCondition, requiredEtag } from "./conditional.ts";
+import { conditionalWriteFailed, loadOriginal, etagCondition, requestPrecondition, requiredEtag, type Precondition } from "./conditional.ts";
 
 const NO_CONTENT: Reply = { status: 204, body: null };
 
 /** Marks one document deleted, atomically against `etag` when given. */
-async function softDelete(services: Services, ctx: RequestContext, resource: Resource, original: Doc, etag: string | undefined, where: Filter): Promise<void> {
+async function softDelete(services: Services, ctx: CallScope, resource: Resource, original: Doc, etag: string | undefined, where: Filter): Promise<void> {
   const config = services.config;
   const marked: Doc = { ...original, [config.DELETED]: true, [config.LAST_UPDATED]: now() };
   // Eve hashes the marked document before features move it on (its version number among them).
@@ -24,13 +25,19 @@ async function softDelete(services: Services, ctx: RequestContext, resource: Res
   await services.features.afterSoftDelete(ctx, resource, marked, original);
 }
 
-export async function deleteItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
+/** The HTTP method: the If-Match of the request, handed to the core. */
+export function deleteItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
+  return deleteItemInternal(services, ctx, lookup, requestPrecondition(ctx.request));
+}
+
+/** Eve's deleteitem_internal: the core that DELETE on an item and server code share. */
+export async function deleteItemInternal(services: Services, ctx: CallScope, lookup: Filter, precondition: Precondition): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
   const where = lookup;
   const original = await loadOriginal(services.data, ctx, where);
   if (resource.soft_delete && original[config.DELETED] === true) throw new HttpError(404);
-  const etag = await requiredEtag(config, ctx, original);
+  const etag = await requiredEtag(config, resource, original, precondition);
   await services.hooks.emitForResource("on_delete_item", resource.name, original);
   if (resource.soft_delete) {
     await softDelete(services, ctx, resource, original, etag, where);
@@ -43,7 +50,8 @@ export async function deleteItem(services: Services, ctx: RequestContext, lookup
   return NO_CONTENT;
 }
 
-export async function deleteCollection(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
+/** Eve's delete: every document matching `lookup` — the HTTP method and server code alike (nothing of the request is read). */
+export async function deleteInternal(services: Services, ctx: CallScope, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
   await services.hooks.emitForResource("on_delete_resource", resource.name);

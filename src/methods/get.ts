@@ -1,5 +1,6 @@
 // GET and HEAD on collections and items (Eve's eve/methods/get.py).
 import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
@@ -28,7 +29,7 @@ export interface ReadQuery {
   limit: number;
 }
 
-export function parseReadQuery(config: Config, ctx: RequestContext): ReadQuery & { sort: ReturnType<typeof parseSort> | null } {
+export function parseReadQuery(config: Config, ctx: CallScope): ReadQuery & { sort: ReturnType<typeof parseSort> | null } {
   const resource = ctx.resource!;
   const rawWhere = ctx.args.get(config.QUERY_WHERE);
   const filter = rawWhere ? parseWhere(rawWhere, resource, config) : {};
@@ -45,7 +46,11 @@ export function parseReadQuery(config: Config, ctx: RequestContext): ReadQuery &
   };
 }
 
-export async function getCollection(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
+/**
+ * Eve's get_internal: a page of the collection, `lookup` ANDed with the `where` of the call's
+ * args. It reads nothing else of a request, so it is the HTTP method as it stands.
+ */
+export async function getInternal(services: Services, ctx: CallScope, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
   if (resource.datasource.aggregation) return getAggregation(services, ctx);
   const config = services.config;
@@ -82,7 +87,22 @@ export async function getCollection(services: Services, ctx: RequestContext, loo
   return { status: 200, body: response, lastModified, headers };
 }
 
-export async function getItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
+/** The cache validators a client sent (If-Modified-Since, If-None-Match); none from server code. */
+export interface CacheValidators {
+  ifModifiedSince: string | null;
+  ifNoneMatch: string | null;
+}
+
+const NO_VALIDATORS: CacheValidators = { ifModifiedSince: null, ifNoneMatch: null };
+
+/** The HTTP method: the cache validators of the request, handed to the core. */
+export function getItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
+  const headers = ctx.request.headers;
+  return getItemInternal(services, ctx, lookup, { ifModifiedSince: headers.get("if-modified-since"), ifNoneMatch: headers.get("if-none-match") });
+}
+
+/** Eve's getitem_internal: the core that GET on an item and server code share. */
+export async function getItemInternal(services: Services, ctx: CallScope, lookup: Filter, cache: CacheValidators = NO_VALIDATORS): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
   const embedded = resolveEmbeddedFields(config, ctx, resource);
@@ -117,9 +137,9 @@ export async function getItem(services: Services, ctx: RequestContext, lookup: F
 
   // 304 only when every validator the client sent says the cached copy is current.
   const validators: boolean[] = [];
-  const since = parseHttpDate(ctx.request.headers.get("if-modified-since"));
+  const since = parseHttpDate(cache.ifModifiedSince);
   if (since) validators.push(Math.floor(lastModified.getTime() / 1000) <= Math.floor(since.getTime() / 1000));
-  const noneMatch = ctx.request.headers.get("if-none-match");
+  const noneMatch = cache.ifNoneMatch;
   if (noneMatch && etag) validators.push(etagMatches(noneMatch, etag));
   if (validators.length > 0 && validators.every(Boolean)) return { status: 304, body: null, etag };
 

@@ -1,17 +1,17 @@
 // PATCH on an item (Eve's eve/methods/patch.py): validated partial update, nested merge,
 // written atomically against the ETag the client holds.
 import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
-import { buildResponseDocument } from "../read/document.ts";
 import { duplicateIssues, validationEnv } from "./post.ts";
 import type { Reply } from "../render/reply.ts";
-import { readDocument } from "../request/payload.ts";
+import { readPayload, requireDocument, type PayloadSource } from "../request/payload.ts";
 import { now } from "../util/clock.ts";
-import { marshalWriteResponse } from "./bandwidth.ts";
-import { checkImmutableId, conditionalWriteFailed, loadOriginal, etagCondition, requiredEtag } from "./conditional.ts";
+import { writeResponse } from "./bandwidth.ts";
+import { checkImmutableId, conditionalWriteFailed, loadOriginal, etagCondition, requestPrecondition, requiredEtag, type Precondition } from "./conditional.ts";
 import { isPlainObject } from "../util/objects.ts";
 import type { Config } from "../settings/normalize.ts";
 
@@ -35,13 +35,19 @@ export function duplicateFailure(config: Config, error: DuplicateKeyError): Http
   return validationFailure(config, duplicateIssues(error));
 }
 
-export async function patchItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
+/** The HTTP method: the body and If-Match of the request, handed to the core. */
+export function patchItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
+  return patchInternal(services, ctx, lookup, () => readPayload(ctx, services.config), requestPrecondition(ctx.request));
+}
+
+/** Eve's patch_internal: the core that PATCH and server code (src/internal.ts) share. */
+export async function patchInternal(services: Services, ctx: CallScope, lookup: Filter, source: PayloadSource, precondition: Precondition): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
   const where = lookup;
   const original = await loadOriginal(services.data, ctx, where);
-  const etag = await requiredEtag(config, ctx, original);
-  const payload = await readDocument(ctx, config);
+  const etag = await requiredEtag(config, resource, original, precondition);
+  const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);
   const { [resource.id_field]: _id, ...changes } = payload;
   // The owner is the server's to set: a client cannot hand a document to another user.
@@ -75,7 +81,5 @@ export async function patchItem(services: Services, ctx: RequestContext, lookup:
   await services.features.afterUpdate(ctx, resource, updates, updated, original);
   await services.hooks.emitForResource("on_updated", resource.name, updates, original);
 
-  const response = await buildResponseDocument(services, ctx, updated, resource);
-  response[config.STATUS] = config.STATUS_OK;
-  return { status: 200, body: marshalWriteResponse(config, resource, response), etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };
+  return { status: 200, body: await writeResponse(services, ctx, resource, updated), etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };
 }

@@ -1,6 +1,7 @@
 // POST on a collection (Eve's eve/methods/post.py): one document or a list, all-or-nothing.
 import { ObjectId } from "bson";
 import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
@@ -8,15 +9,16 @@ import type { Issues, ValidationEnv, ValidationResult } from "../validation/type
 import { documentEtag } from "../render/etag.ts";
 import { resourceLink } from "../render/hateoas.ts";
 import { shadowByName } from "../features/shadow.ts";
-import { buildResponseDocument } from "../read/document.ts";
 import type { Reply } from "../render/reply.ts";
 import { readPayload } from "../request/payload.ts";
 import { pathFields } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
-import { marshalWriteResponse } from "./bandwidth.ts";
+import { isPlainObject } from "../util/objects.ts";
+import { pyStr } from "../validation/pyrepr.ts";
+import { writeResponse } from "./bandwidth.ts";
 import type { Config } from "../settings/normalize.ts";
 
-export function validationEnv(services: Services, ctx: RequestContext, original?: Doc): ValidationEnv {
+export function validationEnv(services: Services, ctx: CallScope, original?: Doc): ValidationEnv {
   return {
     config: services.config,
     resource: ctx.resource!,
@@ -46,24 +48,34 @@ function insertionFailure(config: Config, results: Array<{ issues?: Issues }>): 
   return new HttpError(status, undefined, { body });
 }
 
-/** `given` is a payload already read (PUT's upsert); otherwise the request body is. */
-export async function postCollection(services: Services, ctx: RequestContext, given?: Doc): Promise<Reply> {
+/** The HTTP method: the request body, handed to the core. */
+export async function postCollection(services: Services, ctx: RequestContext): Promise<Reply> {
+  return postInternal(services, ctx, await readPayload(ctx, services.config));
+}
+
+/** Eve's post_internal: one document or a list, the core that POST, PUT's upsert and server code share. */
+export async function postInternal(services: Services, ctx: CallScope, payload: unknown): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
-  const payload = given ?? (await readPayload(ctx, config));
+  if (!Array.isArray(payload) && !isPlainObject(payload)) throw new HttpError(400, "The request body must be a JSON object or a list of them");
   const items = (Array.isArray(payload) ? payload : [payload]) as unknown[];
   if (items.length === 0) throw new HttpError(400, "Empty bulk insert");
   if (items.length > 1 && !resource.bulk_enabled) throw new HttpError(400, "Bulk insert not allowed");
-  if (items.some((item) => !item || typeof item !== "object" || Array.isArray(item))) {
-    throw new HttpError(400, "Every document must be a JSON object");
-  }
-
   const path = pathFields(ctx, resource, config);
-  const incoming = (items as Doc[]).map((item) => ({ ...item, ...path.declared }));
+  const incoming = items.filter(isPlainObject).map((item) => ({ ...item, ...path.declared }));
   const validator = services.validators.get(resource.name)!;
   const env = validationEnv(services, ctx);
   const results: ValidationResult[] = incoming.length === 1 ? [await validator.validate(incoming[0]!, "POST", env)] : await validator.validateMany(incoming, env);
-  if (results.some((r) => !r.valid)) throw insertionFailure(config, results.map((r) => (r.valid ? {} : { issues: r.issues })));
+  if (incoming.length < items.length || results.some((r) => !r.valid)) {
+    // A list item that is no document fails on its own, in Cerberus' words, as in Eve.
+    let next = 0;
+    const outcomes = items.map((item) => {
+      if (!isPlainObject(item)) return { issues: { "validation exception": item === null ? "document is missing" : `'${pyStr(item)}' is not a document, must be a dict` } };
+      const result = results[next++]!;
+      return result.valid ? {} : { issues: result.issues };
+    });
+    throw insertionFailure(config, outcomes);
+  }
 
   const stamp = now();
   const documents = results.map((r) => {
@@ -95,14 +107,14 @@ export async function postCollection(services: Services, ctx: RequestContext, gi
 
   const responses: Doc[] = [];
   for (const document of documents) {
-    const built = await buildResponseDocument(services, ctx, document, resource);
-    built[config.STATUS] = config.STATUS_OK;
-    responses.push(marshalWriteResponse(config, resource, built));
+    responses.push(await writeResponse(services, ctx, resource, document));
   }
   await services.hooks.emitForResource("on_inserted", resource.name, documents);
 
   const first = documents[0]![resource.id_field];
-  const location = new URL(`${services.config.basePath}/${resourceLink(config, ctx)}/${first instanceof ObjectId ? first.toHexString() : String(first)}`, ctx.url.origin).href;
+  const itemPath = `${services.config.basePath}/${resourceLink(config, ctx)}/${first instanceof ObjectId ? first.toHexString() : String(first)}`;
+  // Server calls (src/internal.ts) have no origin; their answer carries no headers anyway.
+  const location = ctx.origin ? new URL(itemPath, ctx.origin).href : itemPath;
   // Eve answers a one-document list like a single document.
   const body = responses.length === 1 ? responses[0]! : { [config.STATUS]: config.STATUS_OK, [config.ITEMS]: responses };
   return { status: 201, body, headers: { Location: location } };

@@ -1,29 +1,35 @@
 // PUT on an item (Eve's eve/methods/put.py): whole-document replacement, or creation at the
 // given id when UPSERT_ON_PUT is on and the item does not exist.
 import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
-import { buildResponseDocument } from "../read/document.ts";
-import { postCollection, validationEnv } from "./post.ts";
+import { postInternal, validationEnv } from "./post.ts";
 import { duplicateFailure, validationFailure } from "./patch.ts";
 import type { Reply } from "../render/reply.ts";
-import { readDocument } from "../request/payload.ts";
+import { readPayload, requireDocument, type PayloadSource } from "../request/payload.ts";
 import { convertPathValue, pathFields } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
-import { marshalWriteResponse } from "./bandwidth.ts";
-import { checkImmutableId, conditionalWriteFailed, etagCondition, requiredEtag } from "./conditional.ts";
+import { writeResponse } from "./bandwidth.ts";
+import { checkImmutableId, conditionalWriteFailed, etagCondition, requestPrecondition, requiredEtag, type Precondition } from "./conditional.ts";
 
-export async function putItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
+/** The HTTP method: the body and If-Match of the request, handed to the core. */
+export function putItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
+  return putInternal(services, ctx, lookup, () => readPayload(ctx, services.config), requestPrecondition(ctx.request));
+}
+
+/** Eve's put_internal: the core that PUT and server code (src/internal.ts) share. */
+export async function putInternal(services: Services, ctx: CallScope, lookup: Filter, source: PayloadSource, precondition: Precondition): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
   const where = lookup;
   const original = await services.data.findOne(ctx, resource, where, { showDeleted: true });
-  if (!original) return upsert(services, ctx);
+  if (!original) return upsert(services, ctx, source, precondition);
 
-  const etag = await requiredEtag(config, ctx, original);
-  const payload = await readDocument(ctx, config);
+  const etag = await requiredEtag(config, resource, original, precondition);
+  const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);
   const { [resource.id_field]: _id, ...fields } = payload;
   const path = pathFields(ctx, resource, config);
@@ -51,22 +57,20 @@ export async function putItem(services: Services, ctx: RequestContext, lookup: F
 
   await services.features.afterReplace(ctx, resource, document, original);
   await services.hooks.emitForResource("on_replaced", resource.name, document, original);
-  const response = await buildResponseDocument(services, ctx, document, resource);
-  response[config.STATUS] = config.STATUS_OK;
-  return { status: 200, body: marshalWriteResponse(config, resource, response), etag: config.IF_MATCH ? (document[config.ETAG] as string) : undefined, lastModified: stamp };
+  return { status: 200, body: await writeResponse(services, ctx, resource, document), etag: config.IF_MATCH ? (document[config.ETAG] as string) : undefined, lastModified: stamp };
 }
 
 /** PUT to a missing item creates it at the requested id, answering as POST does. */
-async function upsert(services: Services, ctx: RequestContext): Promise<Reply> {
+async function upsert(services: Services, ctx: CallScope, source: PayloadSource, precondition: Precondition): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
   // Only a URL that names the id says where to create (Eve's `lookup[id_field]`).
   if (!resource.upsert_on_put || ctx.endpoint.lookupField !== resource.item_lookup_field || resource.item_lookup_field !== resource.id_field) throw new HttpError(404);
   // If-Match names a representation, and none exists: the precondition is false. Upserting here
   // would bring back a document another client just deleted (a lost delete).
-  if (config.IF_MATCH && resource.if_match && ctx.request.headers.has("if-match")) throw new HttpError(412, "Client and server etags don't match");
-  const payload = await readDocument(ctx, config);
+  if (config.IF_MATCH && resource.if_match && precondition.ifMatch !== null) throw new HttpError(412, "Client and server etags don't match");
+  const payload = requireDocument(await source());
   // The URL's id wins over one in the body, as in Eve: the document is created where it was put.
   const id = convertPathValue(resource, resource.id_field, ctx.params.lookup!, config);
-  return postCollection(services, ctx, { ...payload, [resource.id_field]: id });
+  return postInternal(services, ctx, { ...payload, [resource.id_field]: id });
 }

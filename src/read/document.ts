@@ -1,6 +1,6 @@
 // Eve's `build_response_document`: a stored document made ready to send — meta fields present,
 // self and related links, soft-delete flag.
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc } from "../drivers/types.ts";
 import { documentEtag } from "../render/etag.ts";
@@ -38,7 +38,7 @@ export async function shownEtag(config: Config, resource: Resource, stored: Doc)
 }
 
 /** `latest`: the stored current document, when `stored` is an older version of it. */
-export async function buildResponseDocument(services: Services, ctx: RequestContext, stored: Doc, resource: Resource, options: { latest?: Doc } = {}): Promise<Doc> {
+export async function buildResponseDocument(services: Services, ctx: CallScope, stored: Doc, resource: Resource, options: { latest?: Doc } = {}): Promise<Doc> {
   const config = services.config;
   const document = reorder(stored, resource.id_field);
   if (!(config.DATE_CREATED in document)) document[config.DATE_CREATED] = EPOCH;

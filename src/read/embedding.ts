@@ -3,7 +3,8 @@
 // holds (Eve
 // issues one query per document, its known N+1); references to a version take two, the
 // current documents and then their stored versions.
-import type { RequestContext } from "../context.ts";
+import { DBRef } from "bson";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc } from "../drivers/types.ts";
 import { parseEmbedded } from "../query/embedded.ts";
@@ -42,7 +43,7 @@ function relationOf(definition: FieldSchema | undefined): DataRelation | undefin
 }
 
 /** Eve's `resolve_embedded_fields`: requested ∪ resource defaults − refused, embeddable only. */
-export function resolveEmbeddedFields(config: Config, ctx: RequestContext, resource: Resource): string[] {
+export function resolveEmbeddedFields(config: Config, ctx: CallScope, resource: Resource): string[] {
   if (!resource.embedding) return [];
   const requested = ctx.args.get(config.QUERY_EMBEDDED);
   if (requested === null) return defaultEmbedded(resource);
@@ -108,21 +109,25 @@ interface Lookup {
   find(refs: unknown[]): Promise<Array<Doc | null>>;
 }
 
-/** Plain references: one `$in` on the referenced field; media of the found documents resolved. */
-function plainLookup(services: Services, ctx: RequestContext, target: Resource, field: string): Lookup {
+/** A DBRef refers by its id. */
+const referenceId = (ref: unknown) => (ref instanceof DBRef ? ref.oid : ref);
+
+/** Plain references and DBRefs: one `$in` on the referenced field; media of the found documents resolved. */
+function plainLookup(services: Services, ctx: CallScope, target: Resource, field: string): Lookup {
   return {
-    key: (ref) => (isReference(ref) ? refKey(ref) : null),
+    key: (ref) => (isReference(referenceId(ref)) ? refKey(referenceId(ref)) : null),
     async find(refs) {
-      const { documents } = await services.data.find(ctx, target, { filter: { [field]: { $in: refs } }, projection: target.datasource.projection, count: false });
+      const ids = refs.map(referenceId);
+      const { documents } = await services.data.find(ctx, target, { filter: { [field]: { $in: ids } }, projection: target.datasource.projection, count: false });
       for (const document of documents) await resolveMedia(services.data, services.config, ctx, target, document);
       const byRef = new Map(documents.map((doc) => [refKey(doc[field]), doc]));
-      return refs.map((ref) => byRef.get(refKey(ref)) ?? null);
+      return ids.map((id) => byRef.get(refKey(id)) ?? null);
     },
   };
 }
 
 /** References to a version (`data_relation.version`): `{<field>: …, <VERSION>: n}`. */
-function versionedLookup(services: Services, ctx: RequestContext, target: Resource, field: string): Lookup {
+function versionedLookup(services: Services, ctx: CallScope, target: Resource, field: string): Lookup {
   const version = services.config.VERSION;
   return {
     key: (ref) => (isPlainObject(ref) && isReference(ref[field]) && ref[version] !== undefined ? `${refKey(ref[field])}@${JSON.stringify(ref[version])}` : null),
@@ -134,7 +139,7 @@ function versionedLookup(services: Services, ctx: RequestContext, target: Resour
  * Replaces references in place; a missing or soft-deleted target becomes null. Fields that
  * reference the same resource (by the same field) share one lookup.
  */
-export async function embedDocuments(services: Services, ctx: RequestContext, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
+export async function embedDocuments(services: Services, ctx: CallScope, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
   const config = services.config;
   const live = documents.filter((d) => !isSoftDeleted(config, resource, d));
   const groups = new Map<string, { lookup: Lookup; places: Slot[]; refs: Map<string, unknown> }>();

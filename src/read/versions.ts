@@ -1,6 +1,6 @@
 // Reading versions: `?version=N` of an item, the versions versioned references point to, and
 // the ETag of a versioned item.
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc, Projection } from "../drivers/types.ts";
 import { badRequest, HttpError } from "../errors.ts";
@@ -16,7 +16,7 @@ import { buildResponseDocument } from "./document.ts";
  * version's being live (a soft-deleted version is gone) is missing. Two queries whatever the
  * number of references: the current documents, then the copies.
  */
-export async function referencedVersions(services: Services, ctx: RequestContext, target: Resource, field: string, refs: Doc[]): Promise<Array<Doc | null>> {
+export async function referencedVersions(services: Services, ctx: CallScope, target: Resource, field: string, refs: Doc[]): Promise<Array<Doc | null>> {
   const config = services.config;
   const pointer = versionedIdField(config, target);
   const { documents: currents } = await services.data.find(ctx, target, {
@@ -51,7 +51,7 @@ export async function referencedVersions(services: Services, ctx: RequestContext
 export type VersionRequest = number | "all" | "diffs" | null;
 
 /** `?version=`: null when absent or the resource is not versioned; Eve's 400 for a bad number. */
-export function requestedVersion(config: Config, ctx: RequestContext, resource: Resource): VersionRequest {
+export function requestedVersion(config: Config, ctx: CallScope, resource: Resource): VersionRequest {
   if (!resource.versioning) return null;
   const raw = ctx.args.get(config.VERSION_PARAM);
   if (raw === null || raw === "all" || raw === "diffs") return raw;
@@ -63,7 +63,7 @@ export function requestedVersion(config: Config, ctx: RequestContext, resource: 
 }
 
 /** One older version of `latest`, rebuilt; 404 when there is no such version. */
-export async function storedVersion(services: Services, ctx: RequestContext, resource: Resource, latest: Doc, version: number, projection: Projection | null): Promise<Doc> {
+export async function storedVersion(services: Services, ctx: CallScope, resource: Resource, latest: Doc, version: number, projection: Projection | null): Promise<Doc> {
   const config = services.config;
   const { documents } = await services.data.find(ctx, shadowResource(config, resource), {
     filter: { [versionedIdField(config, resource)]: latest[resource.id_field], [config.VERSION]: version },
@@ -77,7 +77,7 @@ export async function storedVersion(services: Services, ctx: RequestContext, res
 }
 
 /** The links of one version: self with the version asked, parent the item, collection its versions. */
-export function versionLinks(config: Config, ctx: RequestContext, resource: Resource, id: unknown): Record<string, Link> {
+export function versionLinks(config: Config, ctx: CallScope, resource: Resource, id: unknown): Record<string, Link> {
   const item = documentLink(config, ctx, resource, id);
   return {
     self: documentLink(config, ctx, resource, id, ctx.args.get(config.VERSION_PARAM)),

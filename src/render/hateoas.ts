@@ -1,7 +1,8 @@
 // HATEOAS links with Eve's titles and hrefs: hrefs are relative to the API entry point and
 // taken from the request path (so sub-resource segments come out filled in); query strings
 // come from src/query/links.ts.
-import type { RequestContext } from "../context.ts";
+import { DBRef } from "bson";
+import type { CallScope } from "../scope.ts";
 import type { Doc } from "../drivers/types.ts";
 import type { Resource } from "../settings/normalize.ts";
 import type { FieldSchema } from "../settings/types.ts";
@@ -27,8 +28,8 @@ function trimSlashes(text: string, leadingOnly = false): string {
 }
 
 /** The request path relative to the entry point, without the item segment. */
-export function resourceLink(config: Config, ctx: RequestContext): string {
-  let path = trimSlashes(ctx.url.pathname);
+export function resourceLink(config: Config, ctx: CallScope): string {
+  let path = trimSlashes(ctx.path);
   if (ctx.endpoint.kind === "item") path = path.slice(0, Math.max(0, path.lastIndexOf("/")));
   const base = trimSlashes(config.basePath, true);
   if (base && (path === base || path.startsWith(base + "/"))) path = trimSlashes(path.slice(base.length), true);
@@ -36,11 +37,11 @@ export function resourceLink(config: Config, ctx: RequestContext): string {
 }
 
 /** Where a resource's items live: this request's path for its own resource, else its url. */
-export function resourceHref(config: Config, ctx: RequestContext, resource: Resource): string {
+export function resourceHref(config: Config, ctx: CallScope, resource: Resource): string {
   return ctx.resource === resource && ctx.endpoint.kind !== "home" ? resourceLink(config, ctx) : resource.url;
 }
 
-export function documentLink(config: Config, ctx: RequestContext, resource: Resource, id: unknown, version?: unknown): Link {
+export function documentLink(config: Config, ctx: CallScope, resource: Resource, id: unknown, version?: unknown): Link {
   const versionPart = version !== undefined && version !== null ? `?version=${version}` : "";
   return { title: resource.item_title, href: `${resourceHref(config, ctx, resource)}/${idString(id)}${versionPart}` };
 }
@@ -57,7 +58,7 @@ function idString(id: unknown): string {
  * Eve's `_pagination_links` for a collection, or for the version listing of an item when
  * `itemId` is given (then self points at the item and parent/collection change as in Eve).
  */
-export function paginationLinks(config: Config, ctx: RequestContext, paging: Paging, total: number | null, itemId?: unknown): Record<string, Link> {
+export function paginationLinks(config: Config, ctx: CallScope, paging: Paging, total: number | null, itemId?: unknown): Record<string, Link> {
   const resource = ctx.resource!;
   const base = resourceLink(config, ctx);
   const queries = paginationQueries(ctx.args, resource, config, paging, total);
@@ -99,7 +100,7 @@ function relationsOf(resource: Resource): Array<[string, Relation]> {
 }
 
 /** `_links.related` for data_relation fields present in a document. */
-export function relatedLinks(config: Config, ctx: RequestContext, resource: Resource, document: Doc): Record<string, Link | Link[]> | null {
+export function relatedLinks(config: Config, ctx: CallScope, resource: Resource, document: Doc): Record<string, Link | Link[]> | null {
   const relations = relationsOf(resource);
   if (relations.length === 0) return null;
   const related: Record<string, Link | Link[]> = {};
@@ -109,6 +110,8 @@ export function relatedLinks(config: Config, ctx: RequestContext, resource: Reso
     // An internal resource has no URL to link to.
     if (!target || target.internal_resource) continue;
     const link = (value: unknown): Link => {
+      // A DBRef names its collection, which is where Eve links it.
+      if (value instanceof DBRef) return documentLink(config, ctx, config.DOMAIN[value.collection] ?? target, value.oid);
       if (relation.version && value && typeof value === "object" && !(value instanceof Date) && !("toHexString" in value)) {
         const ref = value as Doc;
         return documentLink(config, ctx, target, ref[relationField(config, relation)], ref[config.VERSION]);
@@ -117,7 +120,7 @@ export function relatedLinks(config: Config, ctx: RequestContext, resource: Reso
       return documentLink(config, ctx, target, id);
     };
     const value = document[field];
-    if (value === null || value === undefined) continue;
+    if (value === null || value === undefined || (Array.isArray(value) && value.length === 0)) continue;
     related[field] = Array.isArray(value) ? value.map(link) : link(value);
   }
   return Object.keys(related).length ? related : null;

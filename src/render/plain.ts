@@ -1,6 +1,6 @@
 // Canonical values → JSON-ready ones: dates in DATE_FORMAT, ids as hex, decimals as strings,
 // bytes as base64. Done once per response, before any renderer runs.
-import { Decimal128, ObjectId } from "bson";
+import { DBRef, Decimal128, ObjectId } from "bson";
 import { formatDate } from "./dates.ts";
 
 export function bytesToBase64(bytes: Uint8Array): string {
@@ -9,22 +9,28 @@ export function bytesToBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-/** toPlain's conversion of one canonical leaf (date, id, decimal, bytes); any other value as is. */
+/** A DBRef as Eve's encoder writes it: `$ref`, the id as a string, `$db` when it names one. */
+function plainDbRef(ref: DBRef): Record<string, string> {
+  const plain: Record<string, string> = { $ref: ref.collection, $id: ref.oid instanceof ObjectId ? ref.oid.toHexString() : String(ref.oid) };
+  if (ref.db) plain.$db = ref.db;
+  return plain;
+}
+
+/** toPlain's conversion of one canonical leaf (date, id, decimal, bytes, DBRef); any other value as is. */
 export function plainLeaf(value: object, dateFormat: string): unknown {
   if (value instanceof Date) return formatDate(value, dateFormat);
   if (value instanceof ObjectId) return value.toHexString();
   if (value instanceof Decimal128) return value.toString();
   if (value instanceof Uint8Array) return bytesToBase64(value);
+  if (value instanceof DBRef) return plainDbRef(value);
   return value;
 }
 
 export function toPlain(value: unknown, dateFormat: string): unknown {
   if (value === null || typeof value !== "object") return value;
-  if (value instanceof Date) return formatDate(value, dateFormat);
-  if (value instanceof ObjectId) return value.toHexString();
-  if (value instanceof Decimal128) return value.toString();
-  if (value instanceof Uint8Array) return bytesToBase64(value);
   if (Array.isArray(value)) return value.map((v) => toPlain(v, dateFormat));
+  const leaf = plainLeaf(value, dateFormat);
+  if (leaf !== value) return leaf;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) if (v !== undefined) out[k] = toPlain(v, dateFormat);
   return out;

@@ -32,9 +32,8 @@ function parseJsonBody(text: string, maxDepth: number): unknown {
   return value;
 }
 
-/** JSON (JSON_REQUEST_CONTENT_TYPES, and any `+json` type), or flat form fields, or multipart/form-data with files; the payload `app.internal` handed over as it is. */
+/** JSON (JSON_REQUEST_CONTENT_TYPES, and any `+json` type), or flat form fields, or multipart/form-data with files. */
 export async function readPayload(ctx: RequestContext, config: Config): Promise<unknown> {
-  if (ctx.payload !== undefined) return ctx.payload;
   const contentType = (ctx.request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (config.JSON_REQUEST_CONTENT_TYPES.includes(contentType) || contentType.endsWith("+json")) {
     return parseJsonBody(await readBodyText(ctx), config.MAX_JSON_DEPTH);
@@ -55,9 +54,15 @@ export async function readPayload(ctx: RequestContext, config: Config): Promise<
   throw new HttpError(400, "Unknown or no payload format supplied");
 }
 
+/**
+ * The payload of an item write, read only when the write gets that far: a missing item (404) or
+ * a stale ETag (412) is answered before the body is looked at, as Eve's patch_internal does.
+ * The HTTP methods read the request body; server code (src/internal.ts) hands a value over.
+ */
+export type PayloadSource = () => Promise<unknown>;
+
 /** A JSON object payload, as PATCH and PUT require. */
-export async function readDocument(ctx: RequestContext, config: Config): Promise<Doc> {
-  const payload = await readPayload(ctx, config);
+export function requireDocument(payload: unknown): Doc {
   if (!payload || typeof payload !== "object" || Array.isArray(payload)) {
     throw new HttpError(400, "The request body must be a JSON object");
   }

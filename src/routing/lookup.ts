@@ -1,7 +1,7 @@
 // Path values → database conditions: the item lookup and sub-resource segments of a URL, typed
 // by the schema (ids become ObjectIds).
 import { ObjectId } from "bson";
-import type { RequestContext } from "../context.ts";
+import type { CallScope } from "../scope.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { parseDate } from "../render/dates.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
@@ -26,7 +26,7 @@ export function convertPathValue(resource: Resource, field: string, value: strin
 }
 
 /** Conditions from sub-resource URL segments (`lists/<…:list_id>/items`). */
-export function pathConditions(ctx: RequestContext, resource: Resource, config: Config): Filter {
+export function pathConditions(ctx: CallScope, resource: Resource, config: Config): Filter {
   const conditions: Filter = {};
   for (const param of resource.urlParams) {
     const raw = ctx.params[param.name];
@@ -40,7 +40,7 @@ export function pathConditions(ctx: RequestContext, resource: Resource, config: 
  * are validated with the document; the others are stored as they are after validation, or the
  * document would be refused as unknown, or stored where its own URL cannot find it (Eve drops them).
  */
-export function pathFields(ctx: RequestContext, resource: Resource, config: Config): { declared: Doc; undeclared: Doc } {
+export function pathFields(ctx: CallScope, resource: Resource, config: Config): { declared: Doc; undeclared: Doc } {
   const declared: Doc = {};
   const undeclared: Doc = {};
   for (const [field, value] of Object.entries(pathConditions(ctx, resource, config))) {
@@ -51,7 +51,7 @@ export function pathFields(ctx: RequestContext, resource: Resource, config: Conf
 }
 
 /** The item lookup of an item request, sub-resource segments included. */
-export function itemLookup(ctx: RequestContext, config: Config): Filter {
+export function itemLookup(ctx: CallScope, config: Config): Filter {
   const resource = ctx.resource!;
   const field = ctx.endpoint.lookupField ?? resource.id_field;
   const value = convertPathValue(resource, field, ctx.params.lookup ?? "", config);

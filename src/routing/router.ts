@@ -2,7 +2,7 @@
 // and extracts its params. Each route carries its own regex (Eve's Werkzeug converters become
 // named groups; itty-router's own path syntax cannot express them), so no request builds one.
 import { IttyRouter } from "itty-router";
-import type { Endpoint } from "../context.ts";
+import type { Endpoint } from "../scope.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { converterRegex, urlParts } from "../settings/urls.ts";
 

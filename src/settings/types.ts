@@ -40,6 +40,8 @@ export type FieldType =
   | "objectid"
   | "media"
   | "decimal128"
+  | "decimal"
+  | "dbref"
   | "binary"
   | "set"
   | "point"

@@ -4,6 +4,7 @@
 import { DBRef, Decimal128, ObjectId } from "bson";
 import { parseDate } from "../render/dates.ts";
 import { GEO_TYPES, geoTest, type GeoTypeName } from "./geo.ts";
+import type { Doc } from "../drivers/types.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
 
@@ -52,6 +53,21 @@ function toDecimal(value: unknown): unknown {
   } catch {
     return value;
   }
+}
+
+const DBREF_KEYS = new Set(["$col", "$ref", "$id", "$db"]);
+
+/**
+ * Eve's dbref serializer: `{"$col" or "$ref": …, "$id": …, "$db"?: …}` (nothing else) is a DBRef;
+ * undefined for any other value.
+ */
+export function asDbRef(value: Doc): DBRef | undefined {
+  const keys = Object.keys(value);
+  const collection = "$col" in value ? value.$col : value.$ref;
+  const id = value.$id;
+  if (!keys.every((key) => DBREF_KEYS.has(key)) || ("$col" in value && "$ref" in value)) return undefined;
+  if (typeof collection !== "string" || id === undefined || (value.$db !== undefined && typeof value.$db !== "string")) return undefined;
+  return new DBRef(collection, (typeof id === "string" && isObjectIdHex(id) ? new ObjectId(id) : id) as ObjectId, value.$db as string | undefined);
 }
 
 const isDate = (value: unknown): value is Date => value instanceof Date && !Number.isNaN(value.getTime());

@@ -7,6 +7,7 @@ import { Level, MESSAGES, type Path, type Segment } from "./errors.ts";
 import { pyEqual, valueAt } from "./walk.ts";
 import type { ValidationMode } from "./types.ts";
 import { isPlainObject } from "../util/objects.ts";
+import { asDbRef } from "./datatypes.ts";
 
 const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
@@ -18,13 +19,15 @@ export interface KeyIssue {
 }
 
 /**
- * A fresh copy of the incoming document: keys that could reach a prototype or act as a
- * database operator are dropped (and reported), dotted keys are expanded into sub-documents
+ * A fresh copy of the incoming document: DBRefs (`{"$ref": …, "$id": …}`) made BSON DBRefs,
+ * other keys that could reach a prototype or act as a database operator dropped (and reported), dotted keys are expanded into sub-documents
  * (Eve's normalize_dotted_fields).
  */
 export function prepare(value: unknown, path: Path, expandDots: boolean, issues: KeyIssue[]): unknown {
   if (Array.isArray(value)) return value.map((v, i) => (v !== null && typeof v === "object" ? prepare(v, [...path, i], expandDots, issues) : v));
   if (!isPlainObject(value)) return value;
+  const dbref = asDbRef(value);
+  if (dbref) return dbref;
   const out: Doc = {};
   let dotted: string[] | null = null;
   for (const key of Object.keys(value)) {

@@ -135,9 +135,9 @@ describe("bad input", () => {
     expect((await api.post("/people", `{"lastname": "Deep", "role": ${deep}}`)).status).toBe(400);
   });
 
-  it("refuses an empty list and a list of non-objects", async () => {
+  it("refuses an empty list, a list of non-objects (item by item, as Eve) and a bare null", async () => {
     expect((await api.post("/people", [])).status).toBe(400);
-    expect((await api.post("/people", [1, 2])).status).toBe(400);
+    expect((await api.post("/people", [1, 2])).status).toBe(422);
     expect((await api.post("/people", "null")).status).toBe(400);
   });
 });

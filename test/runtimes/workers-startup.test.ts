@@ -27,7 +27,11 @@ describe("createWorker at module load", () => {
     expect(() => createWorker(settings)).toThrow(/the mongodb driver is not in this bundle/);
   });
 
-  it("with a binding that selects MongoDB, refuses the first request and every later one with the same error, serving none", async () => {
+  it("throws when bindings given at load (adapters/workerd.ts passes cloudflare:workers' env) select MongoDB", () => {
+    expect(() => createWorker({ DOMAIN: domain }, { env: { DB_URI: "mongodb://127.0.0.1:1/db" } })).toThrow(/the mongodb driver is not in this bundle/);
+  });
+
+  it("with a binding that selects MongoDB only at the first request, refuses it and every later one with the same error, serving none", async () => {
     const worker = createWorker({ DOMAIN: domain });
     const env = { DB_URI: "mongodb://127.0.0.1:1/db" };
     await expect(worker.fetch(new Request("https://api.example/notes"), env)).rejects.toThrow(/the mongodb driver is not in this bundle/);

@@ -3,7 +3,7 @@
 // {"$oid": hex} (hex order is byte order), Date as {"$date": milliseconds} (a number, so ranges
 // compare numerically). Every other bson value (Decimal128, Long, Binary, regular expressions,
 // non-finite doubles) is its canonical Extended JSON object, read back by bson's EJSON.
-import { EJSON, ObjectId } from "bson";
+import { DBRef, EJSON, ObjectId } from "bson";
 import type { Doc } from "../types.ts";
 
 function isPlainObject(value: object): value is Record<string, unknown> {
@@ -64,6 +64,8 @@ function revive(_key: string, value: unknown): unknown {
   if (keys.length === 1 && typeof object.$oid === "string") return new ObjectId(object.$oid);
   if (keys.length === 1 && typeof object.$date === "number") return new Date(object.$date);
   if (keys.length === 1 && typeof object.$numberDouble === "string") return Number(object.$numberDouble);
+  // A DBRef's id was revived already (the reviver works inside out), which EJSON would not expect.
+  if (typeof object.$ref === "string" && "$id" in object) return new DBRef(object.$ref, object.$id as ObjectId, object.$db as string | undefined);
   try {
     return EJSON.deserialize(object, { relaxed: false });
   } catch {

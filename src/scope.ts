@@ -1,0 +1,62 @@
+// Per-call state: what a call of the internal core (src/methods/*: getInternal, patchInternal, …)
+// needs to know besides its arguments, whether an HTTP request made it (src/context.ts extends
+// this with the Request) or server code did (src/internal.ts). Nothing here reads a Request.
+import type { Resource } from "./settings/normalize.ts";
+
+export type EndpointKind = "home" | "collection" | "item" | "media" | "schema" | "openapi" | "docs";
+
+export interface Endpoint {
+  kind: EndpointKind;
+  resource?: Resource;
+  /** For items: which lookup matched (the primary one or additional_lookup). */
+  lookupField?: string;
+}
+
+export interface ScopeInit {
+  method: string;
+  /** Scheme and host absolute links (Location) are made with; "" for server calls. */
+  origin: string;
+  /** The path the call addresses: links in the answer follow it. */
+  path: string;
+  /** Query parameters of a read (`where`, `sort`, `embedded`, `version`, …). */
+  args: URLSearchParams;
+  clientIp: string | null;
+}
+
+export class CallScope {
+  /** The method to execute: the request's, or X-HTTP-Method-Override's on a POST. */
+  method: string;
+  readonly origin: string;
+  readonly path: string;
+  readonly args: URLSearchParams;
+  endpoint: Endpoint = { kind: "home" };
+  /** Path values: the item lookup value and sub-resource segments. */
+  params: Record<string, string> = {};
+  /** Set by an auth check: the value of auth_field for this user. */
+  requestAuthValue: unknown = undefined;
+  /** Set by an auth check: undefined = resource default, null = default database. */
+  dbPrefix: string | null | undefined = undefined;
+  /** The authenticated user or token, for OPLOG_AUDIT. */
+  user: string | null = null;
+  readonly clientIp: string | null;
+
+  constructor(init: ScopeInit) {
+    this.method = init.method;
+    this.origin = init.origin;
+    this.path = init.path;
+    this.args = init.args;
+    this.clientIp = init.clientIp;
+  }
+
+  get resource(): Resource | undefined {
+    return this.endpoint.resource;
+  }
+
+  setRequestAuthValue(value: unknown): void {
+    this.requestAuthValue = value;
+  }
+
+  setDbPrefix(prefix: string | null): void {
+    this.dbPrefix = prefix;
+  }
+}
