@@ -60,7 +60,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const updates: Doc = { ...result.document, [config.LAST_UPDATED]: now() };
   // A PATCH always leaves the document live: it restores a soft-deleted one.
   if (resource.soft_delete) updates[config.DELETED] = false;
-  await services.features.beforeUpdate(ctx, resource, updates, original);
+  await services.features.run("beforeUpdate", ctx, resource, updates, original);
   await services.hooks.emitForResource("on_update", resource.name, updates, original);
 
   const updated = resource.merge_nested_documents ? mergeNested(original, updates) : { ...original, ...updates };
@@ -78,7 +78,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   }
   if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
 
-  await services.features.afterUpdate(ctx, resource, updates, updated, original);
+  await services.features.run("afterUpdate", ctx, resource, updates, updated, original);
   await services.hooks.emitForResource("on_updated", resource.name, updates, original);
 
   return { status: 200, body: await writeResponse(services, ctx, resource, updated), etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };

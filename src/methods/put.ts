@@ -41,7 +41,7 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   if (resource.soft_delete) document[config.DELETED] = false;
   document[resource.id_field] = original[resource.id_field];
   if (resource.auth_field && original[resource.auth_field] !== undefined) document[resource.auth_field] = original[resource.auth_field];
-  await services.features.beforeReplace(ctx, resource, document, original);
+  await services.features.run("beforeReplace", ctx, resource, document, original);
   await services.hooks.emitForResource("on_replace", resource.name, document, original);
   if (config.IF_MATCH) document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
 
@@ -55,7 +55,7 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   }
   if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
 
-  await services.features.afterReplace(ctx, resource, document, original);
+  await services.features.run("afterReplace", ctx, resource, document, original);
   await services.hooks.emitForResource("on_replaced", resource.name, document, original);
   return { status: 200, body: await writeResponse(services, ctx, resource, document), etag: config.IF_MATCH ? (document[config.ETAG] as string) : undefined, lastModified: stamp };
 }
