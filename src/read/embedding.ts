@@ -1,8 +1,8 @@
 // Embedded serialization: references replaced by the documents they point to. One `$in` query
-// per referenced resource per response, however many documents, fields and references it
-// holds (Eve
-// issues one query per document, its known N+1); references to a version take two, the
-// current documents and then their stored versions.
+// per referenced resource per level of embedding (`components.cpu`, then `components.cpu.brand`)
+// per response, however many documents, fields and references it holds (Eve issues one query
+// per document, its known N+1); references to a version take two, the current documents and
+// then their stored versions.
 import { DBRef } from "bson";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
@@ -17,11 +17,16 @@ import { referencedVersions } from "./versions.ts";
 import { isPlainObject } from "../util/objects.ts";
 import type { Config } from "../settings/normalize.ts";
 
-/** The definition of a (possibly dotted) field, descending through dicts and lists of dicts. */
-export function fieldDefinition(resource: Resource, path: string): FieldSchema | undefined {
+/**
+ * The definition of a (possibly dotted) field, descending through dicts, lists of dicts and, as
+ * Eve's field_definition does, the resources references point to (`components.cpu.brand`).
+ */
+function fieldDefinition(config: Config, resource: Resource, path: string): FieldSchema | undefined {
   let schema: Record<string, FieldSchema> | undefined = resource.schema;
   let definition: FieldSchema | undefined;
   for (const part of path.split(".")) {
+    const relation = relationOf(definition);
+    if (!schema?.[part] && relation) schema = config.DOMAIN[relation.resource]?.schema;
     definition = schema?.[part];
     if (!definition) return undefined;
     if (definition.type === "list" && definition.schema && typeof (definition.schema as FieldSchema).type === "string") {
@@ -46,30 +51,30 @@ function relationOf(definition: FieldSchema | undefined): DataRelation | undefin
 export function resolveEmbeddedFields(config: Config, ctx: CallScope, resource: Resource): string[] {
   if (!resource.embedding) return [];
   const requested = ctx.args.get(config.QUERY_EMBEDDED);
-  if (requested === null) return defaultEmbedded(resource);
-  return embeddable(resource, new Set(resource.embedded_fields), requested);
+  if (requested === null) return defaultEmbedded(config, resource);
+  return embeddable(config, resource, new Set(resource.embedded_fields), requested);
 }
 
 /** What a read without `?embedded=` embeds, which depends on the settings alone: found once per resource, frozen. */
 const defaults = new WeakMap<Resource, string[]>();
 
-function defaultEmbedded(resource: Resource): string[] {
+function defaultEmbedded(config: Config, resource: Resource): string[] {
   let fields = defaults.get(resource);
   if (!fields) {
-    fields = Object.freeze(embeddable(resource, new Set(resource.embedded_fields), null)) as string[];
+    fields = Object.freeze(embeddable(config, resource, new Set(resource.embedded_fields), null)) as string[];
     defaults.set(resource, fields);
   }
   return fields;
 }
 
-function embeddable(resource: Resource, wanted: Set<string>, requested: string | null): string[] {
+function embeddable(config: Config, resource: Resource, wanted: Set<string>, requested: string | null): string[] {
   for (const [field, flag] of Object.entries(parseEmbedded(requested))) {
     if (flag === 1) wanted.add(field);
     else wanted.delete(field);
   }
   return [...wanted]
     .sort((a, b) => a.split(".").length - b.split(".").length)
-    .filter((field) => relationOf(fieldDefinition(resource, field))?.embeddable === true);
+    .filter((field) => relationOf(fieldDefinition(config, resource, field))?.embeddable === true);
 }
 
 type Slot = { holder: Record<string | number, unknown>; key: string | number };
@@ -140,11 +145,25 @@ function versionedLookup(services: Services, ctx: CallScope, target: Resource, f
  * reference the same resource (by the same field) share one lookup.
  */
 export async function embedDocuments(services: Services, ctx: CallScope, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
+  // A field inside an embedded document can only be reached once the level above is embedded:
+  // its level is the number of references its path goes through (`components.cpu.brand`: one).
+  const config = services.config;
+  const levels = new Map<number, string[]>();
+  for (const field of fields) {
+    const parts = field.split(".");
+    let depth = 0;
+    for (let i = 1; i < parts.length; i++) if (relationOf(fieldDefinition(config, resource, parts.slice(0, i).join(".")))) depth++;
+    levels.set(depth, [...(levels.get(depth) ?? []), field]);
+  }
+  for (const depth of [...levels.keys()].sort((a, b) => a - b)) await embedLevel(services, ctx, resource, documents, levels.get(depth)!);
+}
+
+async function embedLevel(services: Services, ctx: CallScope, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
   const config = services.config;
   const live = documents.filter((d) => !isSoftDeleted(config, resource, d));
   const groups = new Map<string, { lookup: Lookup; places: Slot[]; refs: Map<string, unknown> }>();
   for (const field of fields) {
-    const relation = relationOf(fieldDefinition(resource, field))!;
+    const relation = relationOf(fieldDefinition(config, resource, field))!;
     const target = config.DOMAIN[relation.resource];
     if (!target) continue;
     const refField = relationField(config, relation);
@@ -154,7 +173,11 @@ export async function embedDocuments(services: Services, ctx: CallScope, resourc
       const lookup = relation.version ? versionedLookup(services, ctx, target, refField) : plainLookup(services, ctx, target, refField);
       groups.set(groupKey, (group = { lookup, places: [], refs: new Map() }));
     }
+    // A document embedded in several places is one object: its references are replaced once.
+    const holders = new Set<object>();
     for (const place of live.flatMap((d) => slots(d, field.split(".")))) {
+      if (holders.has(place.holder)) continue;
+      holders.add(place.holder);
       group.places.push(place);
       const value = place.holder[place.key];
       for (const ref of Array.isArray(value) ? value : [value]) {

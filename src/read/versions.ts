@@ -72,8 +72,10 @@ export async function storedVersion(services: Services, ctx: CallScope, resource
     showDeleted: true,
     count: false,
   });
-  if (!documents[0]) throw new HttpError(404);
-  return synthesize(config, resource, latest, documents[0]);
+  if (documents[0]) return synthesize(config, resource, latest, documents[0]);
+  // A document stored before versioning was turned on is its own version 1.
+  if (version === 1 && latest[config.VERSION] === undefined) return latest;
+  throw new HttpError(404);
 }
 
 /** The links of one version: self with the version asked, parent the item, collection its versions. */

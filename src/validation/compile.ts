@@ -237,7 +237,6 @@ export function compileDict(schema: Record<string, unknown>, cc: CompileContext,
 export function compileResource(resource: Resource, config: Config, ext: ValidatorExtensions, usable: Record<string, unknown>): DictNode {
   const schema: Record<string, unknown> = { ...usable };
   const meta = new Set([config.DATE_CREATED, config.LAST_UPDATED, config.ETAG]);
-  if (resource.versioning) meta.add(config.VERSION);
   if (!(resource.id_field in schema)) schema[resource.id_field] = { type: "objectid" };
   if (resource.soft_delete) schema[config.DELETED] = { readonly: true };
   const cc: CompileContext = {

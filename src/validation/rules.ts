@@ -297,8 +297,10 @@ export function dataRelation(spec: RelationSpec, config: Config): RuleRun {
         return;
       }
       const shadowField = field === config.DOMAIN[target]!.id_field ? field + config.VERSION_ID_SUFFIX : field;
-      return env.findOne(target + config.VERSIONS, { [shadowField]: value[field], [versionField]: value[versionField] }).then((found) => {
-        if (!found) fail(f, q, null, MESSAGES.versionedRelation(value[field], target, field, value[versionField]));
+      // A document stored before versioning was turned on has no copies, and is its own version 1.
+      const legacy = () => (value[versionField] === 1 ? env.findOne(target, { [field]: value[field], [versionField]: { $exists: false } }) : null);
+      return env.findOne(target + config.VERSIONS, { [shadowField]: value[field], [versionField]: value[versionField] }).then(async (found) => {
+        if (!found && !(await legacy())) fail(f, q, null, MESSAGES.versionedRelation(value[field], target, field, value[versionField]));
       });
     }
     const references = Array.isArray(value) ? value : [value];

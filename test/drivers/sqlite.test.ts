@@ -293,3 +293,45 @@ describe.skipIf(!available)("sqlite driver: an unavailable database answers 503,
     await handler.app.close();
   });
 });
+
+describe.skipIf(!available)("sqlite driver: kept collection counts", () => {
+  const t: Target = { collection: "people" };
+  const docs = (n: number) => Array.from({ length: n }, (_, i) => ({ _id: new ObjectId(), i }));
+  /** The count as every row tested (a filter SQL cannot answer alone), beside the kept one. */
+  const counts = async (driver: Driver) => [await driver.count(t, {}), await driver.count(t, { $expr: { $gte: ["$i", 0] } })];
+
+  it("agree with the rows through the writes of two connections and of SQL outside the driver", async () => {
+    const path = await tempFile();
+    const open = () => createDriver(`sqlite:${path}`, { databaseName: "everest", settings: {} });
+    const [a, b] = [await open(), await open()];
+    await a.insertMany(t, docs(5));
+    await b.insertMany(t, docs(3));
+    expect(await b.deleteOne(t, { i: 0 })).toBe(true);
+    expect(await a.deleteMany(t, { i: { $gte: 2 } })).toBe(4);
+    await expect(a.insertMany(t, [{ _id: new ObjectId(), i: 7 }, ...(await a.find(t, { filter: {}, limit: 1 }))])).rejects.toThrow();
+    expect(await counts(a)).toEqual([3, 3]);
+    expect(await counts(b)).toEqual([3, 3]);
+    const { db } = await connection(path);
+    db.exec(`DELETE FROM "everest.people" WHERE rowid IN (SELECT rowid FROM "everest.people" LIMIT 1)`);
+    expect(await counts(a)).toEqual([2, 2]);
+    db.close();
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  it("count the rows of a table an older everest made, and keep its count from the first write on", async () => {
+    const path = await tempFile();
+    const open = () => createDriver(`sqlite:${path}`, { databaseName: "everest", settings: {} });
+    const before = await open();
+    await before.insertMany(t, docs(4));
+    await before.close();
+    const { db } = await connection(path);
+    db.exec(`DROP TRIGGER "everest.people#inserted"; DROP TRIGGER "everest.people#deleted"; DELETE FROM _everest_counts`);
+    db.close();
+    const after = await open();
+    expect(await counts(after)).toEqual([4, 4]);
+    await after.insertMany(t, docs(2));
+    expect(await after.deleteOne(t, {})).toBe(true);
+    expect(await counts(after)).toEqual([5, 5]);
+    await after.close();
+  });
+});

@@ -12,6 +12,7 @@ import { applyUpdate, compileFilter, cursor, loadFor, project, runPipeline, with
 import { nearDistance } from "../memory/geo.ts";
 import { copyValue, valuesAtPath } from "../memory/values.ts";
 import { decodeDocument, encodeDocument, encodeValue, idKey } from "./codec.ts";
+import { COUNT_QUERY, COUNT_SCHEMA, countStatements } from "./counts.ts";
 import { failedIndex, identifier, INDEX_TABLE, indexStatements, keyValueOf, normalizeSpec, sameKeyParams, sameKeyQuery, type UniqueIndexInfo } from "./indexes.ts";
 import { sqliteMedia, MEDIA_SCHEMA } from "./media.ts";
 import { SqlError, unavailable, type Row, type SqlPort, type SqlValue, type Statement } from "./port.ts";
@@ -75,7 +76,7 @@ export class SqliteDriver implements Driver {
 
   static async open(port: SqlPort, databaseName: string): Promise<SqliteDriver> {
     const driver = new SqliteDriver(port, databaseName);
-    await guarded(() => port.batch([{ sql: `CREATE TABLE IF NOT EXISTS ${INDEX_TABLE} (tbl TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, PRIMARY KEY (tbl, name))`, params: [] }, ...MEDIA_SCHEMA]));
+    await guarded(() => port.batch([{ sql: `CREATE TABLE IF NOT EXISTS ${INDEX_TABLE} (tbl TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, PRIMARY KEY (tbl, name))`, params: [] }, COUNT_SCHEMA, ...MEDIA_SCHEMA]));
     return driver;
   }
 
@@ -101,6 +102,10 @@ export class SqliteDriver implements Driver {
 
   async count(target: Target, filter: Filter): Promise<number> {
     const test = await this.compile(filter);
+    if (isEmpty(filter)) {
+      const [kept] = await this.read(target, { sql: COUNT_QUERY, params: [this.tableName(target)] });
+      if (kept) return Number(kept.n);
+    }
     const where = translateFilter(filter, await this.hint(target));
     if (where.exact) {
       const rows = await this.read(target, { sql: `SELECT count(*) AS n FROM ${this.table(target)} WHERE ${where.sql}`, params: where.params });
@@ -217,7 +222,8 @@ export class SqliteDriver implements Driver {
     const name = this.tableName(target);
     let ready = this.tables.get(name);
     if (!ready) {
-      ready = guarded(() => this.port.run({ sql: `CREATE TABLE IF NOT EXISTS ${identifier(name)} (id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`, params: [] })).then(() => undefined);
+      const create = { sql: `CREATE TABLE IF NOT EXISTS ${identifier(name)} (id TEXT PRIMARY KEY NOT NULL, doc TEXT NOT NULL)`, params: [] };
+      ready = guarded(() => this.port.batch([create, ...countStatements(name)])).then(() => undefined);
       ready.catch(() => this.tables.delete(name));
       this.tables.set(name, ready);
     }
