@@ -32,44 +32,11 @@ type Stage = keyof DocumentFeature;
 export class FeaturePipeline {
   constructor(private readonly features: DocumentFeature[] = []) {}
 
-  private async run(stage: Stage, args: unknown[]): Promise<void> {
+  /** Runs one stage of every feature that has it, in order; each stage's arguments are typed by DocumentFeature. */
+  async run<S extends Stage>(stage: S, ...args: Parameters<NonNullable<DocumentFeature[S]>>): Promise<void> {
     for (const feature of this.features) {
       const step = feature[stage] as ((...a: unknown[]) => Promise<void> | void) | undefined;
       if (step) await step.apply(feature, args);
     }
-  }
-
-  beforeInsert(ctx: CallScope, resource: Resource, documents: Doc[]) {
-    return this.run("beforeInsert", [ctx, resource, documents]);
-  }
-  afterInsert(ctx: CallScope, resource: Resource, documents: Doc[]) {
-    return this.run("afterInsert", [ctx, resource, documents]);
-  }
-  beforeReplace(ctx: CallScope, resource: Resource, document: Doc, original: Doc) {
-    return this.run("beforeReplace", [ctx, resource, document, original]);
-  }
-  afterReplace(ctx: CallScope, resource: Resource, document: Doc, original: Doc) {
-    return this.run("afterReplace", [ctx, resource, document, original]);
-  }
-  beforeUpdate(ctx: CallScope, resource: Resource, updates: Doc, original: Doc) {
-    return this.run("beforeUpdate", [ctx, resource, updates, original]);
-  }
-  afterUpdate(ctx: CallScope, resource: Resource, updates: Doc, updated: Doc, original: Doc) {
-    return this.run("afterUpdate", [ctx, resource, updates, updated, original]);
-  }
-  afterDelete(ctx: CallScope, resource: Resource, original: Doc) {
-    return this.run("afterDelete", [ctx, resource, original]);
-  }
-  afterDeleteMany(ctx: CallScope, resource: Resource, originals: Doc[]) {
-    return this.run("afterDeleteMany", [ctx, resource, originals]);
-  }
-  beforeSoftDelete(ctx: CallScope, resource: Resource, marked: Doc, original: Doc) {
-    return this.run("beforeSoftDelete", [ctx, resource, marked, original]);
-  }
-  afterSoftDelete(ctx: CallScope, resource: Resource, marked: Doc, original: Doc) {
-    return this.run("afterSoftDelete", [ctx, resource, marked, original]);
-  }
-  beforeRespond(ctx: CallScope, resource: Resource, document: Doc, latest: Doc) {
-    return this.run("beforeRespond", [ctx, resource, document, latest]);
   }
 }

@@ -1,7 +1,11 @@
 // What item writes (PATCH, PUT, DELETE) share: the original they change, Eve's If-Match
 // protocol, and the id that no write may change.
 import { ObjectId } from "bson";
+import type { RequestContext } from "../context.ts";
+import type { Reply } from "../render/reply.ts";
+import { readPayload, type PayloadSource } from "../request/payload.ts";
 import type { CallScope } from "../scope.ts";
+import type { Services } from "../services.ts";
 import type { DataLayer } from "../data/layer.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
@@ -29,6 +33,14 @@ export interface Precondition {
 /** An HTTP request's precondition. */
 export function requestPrecondition(request: Request): Precondition {
   return { ifMatch: request.headers.get("if-match"), enforce: true };
+}
+
+/** The core of an item write that takes a body (patchInternal, putInternal). */
+export type ItemWrite = (services: Services, scope: CallScope, lookup: Filter, source: PayloadSource, precondition: Precondition) => Promise<Reply>;
+
+/** Its HTTP method: the request's body (read only when the core gets that far) and If-Match, handed to the core. */
+export function itemWriteMethod(core: ItemWrite): (services: Services, ctx: RequestContext, lookup: Filter) => Promise<Reply> {
+  return (services, ctx, lookup) => core(services, ctx, lookup, () => readPayload(ctx, services.config), requestPrecondition(ctx.request));
 }
 
 /**

@@ -19,10 +19,10 @@ async function softDelete(services: Services, ctx: CallScope, resource: Resource
   const marked: Doc = { ...original, [config.DELETED]: true, [config.LAST_UPDATED]: now() };
   // Eve hashes the marked document before features move it on (its version number among them).
   if (config.IF_MATCH) marked[config.ETAG] = await documentEtag(marked, resource.etag_ignore_fields);
-  await services.features.beforeSoftDelete(ctx, resource, marked, original);
+  await services.features.run("beforeSoftDelete", ctx, resource, marked, original);
   const conditional: Filter = { [resource.id_field]: original[resource.id_field], ...etagCondition(config, original, etag) };
   if (!(await services.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(services.data, ctx, where, etag);
-  await services.features.afterSoftDelete(ctx, resource, marked, original);
+  await services.features.run("afterSoftDelete", ctx, resource, marked, original);
 }
 
 /** The HTTP method: the If-Match of the request, handed to the core. */
@@ -44,7 +44,7 @@ export async function deleteItemInternal(services: Services, ctx: CallScope, loo
   } else {
     const conditional: Filter = { [resource.id_field]: original[resource.id_field], ...etagCondition(config, original, etag) };
     if (!(await services.data.remove(ctx, resource, conditional))) await conditionalWriteFailed(services.data, ctx, where, etag);
-    await services.features.afterDelete(ctx, resource, original);
+    await services.features.run("afterDelete", ctx, resource, original);
   }
   await services.hooks.emitForResource("on_deleted_item", resource.name, original);
   return NO_CONTENT;
@@ -65,7 +65,7 @@ export async function deleteInternal(services: Services, ctx: CallScope, lookup:
     for (const original of live) await softDelete(services, ctx, resource, original, undefined, { [resource.id_field]: original[resource.id_field] });
   } else {
     await services.data.removeMany(ctx, resource, filter);
-    await services.features.afterDeleteMany(ctx, resource, originals);
+    await services.features.run("afterDeleteMany", ctx, resource, originals);
   }
   await services.hooks.emitForResource("on_deleted_resource", resource.name);
   return NO_CONTENT;

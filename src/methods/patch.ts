@@ -1,6 +1,5 @@
 // PATCH on an item (Eve's eve/methods/patch.py): validated partial update, nested merge,
 // written atomically against the ETag the client holds.
-import type { RequestContext } from "../context.ts";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
@@ -8,10 +7,10 @@ import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
 import { duplicateIssues, validationEnv } from "./post.ts";
 import type { Reply } from "../render/reply.ts";
-import { readPayload, requireDocument, type PayloadSource } from "../request/payload.ts";
+import { requireDocument, type PayloadSource } from "../request/payload.ts";
 import { now } from "../util/clock.ts";
 import { writeResponse } from "./bandwidth.ts";
-import { checkImmutableId, conditionalWriteFailed, loadOriginal, etagCondition, requestPrecondition, requiredEtag, type Precondition } from "./conditional.ts";
+import { checkImmutableId, conditionalWriteFailed, loadOriginal, etagCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
 import { isPlainObject } from "../util/objects.ts";
 import type { Config } from "../settings/normalize.ts";
 
@@ -35,10 +34,8 @@ export function duplicateFailure(config: Config, error: DuplicateKeyError): Http
   return validationFailure(config, duplicateIssues(error));
 }
 
-/** The HTTP method: the body and If-Match of the request, handed to the core. */
-export function patchItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
-  return patchInternal(services, ctx, lookup, () => readPayload(ctx, services.config), requestPrecondition(ctx.request));
-}
+/** The HTTP method (src/methods/conditional.ts reads the request for the core). */
+export const patchItem = itemWriteMethod(patchInternal);
 
 /** Eve's patch_internal: the core that PATCH and server code (src/internal.ts) share. */
 export async function patchInternal(services: Services, ctx: CallScope, lookup: Filter, source: PayloadSource, precondition: Precondition): Promise<Reply> {
@@ -60,7 +57,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const updates: Doc = { ...result.document, [config.LAST_UPDATED]: now() };
   // A PATCH always leaves the document live: it restores a soft-deleted one.
   if (resource.soft_delete) updates[config.DELETED] = false;
-  await services.features.beforeUpdate(ctx, resource, updates, original);
+  await services.features.run("beforeUpdate", ctx, resource, updates, original);
   await services.hooks.emitForResource("on_update", resource.name, updates, original);
 
   const updated = resource.merge_nested_documents ? mergeNested(original, updates) : { ...original, ...updates };
@@ -78,7 +75,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   }
   if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
 
-  await services.features.afterUpdate(ctx, resource, updates, updated, original);
+  await services.features.run("afterUpdate", ctx, resource, updates, updated, original);
   await services.hooks.emitForResource("on_updated", resource.name, updates, original);
 
   return { status: 200, body: await writeResponse(services, ctx, resource, updated), etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };

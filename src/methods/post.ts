@@ -84,7 +84,7 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
     if (resource.auth_field && ctx.requestAuthValue != null) document[resource.auth_field] = ctx.requestAuthValue;
     return document;
   });
-  await services.features.beforeInsert(ctx, resource, documents);
+  await services.features.run("beforeInsert", ctx, resource, documents);
   await services.hooks.emitForResource("on_insert", resource.name, documents);
   for (const document of documents) {
     // Eve hashes the document before the database assigns its id.
@@ -103,7 +103,7 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   }
   // A document without its id field is named by its database id, as Eve names it.
   for (const document of documents) if (!(resource.id_field in document)) document[resource.id_field] = document._id;
-  await services.features.afterInsert(ctx, resource, documents);
+  await services.features.run("afterInsert", ctx, resource, documents);
 
   const responses: Doc[] = [];
   for (const document of documents) {

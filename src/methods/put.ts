@@ -1,6 +1,5 @@
 // PUT on an item (Eve's eve/methods/put.py): whole-document replacement, or creation at the
 // given id when UPSERT_ON_PUT is on and the item does not exist.
-import type { RequestContext } from "../context.ts";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
@@ -9,16 +8,14 @@ import { documentEtag } from "../render/etag.ts";
 import { postInternal, validationEnv } from "./post.ts";
 import { duplicateFailure, validationFailure } from "./patch.ts";
 import type { Reply } from "../render/reply.ts";
-import { readPayload, requireDocument, type PayloadSource } from "../request/payload.ts";
+import { requireDocument, type PayloadSource } from "../request/payload.ts";
 import { convertPathValue, pathFields } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
 import { writeResponse } from "./bandwidth.ts";
-import { checkImmutableId, conditionalWriteFailed, etagCondition, requestPrecondition, requiredEtag, type Precondition } from "./conditional.ts";
+import { checkImmutableId, conditionalWriteFailed, etagCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
 
-/** The HTTP method: the body and If-Match of the request, handed to the core. */
-export function putItem(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
-  return putInternal(services, ctx, lookup, () => readPayload(ctx, services.config), requestPrecondition(ctx.request));
-}
+/** The HTTP method (src/methods/conditional.ts reads the request for the core). */
+export const putItem = itemWriteMethod(putInternal);
 
 /** Eve's put_internal: the core that PUT and server code (src/internal.ts) share. */
 export async function putInternal(services: Services, ctx: CallScope, lookup: Filter, source: PayloadSource, precondition: Precondition): Promise<Reply> {
@@ -41,7 +38,7 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   if (resource.soft_delete) document[config.DELETED] = false;
   document[resource.id_field] = original[resource.id_field];
   if (resource.auth_field && original[resource.auth_field] !== undefined) document[resource.auth_field] = original[resource.auth_field];
-  await services.features.beforeReplace(ctx, resource, document, original);
+  await services.features.run("beforeReplace", ctx, resource, document, original);
   await services.hooks.emitForResource("on_replace", resource.name, document, original);
   if (config.IF_MATCH) document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
 
@@ -55,7 +52,7 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   }
   if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
 
-  await services.features.afterReplace(ctx, resource, document, original);
+  await services.features.run("afterReplace", ctx, resource, document, original);
   await services.hooks.emitForResource("on_replaced", resource.name, document, original);
   return { status: 200, body: await writeResponse(services, ctx, resource, document), etag: config.IF_MATCH ? (document[config.ETAG] as string) : undefined, lastModified: stamp };
 }

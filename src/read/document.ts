@@ -51,7 +51,7 @@ export async function buildResponseDocument(services: Services, ctx: CallScope, 
     document[config.LINKS] = links;
   }
   if (resource.soft_delete && document[config.DELETED] == null) document[config.DELETED] = false;
-  await services.features.beforeRespond(ctx, resource, document, options.latest ?? document);
+  await services.features.run("beforeRespond", ctx, resource, document, options.latest ?? document);
   return document;
 }
 

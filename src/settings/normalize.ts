@@ -106,25 +106,31 @@ export function resolveGlobals(settings: Settings): GlobalConfig {
   return resolved as unknown as GlobalConfig;
 }
 
-function lower<K extends (typeof CASCADING_GLOBALS)[number]>(key: K): Lowercase<K> {
-  return key.toLowerCase() as Lowercase<K>;
+/** Every cascading global under its resource-level name (`PAGINATION` → `pagination`). */
+type Cascaded = { [K in (typeof CASCADING_GLOBALS)[number] as Lowercase<K>]: GlobalConfig[K] };
+
+/** Eve's cascade: a resource's own value wins over the global one. */
+function cascade(def: ResourceSettings, globals: GlobalConfig): Cascaded {
+  const out: Record<string, unknown> = {};
+  for (const key of CASCADING_GLOBALS) {
+    const own = def[key.toLowerCase() as keyof ResourceSettings];
+    out[key.toLowerCase()] = own !== undefined ? own : globals[key];
+  }
+  return out as Cascaded;
 }
 
 export function normalizeResource(name: string, def: ResourceSettings, globals: GlobalConfig): Resource {
   const empty = Object.keys(def).length === 0;
-  const pick = <K extends (typeof CASCADING_GLOBALS)[number]>(key: K) => {
-    const own = def[lower(key)];
-    return (own !== undefined ? own : globals[key]) as GlobalConfig[K];
-  };
+  const cascaded = cascade(def, globals);
   const url = (def.url ?? name).replace(/^\/+|\/+$/g, "");
   const schema: Schema = { ...(def.schema ?? {}) };
-  const allowUnknown = pick("ALLOW_UNKNOWN") as boolean;
+  const allowUnknown = cascaded.allow_unknown as boolean;
   const datasource = def.datasource ?? {};
   const aggregation = datasource.aggregation ?? null;
   const idField = def.id_field ?? globals.ID_FIELD;
   const autoFields = [idField, globals.DATE_CREATED, globals.LAST_UPDATED, globals.ETAG];
-  const versioning = pick("VERSIONING") as boolean;
-  const softDelete = pick("SOFT_DELETE") as boolean;
+  const versioning = cascaded.versioning as boolean;
+  const softDelete = cascaded.soft_delete as boolean;
   if (versioning) autoFields.push(globals.VERSION);
   if (softDelete) autoFields.push(globals.DELETED);
 
@@ -133,59 +139,30 @@ export function normalizeResource(name: string, def: ResourceSettings, globals: 
   if (!projection && !allowUnknown) {
     projection = {};
     for (const field of [...Object.keys(schema), ...autoFields]) projection[field] = 1;
-    const authField = pick("AUTH_FIELD");
+    const authField = cascaded.auth_field;
     if (typeof authField === "string") projection[authField] = 1;
   }
 
   const defaultSort = sortSettingToPairs(datasource.default_sort ?? def.default_sort);
 
   return {
+    ...cascaded,
     name,
     url,
     urlParams: parseUrlParams(url),
     resource_title: def.resource_title ?? url,
     item_title: def.item_title ?? capitalize(name.replace(/s+$/, "")),
     schema,
-    resource_methods: empty ? ["GET"] : aggregation ? ["GET"] : (pick("RESOURCE_METHODS") as HttpMethod[]),
-    item_methods: empty ? ["GET"] : aggregation ? [] : (pick("ITEM_METHODS") as HttpMethod[]),
-    public_methods: pick("PUBLIC_METHODS") as HttpMethod[],
-    public_item_methods: pick("PUBLIC_ITEM_METHODS") as HttpMethod[],
-    allowed_roles: pick("ALLOWED_ROLES") as string[],
-    allowed_read_roles: pick("ALLOWED_READ_ROLES") as string[],
-    allowed_write_roles: pick("ALLOWED_WRITE_ROLES") as string[],
-    allowed_item_roles: pick("ALLOWED_ITEM_ROLES") as string[],
-    allowed_item_read_roles: pick("ALLOWED_ITEM_READ_ROLES") as string[],
-    allowed_item_write_roles: pick("ALLOWED_ITEM_WRITE_ROLES") as string[],
+    resource_methods: empty ? ["GET"] : aggregation ? ["GET"] : (cascaded.resource_methods as HttpMethod[]),
+    item_methods: empty ? ["GET"] : aggregation ? [] : (cascaded.item_methods as HttpMethod[]),
     authentication: def.authentication !== undefined ? def.authentication : globals.AUTH,
-    auth_field: (pick("AUTH_FIELD") as string | null) ?? null,
-    cache_control: pick("CACHE_CONTROL") as string,
-    cache_expires: pick("CACHE_EXPIRES") as number,
+    auth_field: (cascaded.auth_field as string | null) ?? null,
     allow_unknown: allowUnknown,
-    transparent_schema_rules: pick("TRANSPARENT_SCHEMA_RULES") as boolean,
-    normalize_on_patch: pick("NORMALIZE_ON_PATCH") as boolean,
-    sorting: pick("SORTING") as boolean,
-    pagination: pick("PAGINATION") as boolean,
-    pagination_limit: pick("PAGINATION_LIMIT") as number,
-    pagination_default: pick("PAGINATION_DEFAULT") as number,
-    projection: pick("PROJECTION") as boolean,
-    embedding: pick("EMBEDDING") as boolean,
     embedded_fields: (def.embedded_fields as string[] | undefined) ?? [],
-    hateoas: pick("HATEOAS") as boolean,
     soft_delete: softDelete,
     versioning,
-    bandwidth_saver: pick("BANDWIDTH_SAVER") as boolean,
-    bulk_enabled: pick("BULK_ENABLED") as boolean,
-    allowed_filters: pick("ALLOWED_FILTERS") as string[],
-    validate_filters: pick("VALIDATE_FILTERS") as boolean,
-    optimize_pagination_for_speed: pick("OPTIMIZE_PAGINATION_FOR_SPEED") as boolean,
-    merge_nested_documents: pick("MERGE_NESTED_DOCUMENTS") as boolean,
-    upsert_on_put: pick("UPSERT_ON_PUT") as boolean,
-    if_match: pick("IF_MATCH") as boolean,
-    enforce_if_match: pick("ENFORCE_IF_MATCH") as boolean,
-    item_lookup: pick("ITEM_LOOKUP") as boolean,
-    item_lookup_field: pick("ITEM_LOOKUP_FIELD") as string,
     id_field: idField,
-    item_url: converterRegex(pick("ITEM_URL") as string),
+    item_url: converterRegex(cascaded.item_url as string),
     additional_lookup: def.additional_lookup ? additionalLookup(def.additional_lookup, schema) : null,
     datasource: {
       source: datasource.source ?? name,

@@ -13,30 +13,7 @@
 // - $function and $accumulator, server-side JavaScript, refused everywhere;
 // - $toHashedIndexKey, a sharding helper.
 import { Aggregator } from "mingo/aggregator";
-import {
-  $addToSet,
-  $avg,
-  $bottom,
-  $bottomN,
-  $count as $countAccumulator,
-  $first,
-  $firstN,
-  $last,
-  $lastN,
-  $max,
-  $maxN,
-  $median as $medianAccumulator,
-  $mergeObjects,
-  $min,
-  $minN,
-  $percentile as $percentileAccumulator,
-  $push,
-  $stdDevPop,
-  $stdDevSamp,
-  $sum,
-  $top,
-  $topN,
-} from "mingo/operators/accumulator";
+import * as accumulators from "mingo/operators/accumulator";
 import * as arithmetic from "mingo/operators/expression/arithmetic";
 import * as array from "mingo/operators/expression/array";
 import * as bitwise from "mingo/operators/expression/bitwise";
@@ -52,31 +29,7 @@ import * as trigonometry from "mingo/operators/expression/trignometry";
 import * as type from "mingo/operators/expression/type";
 import * as variable from "mingo/operators/expression/variable";
 import { $literal, $median, $percentile } from "mingo/operators/expression";
-import {
-  $addFields,
-  $bucket,
-  $bucketAuto,
-  $count,
-  $documents,
-  $facet,
-  $graphLookup,
-  $group,
-  $limit,
-  $lookup,
-  $match,
-  $project,
-  $redact,
-  $replaceRoot,
-  $replaceWith,
-  $sample,
-  $set,
-  $skip,
-  $sort,
-  $sortByCount,
-  $unionWith,
-  $unset,
-  $unwind,
-} from "mingo/operators/pipeline";
+import * as pipelineStages from "mingo/operators/pipeline";
 import type { AccumulatorOperator, ExpressionOperator, Options, PipelineOperator } from "mingo/types";
 import type { Doc } from "../types.ts";
 
@@ -100,59 +53,22 @@ export const expressionOperators: Record<string, ExpressionOperator> = {
   $percentile,
 };
 
-export const accumulatorOperators: Record<string, AccumulatorOperator> = {
-  $addToSet,
-  $avg,
-  $bottom,
-  $bottomN,
-  $count: $countAccumulator,
-  $first,
-  $firstN,
-  $last,
-  $lastN,
-  $max,
-  $maxN,
-  $median: $medianAccumulator,
-  $mergeObjects,
-  $min,
-  $minN,
-  $percentile: $percentileAccumulator,
-  $push,
-  $stdDevPop,
-  $stdDevSamp,
-  $sum,
-  $top,
-  $topN,
-};
+/** mingo's operators of one kind, less those left out (listed above). */
+function offered<T>(all: Record<string, unknown>, leftOut: readonly string[]): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [name, operator] of Object.entries(all)) if (name.startsWith("$") && !leftOut.includes(name)) out[name] = operator as T;
+  return out;
+}
+
+export const accumulatorOperators: Record<string, AccumulatorOperator> = offered(accumulators, ["$accumulator", "$covariancePop", "$covarianceSamp"]);
 
 /** MongoDB's $count emits no document at all for empty input, where mingo's emits a count of 0. */
-const $countStage: typeof $count = (collection, expr, options) =>
-  $count(collection, expr, options).filter((doc: Record<string, number>) => doc[expr as string]! > 0);
+const $countStage: typeof pipelineStages.$count = (collection, expr, options) =>
+  pipelineStages.$count(collection, expr, options).filter((doc: Record<string, number>) => doc[expr as string]! > 0);
 
 export const pipelineOperators: Record<string, PipelineOperator> = {
-  $addFields,
-  $bucket,
-  $bucketAuto,
+  ...offered<PipelineOperator>(pipelineStages, ["$setWindowFields", "$fill", "$densify", "$out", "$merge"]),
   $count: $countStage,
-  $documents,
-  $facet,
-  $graphLookup,
-  $group,
-  $limit,
-  $lookup,
-  $match,
-  $project,
-  $redact,
-  $replaceRoot,
-  $replaceWith,
-  $sample,
-  $set,
-  $skip,
-  $sort,
-  $sortByCount,
-  $unionWith,
-  $unset,
-  $unwind,
 };
 
 /** Runs a pipeline with options whose context holds the operators above. */
