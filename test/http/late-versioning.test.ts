@@ -25,10 +25,10 @@ const settings: Settings = {
 describe("versioning over documents stored before it", () => {
   const api = testApi(settings);
   afterAll(() => api.close());
-  const app = api.handler.app;
 
   /** Stores a document as it was before versioning: no _version, no copies. */
   async function legacy(fields: Record<string, unknown>): Promise<string> {
+    const app = api.handler.app;
     const id = new ObjectId();
     await app.data.insert(null, app.config.DOMAIN.docs!, [{ _id: id, ...fields }]);
     return id.toHexString();

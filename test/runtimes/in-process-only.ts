@@ -33,6 +33,18 @@ export const IN_PROCESS_ONLY: Record<string, InProcessOnly> = {
       "oplog with authentication > entries name the user, and user-restricted access shows each user their own",
     ],
   },
+  "test/http/late-versioning.test.ts": {
+    why: "stores documents as they were before versioning was turned on, through app.data",
+    tests: [
+      "versioning over documents stored before it > shows such a document as version 1, also when asked for ?version=1",
+      "versioning over documents stored before it > keeps version 1 when it is first changed, which becomes version 2",
+      "versioning over documents stored before it > lets a versioned data_relation name it at version 1, and embeds it",
+    ],
+  },
+  "test/http/embedding-levels.test.ts": {
+    why: "counts the lookups of each level by watching the data layer's find",
+    tests: ["embedding through an embedded document > embeds each level, for an item and for every item of a page"],
+  },
   "test/http/schema-endpoint.test.ts": { why: "its settings carry a coerce function and a TokenAuth instance, which only exist in this process" },
   "test/http/soft-delete.test.ts": {
     why: "stores documents that predate soft delete, or dangling references, through app.data",
