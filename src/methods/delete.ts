@@ -50,18 +50,23 @@ export async function deleteItemInternal(services: Services, ctx: CallScope, loo
   return NO_CONTENT;
 }
 
-/** Eve's delete: every document matching `lookup` — the HTTP method and server code alike (nothing of the request is read). */
+/**
+ * Eve's delete: every document matching `lookup` — the HTTP method and server code alike (nothing
+ * of the request is read). A collection with nothing (live) to delete is 204 like Eve 2.3.1's
+ * `all_done()`, without the after-events: docs/decisions.md §5 reads the specification's 404
+ * for a missing collection as the item endpoints', the only ones PATCH and PUT have.
+ */
 export async function deleteInternal(services: Services, ctx: CallScope, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
   await services.hooks.emitForResource("on_delete_resource", resource.name);
   const filter = lookup;
   const { documents: originals } = await services.data.find(ctx, resource, { filter, showDeleted: true, count: false });
-  if (originals.length === 0) throw new HttpError(404);
+  if (originals.length === 0) return NO_CONTENT;
   await services.hooks.emitForResource("on_delete_resource_originals", resource.name, originals, lookup);
   if (resource.soft_delete) {
     const live = originals.filter((d) => d[config.DELETED] !== true);
-    if (live.length === 0) throw new HttpError(404);
+    if (live.length === 0) return NO_CONTENT;
     for (const original of live) await softDelete(services, ctx, resource, original, undefined, { [resource.id_field]: original[resource.id_field] });
   } else {
     await services.data.removeMany(ctx, resource, filter);

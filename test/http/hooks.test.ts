@@ -153,6 +153,15 @@ describe("names, arguments and order", () => {
     ]);
   });
 
+  it("DELETE of an empty collection: 204 with no originals or deleted events, as Eve", async () => {
+    const seen = record();
+    expect((await api.delete("/people")).status).toBe(204);
+    expect(seen.map(([event]) => event)).toEqual([
+      "on_pre_DELETE", "on_pre_DELETE_people", "on_delete_resource", "on_delete_resource_people",
+      "on_post_DELETE", "on_post_DELETE_people",
+    ]);
+  });
+
   it("gives insert events only validated documents: none when the request fails validation", async () => {
     const seen = record();
     expect((await api.post("/people", [{ title: "ok" }, { title: "far too long" }])).status).toBe(422);
