@@ -303,6 +303,37 @@ describe("memory driver: databases and indexes", () => {
   });
 });
 
+// The store shares equal Dates between documents (DatePool in src/drivers/memory/values.ts).
+describe("memory driver: shared values stay private", () => {
+  it("a Date changed by a reader or a writer's caller changes no stored document", async () => {
+    const driver = await MemoryDriver.open({ databaseName: "main" });
+    const t = { collection: "c" };
+    const stamp = new Date("2026-11-24T03:00:00Z");
+    const [a, b] = [new ObjectId(), new ObjectId()];
+    await driver.insertMany(t, [{ _id: a, _created: stamp, _updated: stamp }, { _id: b, _created: new Date(stamp), _updated: new Date(stamp) }]);
+    stamp.setTime(0);
+    const [first] = await driver.find(t, { filter: { _id: a } });
+    (first!._created as Date).setTime(1);
+    (first!._updated as Date).setTime(2);
+    await driver.updateOne(t, { _id: b }, { $set: { _updated: new Date("2026-11-24T03:00:00Z"), n: 1 } });
+    for (const id of [a, b]) {
+      const [doc] = await driver.find(t, { filter: { _id: id } });
+      expect([(doc!._created as Date).toISOString(), (doc!._updated as Date).toISOString()]).toEqual(["2026-11-24T03:00:00.000Z", "2026-11-24T03:00:00.000Z"]);
+    }
+    expect(await driver.count(t, { _created: new Date("2026-11-24T03:00:00Z") })).toBe(2);
+  });
+
+  it("documents keep ids of every type apart, and ObjectIds equal by value find each other", async () => {
+    const driver = await MemoryDriver.open({ databaseName: "main" });
+    const t = { collection: "c" };
+    const oid = new ObjectId();
+    await driver.insertMany(t, [{ _id: oid }, { _id: oid.toHexString() }, { _id: `\u0000${oid.toHexString()}` }, { _id: 0 }, { _id: "0" }]);
+    expect(await driver.count(t, {})).toBe(5);
+    expect((await driver.find(t, { filter: { _id: new ObjectId(oid.toHexString()) } })).map((d) => d._id)).toEqual([oid]);
+    expect(await rejection(driver.insertMany(t, [{ _id: ObjectId.createFromHexString(oid.toHexString()) }]))).toBeInstanceOf(DuplicateKeyError);
+  });
+});
+
 describe("createDriver", () => {
   const options = { databaseName: "everest", settings: {} };
 

@@ -6,7 +6,7 @@
 import { DuplicateKeyError, type Doc, type Filter, type IndexSpec } from "../types.ts";
 import { FieldIndex, normalizeSpec, UniqueIndex, type Stored } from "./indexes.ts";
 import { planFilter } from "./planner.ts";
-import { copyValue, valueKey } from "./values.ts";
+import { copyValue, DatePool, valueKey } from "./values.ts";
 
 /** How reads found their documents; cumulative, for tests and diagnostics. */
 export interface ScanStats {
@@ -27,6 +27,7 @@ export class Collection {
   private specs = new Map<string, Required<IndexSpec>>();
   private fields = new Map<string, FieldIndex>();
   private uniques: UniqueIndex[] = [];
+  private readonly dates = new DatePool();
 
   constructor(private readonly stats: ScanStats) {
     this.fields.set("_id", new FieldIndex("_id", this.docs, true));
@@ -90,6 +91,7 @@ export class Collection {
     }
     return () => {
       for (const [id, doc] of keyed) {
+        this.dates.share(doc);
         this.docs.set(id, { doc, seq: this.nextSeq++ });
         for (const index of this.fields.values()) index.add(id, doc);
         for (const unique of this.uniques) unique.add(id, doc);
@@ -102,6 +104,7 @@ export class Collection {
     const id = valueKey(stored.doc._id);
     for (const unique of this.uniques) unique.check(next, id);
     return () => {
+      this.dates.share(next);
       const previous = stored.doc;
       for (const index of this.fields.values()) index.replace(id, previous, next);
       for (const unique of this.uniques) unique.replace(id, previous, next);
