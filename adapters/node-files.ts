@@ -43,13 +43,19 @@ async function* chunks(handle: FileHandle): AsyncGenerator<Uint8Array> {
 const held = new Set<string>();
 let exitHook = false;
 
-function isAlive(pid: number): boolean {
+/**
+ * Whether a process with this pid exists, or null when this process may not ask. Only ESRCH
+ * proves it gone (EPERM: it exists but is someone else's). Deno refuses the signal, and /proc
+ * too, without --allow-run; taking that as "gone" let a second server steal a live lock.
+ */
+function isAlive(pid: number): boolean | null {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    // EPERM: the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "ESRCH") return false;
+    return code === "EPERM" ? true : null;
   }
 }
 
@@ -158,10 +164,12 @@ export class NodeFileAccess implements FileAccess {
           if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 3) throw error;
         }
         const owner = await lockOwner(lockPath);
-        if (owner !== null && owner !== process.pid && isAlive(owner)) {
+        const alive = owner === null || owner === process.pid ? false : isAlive(owner);
+        if (alive !== false) {
           throw new FileLockedError(
             `the journal ${path} is in use by process ${owner} (lock file ${lockPath}): stop that process first, or use another file. ` +
-              `If no everest process uses the journal, delete the lock file.`,
+              (alive === null ? `This process may not check whether process ${owner} still runs (on Deno, run with --allow-run); if` : `If`) +
+              ` no everest process uses the journal, delete the lock file.`,
           );
         }
         await rm(lockPath, { force: true });

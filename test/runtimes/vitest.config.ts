@@ -1,4 +1,4 @@
-// The HTTP-level conformance suite (test/http) against a real server on the runtime
+// The HTTP-level conformance suite (test/http, and the journal lock across processes) against a real server on the runtime
 // EVEREST_TEST_RUNTIME names; test/runtimes/run.ts runs it once per runtime.
 import { defineConfig } from "vitest/config";
 import { WHOLE_FILES } from "./in-process-only.ts";
@@ -6,7 +6,7 @@ import { WHOLE_FILES } from "./in-process-only.ts";
 export default defineConfig({
   test: {
     root: new URL("../../", import.meta.url).pathname,
-    include: ["test/http/**/*.test.ts"],
+    include: ["test/http/**/*.test.ts", "test/runtimes/journal-lock.test.ts"],
     exclude: WHOLE_FILES,
     globalSetup: ["test/runtimes/global-setup.ts"],
     setupFiles: ["test/runtimes/setup.ts"],
