@@ -301,6 +301,25 @@ describe("memory driver: databases and indexes", () => {
     const error = await rejection(driver.insertMany(t, [{ tags: ["x", "b"] }]));
     expect((error as DuplicateKeyError).keyValue).toEqual({ tags: "b" });
   });
+
+  // A single-field unique index answers from the field's lookup index (UniqueIndex.share), which
+  // also keys whole arrays and missing values: those must not count as clashes.
+  it("a unique index told apart from the lookup index on its field: whole arrays, sparse misses, updates", async () => {
+    const driver = await MemoryDriver.open({ databaseName: "main" });
+    const t = { collection: "c" };
+    await driver.createIndexes(t, [{ keys: [["tags", 1]], unique: true }, { keys: [["code", 1]], unique: true, sparse: true }]);
+    await driver.insertMany(t, [{ _id: 1, tags: ["x", "y"] }, { _id: 2, tags: [["x", "y"]] }, { _id: 3, tags: ["p"] }, { _id: 4, tags: ["q"] }, { _id: 5, tags: ["r"], code: null }]);
+    expect(await driver.count(t, {})).toBe(5);
+    expect(((await rejection(driver.insertMany(t, [{ tags: ["y"] }]))) as DuplicateKeyError).keyValue).toEqual({ tags: "y" });
+    expect(((await rejection(driver.insertMany(t, [{ tags: ["s"], code: null }]))) as DuplicateKeyError).keyValue).toEqual({ code: null });
+    await driver.updateOne(t, { _id: 1 }, { $set: { tags: ["x", "y", "z"], n: 1 } });
+    await driver.updateOne(t, { _id: 1 }, { $set: { tags: ["z"] } });
+    await driver.insertMany(t, [{ _id: 6, tags: ["x"] }]);
+    expect(((await rejection(driver.updateOne(t, { _id: 6 }, { $set: { tags: ["z"] } }))) as DuplicateKeyError).keyValue).toEqual({ tags: "z" });
+    await driver.deleteOne(t, { _id: 1 });
+    await driver.updateOne(t, { _id: 6 }, { $set: { tags: ["z"] } });
+    expect((await driver.find(t, { filter: { tags: "z" } })).map((d) => d._id)).toEqual([6]);
+  });
 });
 
 // The store shares equal Dates between documents (DatePool in src/drivers/memory/values.ts).

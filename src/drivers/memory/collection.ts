@@ -159,6 +159,7 @@ export class Collection {
     }
     const fields = new Map<string, FieldIndex>();
     for (const path of paths) fields.set(path, this.fields.get(path) ?? new FieldIndex(path, this.docs, path === "_id"));
+    for (const unique of uniques) unique.share(fields.get(unique.spec.keys[0]![0]));
     this.specs = specs;
     this.fields = fields;
     this.uniques = uniques;

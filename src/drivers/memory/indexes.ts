@@ -198,18 +198,47 @@ type UniqueEntry = [key: string, values: unknown[]];
 
 export class UniqueIndex {
   private readonly fields: Array<{ path: string; segments: string[] }>;
-  private readonly owners = new Map<string, string>();
+  /** Key → owner id; null once a FieldIndex on the same single path answers instead (share). */
+  private owners: Map<string, string> | null = new Map();
+  private lookup: FieldIndex | null = null;
 
   /** Throws DuplicateKeyError when the documents already break the constraint. */
   constructor(
     readonly spec: Required<IndexSpec>,
-    docs: Map<string, Stored>,
+    private readonly docs: Map<string, Stored>,
   ) {
     this.fields = spec.keys.map(([path]) => ({ path, segments: splitPath(path) }));
     for (const [id, stored] of docs) {
       this.check(stored.doc, id);
       this.add(id, stored.doc);
     }
+  }
+
+  /**
+   * Answers from `index`, the collection's FieldIndex on this index's single path, instead of a
+   * map of its own: the two would hold the same keys for every document (a unique field is
+   * usually the one most queried too), about 64 bytes per document each. The FieldIndex keys
+   * more (a whole array as well as its elements, missing values for a sparse index), so a
+   * holder it names is confirmed against this index's own keys for that document.
+   */
+  share(index: FieldIndex | undefined): void {
+    if (!index || this.fields.length !== 1 || index.path !== this.fields[0]!.path) return;
+    this.lookup = index;
+    this.owners = null;
+  }
+
+  /** Another document holding `key`, if any. */
+  private holder(key: string, selfId: string): string | undefined {
+    if (this.owners) {
+      const owner = this.owners.get(key);
+      return owner === selfId ? undefined : owner;
+    }
+    for (const id of this.lookup!.equal([key]).ids()) {
+      if (id === selfId) continue;
+      const stored = this.docs.get(id);
+      if (stored && this.entries(stored.doc).some(([held]) => held === key)) return id;
+    }
+    return undefined;
   }
 
   /**
@@ -249,8 +278,9 @@ export class UniqueIndex {
    */
   check(doc: Doc, selfId: string, pending?: Map<string, string>): void {
     for (const [key, values] of this.entries(doc)) {
-      const owner = this.owners.get(key) ?? pending?.get(key);
-      if (owner !== undefined && owner !== selfId) {
+      const pendingOwner = pending?.get(key);
+      const owner = this.holder(key, selfId) ?? (pendingOwner === selfId ? undefined : pendingOwner);
+      if (owner !== undefined) {
         throw new DuplicateKeyError(Object.fromEntries(this.fields.map(({ path }, i) => [path, copyValue(values[i])])));
       }
     }
@@ -263,19 +293,23 @@ export class UniqueIndex {
   }
 
   add(id: string, doc: Doc): void {
-    for (const [key] of this.entries(doc)) this.owners.set(key, id);
+    const owners = this.owners;
+    if (owners) for (const [key] of this.entries(doc)) owners.set(key, id);
   }
 
   /** remove(previous) then add(next), skipped when the document's keys are the same and already its own. */
   replace(id: string, previous: Doc, next: Doc): void {
+    const owners = this.owners;
+    if (!owners) return;
     const before = this.entries(previous);
     const after = this.entries(next);
-    if (before.length === after.length && after.every(([key], i) => key === before[i]![0] && this.owners.get(key) === id)) return;
+    if (before.length === after.length && after.every(([key], i) => key === before[i]![0] && owners.get(key) === id)) return;
     this.remove(id, previous);
     this.add(id, next);
   }
 
   remove(id: string, doc: Doc): void {
-    for (const [key] of this.entries(doc)) if (this.owners.get(key) === id) this.owners.delete(key);
+    const owners = this.owners;
+    if (owners) for (const [key] of this.entries(doc)) if (owners.get(key) === id) owners.delete(key);
   }
 }
