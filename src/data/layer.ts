@@ -163,16 +163,21 @@ export class DataLayer {
 const GEO_TYPES = new Set(["point", "multipoint", "linestring", "multilinestring", "polygon", "multipolygon", "geometrycollection"]);
 
 /**
- * Unique fields get a unique index so uniqueness holds under concurrent writers; soft-deleted
- * documents must not collide, so soft-delete resources rely on the validator's query alone.
- * Geo fields get 2dsphere; `mongo_indexes` are taken as given.
+ * Top-level `unique` fields the store keeps a unique index on, so uniqueness holds under
+ * concurrent writers; soft-deleted documents must not collide, so soft-delete resources (and
+ * ones whose datasource filter narrows what `unique` sees) rely on the validator's query alone.
  */
+export function uniqueIndexFields(resource: Resource): string[] {
+  if (resource.soft_delete || resource.datasource.filter) return [];
+  return Object.entries(resource.schema)
+    .filter(([field, rules]) => rules?.unique === true && field !== "_id")
+    .map(([field]) => field);
+}
+
+/** The unique indexes above, 2dsphere on geo fields, `mongo_indexes` taken as given. */
 export function indexSpecs(resource: Resource): IndexSpec[] {
-  const specs: IndexSpec[] = [];
+  const specs: IndexSpec[] = uniqueIndexFields(resource).map((field) => ({ keys: [[field, 1]], unique: true, sparse: true, name: `${field}_unique` }));
   for (const [field, rules] of Object.entries(resource.schema)) {
-    if (rules?.unique === true && !resource.soft_delete && !resource.datasource.filter && field !== "_id") {
-      specs.push({ keys: [[field, 1]], unique: true, sparse: true, name: `${field}_unique` });
-    }
     const type = rules?.type;
     if (typeof type === "string" && GEO_TYPES.has(type)) specs.push({ keys: [[field, "2dsphere"]], name: `${field}_2dsphere` });
   }

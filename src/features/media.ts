@@ -79,6 +79,11 @@ class MediaFeature implements DocumentFeature {
     for (const document of documents) await this.store(ctx, resource, document);
   }
 
+  /** Files are stored before the insert; a resource without media fields stores none. */
+  keepsInserts(resource: Resource): boolean {
+    return mediaFields(resource).length === 0;
+  }
+
   beforeReplace(ctx: CallScope, resource: Resource, document: Doc): Promise<void> {
     return this.store(ctx, resource, document);
   }

@@ -7,6 +7,12 @@ import type { Resource } from "../settings/normalize.ts";
 export interface DocumentFeature {
   /** Documents validated and stamped, about to be hashed and inserted. */
   beforeInsert?(ctx: CallScope, resource: Resource, documents: Doc[]): Promise<void> | void;
+  /**
+   * Whether this feature's beforeInsert, for the resource, leaves every field validation saw as
+   * it was and acts on nothing outside the documents, so an insert the store refuses leaves
+   * nothing behind. A feature with a beforeInsert that does not say so is assumed not to.
+   */
+  keepsInserts?(resource: Resource): boolean;
   afterInsert?(ctx: CallScope, resource: Resource, documents: Doc[]): Promise<void> | void;
   beforeReplace?(ctx: CallScope, resource: Resource, document: Doc, original: Doc): Promise<void> | void;
   afterReplace?(ctx: CallScope, resource: Resource, document: Doc, original: Doc): Promise<void> | void;
@@ -38,5 +44,10 @@ export class FeaturePipeline {
       const step = feature[stage] as ((...a: unknown[]) => Promise<void> | void) | undefined;
       if (step) await step.apply(feature, args);
     }
+  }
+
+  /** No feature's beforeInsert changes what validation saw or acts outside the documents (keepsInserts). */
+  keepsInserts(resource: Resource): boolean {
+    return this.features.every((feature) => !feature.beforeInsert || feature.keepsInserts?.(resource) === true);
   }
 }

@@ -24,6 +24,11 @@ class VersioningFeature implements DocumentFeature {
     if (resource.versioning) for (const document of documents) document[this.config.VERSION] = 1;
   }
 
+  /** It only adds the version field, which no schema rule looks at. */
+  keepsInserts(): boolean {
+    return true;
+  }
+
   async afterInsert(ctx: CallScope, resource: Resource, documents: Doc[]): Promise<void> {
     if (!resource.versioning) return;
     await this.data.insert(ctx, shadowResource(this.config, resource), documents.map((d) => shadowCopy(this.config, resource, d)));

@@ -16,7 +16,8 @@ import { now } from "../util/clock.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { pyStr } from "../validation/pyrepr.ts";
 import { writeResponse } from "./bandwidth.ts";
-import type { Config } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { uniqueIndexFields } from "../data/layer.ts";
 
 export function validationEnv(services: Services, ctx: CallScope, original?: Doc): ValidationEnv {
   return {
@@ -48,6 +49,28 @@ function insertionFailure(config: Config, results: Array<{ issues?: Issues }>): 
   return new HttpError(status, undefined, { body });
 }
 
+/** The document of the batch holding the value the unique index refused, reported for it. */
+function duplicateFailure(config: Config, error: DuplicateKeyError, documents: Doc[]): HttpError {
+  const [field, value] = Object.entries(error.keyValue)[0] ?? [];
+  const clash = documents.findIndex((d) => field !== undefined && String(d[field]) === String(value));
+  return insertionFailure(config, documents.map((_, i) => (i === clash || (clash < 0 && i === 0) ? { issues: duplicateIssues(error) } : {})));
+}
+
+/**
+ * The unique fields whose check can be left to the store's unique index at insert time: none
+ * when an on_insert hook or a document feature could change a document or act outside it
+ * between validation and the insert (a refused insert must leave nothing behind).
+ */
+function uniqueByIndex(services: Services, resource: Resource): ReadonlySet<string> | undefined {
+  let fields = indexedUnique.get(resource);
+  if (!fields) indexedUnique.set(resource, (fields = new Set(uniqueIndexFields(resource))));
+  if (fields.size === 0 || services.hooks.has("on_insert") || services.hooks.has(`on_insert_${resource.name}`)) return undefined;
+  return services.features.keepsInserts(resource) ? fields : undefined;
+}
+
+/** uniqueIndexFields per resource, which depends on the settings alone. */
+const indexedUnique = new WeakMap<Resource, ReadonlySet<string>>();
+
 /** The HTTP method: the request body, handed to the core. */
 export async function postCollection(services: Services, ctx: RequestContext): Promise<Reply> {
   return postInternal(services, ctx, await readPayload(ctx, services.config));
@@ -64,9 +87,9 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   const path = pathFields(ctx, resource, config);
   const incoming = items.filter(isPlainObject).map((item) => ({ ...item, ...path.declared }));
   const validator = services.validators.get(resource.name)!;
-  const env = validationEnv(services, ctx);
-  const results: ValidationResult[] = incoming.length === 1 ? [await validator.validate(incoming[0]!, "POST", env)] : await validator.validateMany(incoming, env);
-  if (incoming.length < items.length || results.some((r) => !r.valid)) {
+  const validateAll = (env: ValidationEnv) => (incoming.length === 1 ? validator.validate(incoming[0]!, "POST", env).then((r) => [r]) : validator.validateMany(incoming, env));
+  const refusal = (results: ValidationResult[]): HttpError | null => {
+    if (incoming.length === items.length && results.every((r) => r.valid)) return null;
     // A list item that is no document fails on its own, in Cerberus' words, as in Eve.
     let next = 0;
     const outcomes = items.map((item) => {
@@ -74,8 +97,13 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
       const result = results[next++]!;
       return result.valid ? {} : { issues: result.issues };
     });
-    throw insertionFailure(config, outcomes);
-  }
+    return insertionFailure(config, outcomes);
+  };
+  const byIndex = uniqueByIndex(services, resource);
+  const env = validationEnv(services, ctx);
+  const results = await validateAll(byIndex ? { ...env, uniqueByIndex: byIndex } : env);
+  const refused = refusal(results);
+  if (refused) throw refused;
 
   const stamp = now();
   const documents = results.map((r) => {
@@ -97,9 +125,10 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
     if (!(error instanceof DuplicateKeyError)) throw error;
     // An id that already exists is a conflict, as in Eve (pymongo's DuplicateKeyError → 409).
     if ("_id" in error.keyValue || resource.id_field in error.keyValue) throw new HttpError(409, undefined, { cause: error });
-    const [field, value] = Object.entries(error.keyValue)[0] ?? [];
-    const clash = documents.findIndex((d) => field !== undefined && String(d[field]) === String(value));
-    throw insertionFailure(config, documents.map((_, i) => (i === clash || (clash < 0 && i === 0) ? { issues: duplicateIssues(error) } : {})));
+    // The index answered what validation left to it: validated again with the lookups, the
+    // failure reads as it would have (every document's issues); nothing was stored.
+    if (byIndex) throw refusal(await validateAll(env)) ?? duplicateFailure(config, error, documents);
+    throw duplicateFailure(config, error, documents);
   }
   // A document without its id field is named by its database id, as Eve names it.
   for (const document of documents) if (!(resource.id_field in document)) document[resource.id_field] = document._id;

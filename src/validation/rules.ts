@@ -255,12 +255,20 @@ export function unique(kind: "unique" | "unique_to_user" | "unique_within_resour
     if (kind === "unique_to_user" && resource.auth_field) filter[resource.auth_field] = env.requestAuthValue ?? null;
     const candidate: UniqueCandidate = { field: f.node.queryPath, value, level: f.level, key: [1, f.index, q], path: f.path, reported: false };
     f.doc.unique.push(candidate);
-    return env.findOne(resource.name, filter, kind === "unique_within_resource" ? undefined : { ignoreFilter: true }).then((found) => {
-      if (!found) return;
-      candidate.reported = true;
-      f.level.add(candidate.key, { path: f.path, rule: null, message: MESSAGES.notUnique(value) });
-    });
+    const lookup = () =>
+      env.findOne(resource.name, filter, kind === "unique_within_resource" ? undefined : { ignoreFilter: true }).then((found) => {
+        if (!found) return;
+        candidate.reported = true;
+        f.level.add(candidate.key, { path: f.path, rule: null, message: MESSAGES.notUnique(value) });
+      });
+    if (kind === "unique" && !original && env.uniqueByIndex?.has(candidate.field) && isIndexScalar(value)) candidate.deferred = lookup;
+    else return lookup();
   };
+}
+
+/** Values a unique index and an equality query agree on (an array would match by element). */
+function isIndexScalar(value: unknown): boolean {
+  return typeof value === "string" || typeof value === "boolean" || (typeof value === "number" && !Number.isNaN(value));
 }
 
 export interface RelationSpec {

@@ -107,6 +107,11 @@ export interface UniqueCandidate {
   path: Path;
   /** Set once the database lookup reported it. */
   reported: boolean;
+  /**
+   * The database lookup, when it was left to the store's unique index (ValidationEnv
+   * uniqueByIndex): run only if the document is refused anyway, so the issues stay Eve's.
+   */
+  deferred?: () => Promise<void>;
 }
 
 /** The state of one child validator over a mapping. */

@@ -28,6 +28,13 @@ export interface ValidationEnv {
   findOne(resource: string, filter: Filter, options?: { includeDeleted?: boolean; ignoreFilter?: boolean }): Promise<Doc | null>;
   /** The authenticated user's value for auth_field (unique_to_user). */
   requestAuthValue?: unknown;
+  /**
+   * Top-level fields whose `unique` the store's unique index enforces when the documents are
+   * written (a new document's scalar value only). Their lookup is left to the index, and made
+   * only for a document refused for another reason, so that its issues list every rule as Eve's
+   * do; a write the index refuses is validated again without this to report it.
+   */
+  uniqueByIndex?: ReadonlySet<string>;
 }
 
 export interface ValidationResult {

@@ -95,11 +95,27 @@ export function compileValidator(resource: Resource, config: Config, extensions:
     return { valid: Object.keys(issues).length === 0, document, issues };
   }
 
+  /** Whether a checked document has issues before its deferred unique lookups. */
+  const refused = ({ level }: Checked) => Object.keys(renderIssues(level, asList)).length > 0;
+
+  /** The unique lookups left to the store's index, made after all (the request fails anyway). */
+  async function lookUpDeferred(checked: Checked[]): Promise<void> {
+    await Promise.all(checked.flatMap(({ run }) => run.unique.map((candidate) => candidate.deferred?.())));
+  }
+
+  const deferring = (checked: Checked) => checked.run.unique.some((candidate) => candidate.deferred);
+
   return {
-    validate: async (document, mode, env) => result(await check(document, mode, env)),
+    async validate(document, mode, env) {
+      const checked = await check(document, mode, env);
+      if (deferring(checked) && refused(checked)) await lookUpDeferred([checked]);
+      return result(checked);
+    },
 
     async validateMany(documents, env) {
       const checked = await Promise.all(documents.map((document) => check(document, "POST", env)));
+      // One refused document fails the batch, whose report then names every document's issues.
+      if (checked.some(deferring) && checked.some(refused)) await lookUpDeferred(checked);
       // A value some earlier document of the batch holds is not unique either (docs/decisions.md §5).
       const seen = new Set<string>();
       for (const { run } of checked) {
