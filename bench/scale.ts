@@ -8,7 +8,7 @@
 // instead; only the memory driver counts examined/op. On a durable store each size also
 // measures start-up: a fresh process opening the store with the documents already in it.
 import { spawnSync } from "node:child_process";
-import { ObjectId } from "bson";
+import { EJSON, ObjectId } from "bson";
 import { createHandler } from "../src/handler.ts";
 import { NodeFileAccess } from "../adapters/node-files.ts";
 import { MemoryDriver } from "../src/drivers/memory/index.ts";
@@ -58,6 +58,12 @@ interface SizeResult {
   /** RSS with the documents loaded, less RSS before; and the process's peak. */
   dataRss: number;
   peakRss: number | null;
+  /** The same for the V8 heap in use. */
+  dataHeap: number;
+  /** The documents as canonical Extended JSON, the yardstick of the store's memory (issue: at most 2× plus indexes). */
+  jsonBytes: number;
+  /** On a journaled store: its size after the load, the time of a compaction, and its size after. */
+  journal?: { bytes: number; compactionMs: number; compactedBytes: number };
   cases: CaseResult[];
   /** A durable store reopened by a fresh process. */
   startup?: Startup;
@@ -113,6 +119,23 @@ async function time(keys: Key[], iterations: number, run: (key: Key) => Promise<
   return rounds.sort((a, b) => a - b)[ROUNDS >> 1]!;
 }
 
+/**
+ * Full collections, with pauses in which V8 can hand freed pages back, until the RSS stops
+ * falling: what the data holds once the garbage of loading it is gone. A single collection left
+ * most of that garbage's pages committed (on a pinned core V8's background threads release
+ * them over seconds), nearly doubling the RSS figure.
+ */
+async function settle(): Promise<void> {
+  let last = Infinity;
+  for (let round = 0; round < 20; round++) {
+    globalThis.gc?.();
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const rss = process.memoryUsage().rss;
+    if (round >= 3 && rss > last * 0.99) return;
+    last = Math.min(last, rss);
+  }
+}
+
 const open = (uri: string) => createDriver(uri, { databaseName: "everest", settings: {}, services: { files: new NodeFileAccess() } });
 
 async function measureSize(size: number, uri: string): Promise<SizeResult> {
@@ -124,26 +147,34 @@ async function measureSize(size: number, uri: string): Promise<SizeResult> {
   const first = await handler(new Request("http://bench.local/people"));
   if (first.status !== 200) throw new Error(`GET /people answered ${first.status}: ${await first.text()}`);
 
-  globalThis.gc?.();
-  const before = process.memoryUsage().rss;
-  const seedStart = performance.now();
+  await settle();
+  const before = process.memoryUsage();
+  let seedMs = 0;
+  let jsonBytes = 0;
   const keys: Key[] = [];
   const stride = Math.max(1, Math.floor(size / SAMPLE));
   const stamp = new Date(Math.floor(Date.now() / 1000) * 1000);
-  const batch = 10_000;
+  // Batches of a bulk POST's size: 10,000-document batches outlived the young generation and
+  // left their garbage in the old one, which held a quarter of the heap free after the load.
+  const batch = 500;
   for (let start = 0; start < size; start += batch) {
     const docs: Doc[] = [];
     for (let i = start; i < Math.min(size, start + batch); i++) {
       const doc: Doc = { ...person(i), _id: new ObjectId(), _created: stamp, _updated: stamp, _etag: i.toString(16).padStart(40, "0") };
       doc.born = new Date(doc.born as string);
       if (i % stride === 0) keys.push({ id: (doc._id as ObjectId).toHexString(), lastname: doc.lastname as string, team: doc.team as number });
+      jsonBytes += Buffer.byteLength(EJSON.stringify(doc, { relaxed: false }));
       docs.push(doc);
     }
+    const started = performance.now();
     await driver.insertMany(target, docs);
+    seedMs += performance.now() - started;
   }
-  const seedSeconds = (performance.now() - seedStart) / 1000;
-  globalThis.gc?.();
-  const dataRss = process.memoryUsage().rss - before;
+  const seedSeconds = seedMs / 1000;
+  await settle();
+  const after = process.memoryUsage();
+  const dataRss = after.rss - before.rss;
+  const dataHeap = after.heapUsed - before.heapUsed;
   // Spread the picks over the whole collection, in an order that is not insertion order.
   for (let i = keys.length - 1; i > 0; i--) {
     const j = (i * 7919) % (i + 1);
@@ -177,8 +208,16 @@ async function measureSize(size: number, uri: string): Promise<SizeResult> {
       });
     }
   }
+  const journal = driver instanceof MemoryDriver && driver.journalSize > 0 ? await compaction(driver) : undefined;
   await handler.app.close();
-  return { size, seedSeconds, dataRss, peakRss: peakRss(process.pid), cases };
+  return { size, seedSeconds, dataRss, dataHeap, jsonBytes, journal, peakRss: peakRss(process.pid), cases };
+}
+
+async function compaction(driver: MemoryDriver): Promise<SizeResult["journal"]> {
+  const bytes = driver.journalSize;
+  const started = performance.now();
+  await driver.compact();
+  return { bytes, compactionMs: performance.now() - started, compactedBytes: driver.journalSize };
 }
 
 /** Opens a store that already holds the documents and answers one read, as a restarted server would. */
@@ -231,6 +270,25 @@ function report(results: SizeResult[]): boolean {
         r.startup ? fmt.ms(r.startup.milliseconds) : "–",
         r.startup ? fmt.mb(r.startup.rss) : "–",
         r.startup ? fmt.mb(r.startup.peakRss) : "–",
+      ]),
+    ),
+  );
+  console.log();
+  const per100k = (bytes: number, size: number) => (bytes / 2 ** 20) * (100_000 / size);
+  console.log(
+    table(
+      ["documents", "canonical JSON MB per 100k", "heap MB per 100k", "RSS MB per 100k", "RSS ÷ JSON", "journal MB", "compaction s", "journal after MB", "recovery s"],
+      // Below 100k documents the process's own start-up allocations outweigh the data.
+      results.filter((r) => r.size >= 100_000).map((r) => [
+        label(r.size),
+        per100k(r.jsonBytes, r.size).toFixed(1),
+        per100k(r.dataHeap, r.size).toFixed(1),
+        per100k(r.dataRss, r.size).toFixed(1),
+        fmt.ratio(r.dataRss / r.jsonBytes),
+        r.journal ? fmt.mb(r.journal.bytes) : "–",
+        r.journal ? (r.journal.compactionMs / 1000).toFixed(1) : "–",
+        r.journal ? fmt.mb(r.journal.compactedBytes) : "–",
+        r.startup ? (r.startup.milliseconds / 1000).toFixed(1) : "–",
       ]),
     ),
   );
