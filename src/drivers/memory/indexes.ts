@@ -117,6 +117,12 @@ export class FieldIndex {
     if (this.sorted) for (const value of entries.ordered) this.sorted.remove({ value, id });
   }
 
+  /** The id, or ids, of documents holding a value key: a single hash probe. */
+  held(key: string): string | ReadonlySet<string> | undefined {
+    if (!this.hash) return this.docs.has(key) ? key : undefined;
+    return this.hash.get(key);
+  }
+
   equal(keys: string[]): Candidates {
     const unique = [...new Set(keys)];
     if (!this.hash) {
@@ -233,7 +239,9 @@ export class UniqueIndex {
       const owner = this.owners.get(key);
       return owner === selfId ? undefined : owner;
     }
-    for (const id of this.lookup!.equal([key]).ids()) {
+    const held = this.lookup!.held(key);
+    if (held === undefined || held === selfId) return undefined;
+    for (const id of typeof held === "string" ? [held] : held) {
       if (id === selfId) continue;
       const stored = this.docs.get(id);
       if (stored && this.entries(stored.doc).some(([held]) => held === key)) return id;
