@@ -244,7 +244,7 @@ export class UniqueIndex {
     for (const id of typeof held === "string" ? [held] : held) {
       if (id === selfId) continue;
       const stored = this.docs.get(id);
-      if (stored && this.entries(stored.doc).some(([held]) => held === key)) return id;
+      if (stored && this.entries(stored.doc).some(([own]) => own === key)) return id;
     }
     return undefined;
   }
