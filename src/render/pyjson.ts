@@ -17,10 +17,15 @@ function pyNumber(value: number): string {
   return String(value);
 }
 
+/** Text `replace` has already written as json.dumps would: copied into the output as it is. */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export interface DumpOptions {
   sortKeys?: boolean;
   indent?: number;
-  /** Applied to every object (arrays included) before it is written: what it returns is written instead. */
+  /** Applied to every object (arrays included) before it is written: what it returns is written instead (a JsonText verbatim). */
   replace?: (node: object) => unknown;
 }
 
@@ -31,7 +36,7 @@ export function dumps(value: unknown, options: DumpOptions = {}): string {
     if (node === null || node === undefined) return "null";
     if (replace && typeof node === "object") {
       const replaced = replace(node);
-      if (replaced !== node) return walk(replaced, depth);
+      if (replaced !== node) return replaced instanceof JsonText ? replaced.text : walk(replaced, depth);
     }
     switch (typeof node) {
       case "string":
