@@ -10,7 +10,7 @@
 // Each kind imports only what it needs, so the baselines still run while everest cannot.
 import process from "node:process";
 
-type Fetch = (request: Request) => Promise<Response> | Response;
+type Fetch = (request: Request, env?: unknown) => Promise<Response> | Response;
 
 interface BunRuntime {
   serve(options: { port: number; hostname: string; fetch: Fetch }): { port: number };
@@ -38,7 +38,8 @@ async function listen(fetch: Fetch, kind: string): Promise<number> {
     });
   }
   const { serve } = await import("../../adapters/node.ts");
-  const server = await serve(async (request) => fetch(request), { port: 0, host: HOST, signals: false });
+  // The env too (the client's address), as serve() hands it to any handler.
+  const server = await serve(async (request, env) => fetch(request, env), { port: 0, host: HOST, signals: false });
   return Number(new URL(server.url).port);
 }
 

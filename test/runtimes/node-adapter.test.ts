@@ -84,3 +84,45 @@ describe("node adapter: what the HTTP parser refuses", () => {
     expect(JSON.parse(response.body)._items).toEqual([]);
   });
 });
+
+describe("node adapter: request headers", () => {
+  // What the handler reads through the adapter's lazy headers must be what undici's Headers
+  // holds for the same header lines: absent names, repeated lines, names node keeps once, case.
+  const RAW_LINES = [
+    ["X-Repeated", "a"],
+    ["x-repeated", "b"],
+    ["User-Agent", "first"],
+    ["User-Agent", "second"],
+    ["Accept", " text/plain "],
+    ["Cookie", "a=1"],
+    ["Cookie", "b=2"],
+  ];
+  const NAMES = ["x-repeated", "X-REPEATED", "user-agent", "accept", "cookie", "if-none-match", "origin", "cf-connecting-ip", "host"];
+
+  it("answers get() and has() as Headers would for the same header lines", async () => {
+    const echo = await serve(
+      (request) => {
+        const seen = Object.fromEntries(NAMES.map((name) => [name, [request.headers.get(name), request.headers.has(name)]]));
+        return Response.json(seen);
+      },
+      { port: 0, signals: false },
+    );
+    try {
+      const echoPort = new URL(echo.url).port;
+      const lines = RAW_LINES.map(([name, value]) => `${name}: ${value}`).join("\r\n");
+      const text = await new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(echoPort), "127.0.0.1", () => socket.write(`GET / HTTP/1.1\r\nHost: h.test\r\n${lines}\r\nConnection: close\r\n\r\n`));
+        let all = "";
+        socket.setEncoding("utf8");
+        socket.on("data", (chunk) => (all += chunk));
+        socket.on("error", reject);
+        socket.on("close", () => resolve(all));
+      });
+      const expected = new Headers([["Host", "h.test"], ...RAW_LINES.map(([n, v]) => [n!, v!] as [string, string]), ["Connection", "close"]]);
+      const want = Object.fromEntries(NAMES.map((name) => [name, [expected.get(name), expected.has(name)]]));
+      expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4).replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, ""))).toEqual(want);
+    } finally {
+      await echo.close();
+    }
+  });
+});
