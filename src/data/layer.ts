@@ -44,8 +44,19 @@ export function filterMentions(filter: unknown, field: string): boolean {
   );
 }
 
+function findQuery(filter: Filter, options: FindOptions): FindQuery {
+  const query: FindQuery = { filter };
+  if (options.sort?.length) query.sort = options.sort;
+  if (options.projection && Object.keys(options.projection).length) query.projection = options.projection;
+  if (options.skip) query.skip = options.skip;
+  if (options.limit) query.limit = options.limit;
+  return query;
+}
+
 export class DataLayer {
   private readonly indexed = new Map<string, Promise<void>>();
+  /** What bind() found per resource and db prefix: settings alone decide it, so it is looked up once. */
+  private readonly bound = new WeakMap<Resource, Map<string | null, Promise<Bound>>>();
 
   constructor(
     private readonly config: Config,
@@ -53,10 +64,23 @@ export class DataLayer {
   ) {}
 
   /** The driver and collection a resource lives in, for this request's db prefix. */
-  async bind(ctx: CallScope | null, resource: Resource, collection = resource.datasource.source): Promise<Bound> {
-    const prefix = ctx?.dbPrefix !== undefined ? ctx.dbPrefix : resource.db_prefix;
-    const { driver, database } = await this.pool.get(prefix ?? null);
-    const target = { database, collection };
+  bind(ctx: CallScope | null, resource: Resource): Promise<Bound> {
+    const prefix = (ctx?.dbPrefix !== undefined ? ctx.dbPrefix : resource.db_prefix) ?? null;
+    let byPrefix = this.bound.get(resource);
+    if (!byPrefix) this.bound.set(resource, (byPrefix = new Map()));
+    let bound = byPrefix.get(prefix);
+    if (!bound) {
+      bound = this.resolve(prefix, resource);
+      // A driver that failed to open or indexes that failed to build are tried again next time.
+      bound.catch(() => byPrefix.delete(prefix));
+      byPrefix.set(prefix, bound);
+    }
+    return bound;
+  }
+
+  private async resolve(prefix: string | null, resource: Resource): Promise<Bound> {
+    const { driver, database } = await this.pool.get(prefix);
+    const target = { database, collection: resource.datasource.source };
     await this.ensureIndexes(driver, target, resource);
     return { driver, target };
   }
@@ -78,21 +102,18 @@ export class DataLayer {
   async find(ctx: CallScope | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null }> {
     const { driver, target } = await this.bind(ctx, resource);
     const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter, wholeCollection: options.wholeCollection });
-    const query: FindQuery = { filter };
-    if (options.sort?.length) query.sort = options.sort;
-    if (options.projection && Object.keys(options.projection).length) query.projection = options.projection;
-    if (options.skip) query.skip = options.skip;
-    if (options.limit) query.limit = options.limit;
-    const [documents, total] = await Promise.all([
-      driver.find(target, query),
-      options.count === false ? Promise.resolve(null) : driver.count(target, filter),
-    ]);
+    const query = findQuery(filter, options);
+    if (options.count === false) return { documents: await driver.find(target, query), total: null };
+    const [documents, total] = await Promise.all([driver.find(target, query), driver.count(target, filter)]);
     return { documents, total };
   }
 
   async findOne(ctx: CallScope | null, resource: Resource, lookup: Filter, options: Pick<FindOptions, "showDeleted" | "projection" | "wholeCollection"> = {}): Promise<Doc | null> {
-    const { documents } = await this.find(ctx, resource, { ...options, filter: lookup, limit: 1, count: false });
-    return documents[0] ?? null;
+    const { driver, target } = await this.bind(ctx, resource);
+    const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: lookup, wholeCollection: options.wholeCollection });
+    const query = findQuery(filter, options);
+    query.limit = 1;
+    return (await driver.find(target, query))[0] ?? null;
   }
 
   async insert(ctx: CallScope | null, resource: Resource, documents: Doc[]): Promise<void> {

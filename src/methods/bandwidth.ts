@@ -21,8 +21,17 @@ export async function writeResponse(services: Services, ctx: CallScope, resource
   return shown;
 }
 
+/** savedFields per resource: it depends on the settings alone. */
+const saved = new WeakMap<Resource, Set<string>>();
+
 /** Only meta fields (and extra_response_fields) go back on writes when BANDWIDTH_SAVER is on. */
 function savedFields(config: Config, resource: Resource): Set<string> {
+  let keep = saved.get(resource);
+  if (!keep) saved.set(resource, (keep = keptFields(config, resource)));
+  return keep;
+}
+
+function keptFields(config: Config, resource: Resource): Set<string> {
   const keep = new Set<string>([resource.id_field, config.LAST_UPDATED, config.DATE_CREATED, config.ETAG, config.LINKS, config.STATUS, config.ISSUES, ...resource.extra_response_fields]);
   if (resource.versioning) {
     keep.add(config.VERSION);
@@ -34,6 +43,6 @@ function savedFields(config: Config, resource: Resource): Set<string> {
 
 function only(document: Doc, keep: Set<string>): Doc {
   const out: Doc = {};
-  for (const [key, value] of Object.entries(document)) if (keep.has(key)) out[key] = value;
+  for (const key in document) if (keep.has(key)) out[key] = document[key];
   return out;
 }

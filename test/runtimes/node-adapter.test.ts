@@ -101,7 +101,7 @@ describe("node adapter: request headers", () => {
 
   it("answers get() and has() as Headers would for the same header lines", async () => {
     const echo = await serve(
-      (request) => {
+      async (request) => {
         const seen = Object.fromEntries(NAMES.map((name) => [name, [request.headers.get(name), request.headers.has(name)]]));
         return Response.json(seen);
       },
