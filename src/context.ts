@@ -2,6 +2,7 @@
 // on the App, so one handler serves any number of requests at once on every runtime; what is
 // the same for every request (settings, data, hooks) is passed to the code that uses it.
 import { CallScope } from "./scope.ts";
+import type { PlainHeaders } from "./http/known-body.ts";
 
 /** A call made by an HTTP request: the scope plus the request itself and what is built from it. */
 export class RequestContext extends CallScope {
@@ -11,8 +12,8 @@ export class RequestContext extends CallScope {
   readonly maxBodySize: number;
   /** The raw body, once read (auth checks such as HMAC need it before the method does). */
   bodyText?: string;
-  /** Headers added to whatever response is sent (rate limits, CORS, …). */
-  readonly responseHeaders = new Headers();
+  /** Headers added to whatever response is sent (rate limits, CORS, …), names in lower case. */
+  readonly responseHeaders: PlainHeaders = {};
   readonly env: unknown;
   readonly executionCtx: unknown;
 

@@ -12,6 +12,7 @@ import { HttpError } from "../errors.ts";
 import { bareEtag } from "../render/etag.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { shownEtag } from "../read/document.ts";
+import { withoutKey } from "../util/objects.ts";
 
 /** Loads the item a write targets, soft-deleted ones included (they can be restored). */
 export async function loadOriginal(data: DataLayer, ctx: CallScope, lookup: Filter): Promise<Doc> {
@@ -70,7 +71,7 @@ export async function requiredEtag(config: Config, resource: Resource, original:
 export function etagCondition(config: Config, original: Doc, etag: string | undefined): Filter {
   if (etag === undefined) return {};
   if (typeof original[config.ETAG] === "string") return { [config.ETAG]: etag };
-  const { [config.ID_FIELD]: _id, ...fields } = original;
+  const fields = withoutKey(original, config.ID_FIELD);
   return { ...fields, [config.ETAG]: { $exists: false } };
 }
 

@@ -11,7 +11,7 @@ import { requireDocument, type PayloadSource } from "../request/payload.ts";
 import { now } from "../util/clock.ts";
 import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, loadOriginal, etagCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
-import { isPlainObject } from "../util/objects.ts";
+import { isPlainObject, withoutKey } from "../util/objects.ts";
 import type { Config } from "../settings/normalize.ts";
 
 
@@ -46,7 +46,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const etag = await requiredEtag(config, resource, original, precondition);
   const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);
-  const { [resource.id_field]: _id, ...changes } = payload;
+  const changes = withoutKey(payload, resource.id_field);
   // The owner is the server's to set: a client cannot hand a document to another user.
   const authField = resource.auth_field;
   if (authField && authField in changes && ctx.requestAuthValue != null) changes[authField] = ctx.requestAuthValue;

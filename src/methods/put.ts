@@ -13,6 +13,7 @@ import { convertPathValue, pathFields } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
 import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, etagCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
+import { withoutKey } from "../util/objects.ts";
 
 /** The HTTP method (src/methods/conditional.ts reads the request for the core). */
 export const putItem = itemWriteMethod(putInternal);
@@ -28,7 +29,7 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   const etag = await requiredEtag(config, resource, original, precondition);
   const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);
-  const { [resource.id_field]: _id, ...fields } = payload;
+  const fields = withoutKey(payload, resource.id_field);
   const path = pathFields(ctx, resource, config);
   const result = await services.validators.get(resource.name)!.validate({ ...fields, ...path.declared }, "PUT", validationEnv(services, ctx, original));
   if (!result.valid) throw validationFailure(config, result.issues);

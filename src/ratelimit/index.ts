@@ -64,8 +64,8 @@ export async function enforceRateLimit(config: Config, ctx: RequestContext, stor
   const [requests, seconds] = limit;
   const method = ctx.method === "HEAD" ? "GET" : ctx.method;
   const { count, resetAt } = await store.hit(`${method}:${client}`, seconds);
-  ctx.responseHeaders.set("X-RateLimit-Limit", String(requests));
-  ctx.responseHeaders.set("X-RateLimit-Remaining", String(Math.max(0, requests - count)));
-  ctx.responseHeaders.set("X-RateLimit-Reset", String(Math.ceil(resetAt / 1000)));
+  ctx.responseHeaders["x-ratelimit-limit"] = String(requests);
+  ctx.responseHeaders["x-ratelimit-remaining"] = String(Math.max(0, requests - count));
+  ctx.responseHeaders["x-ratelimit-reset"] = String(Math.ceil(resetAt / 1000));
   if (count > requests) throw new HttpError(429, "Rate limit exceeded");
 }

@@ -7,22 +7,14 @@ import { documentEtag } from "../render/etag.ts";
 import type { Resource } from "../settings/normalize.ts";
 import { documentLink, relatedLinks } from "../render/hateoas.ts";
 import type { Config } from "../settings/normalize.ts";
+import { withoutKey } from "../util/objects.ts";
 
 const EPOCH = new Date(0);
 
-/**
- * Stored order, but with the id after the other meta fields, as Eve's responses show it. A loop,
- * not `{ [id]: _, ...rest }`: object rest with a computed key took most of a GET item's shaping.
- */
+/** Stored order, but with the id after the other meta fields, as Eve's responses show it. */
 function reorder(document: Doc, idField: string): Doc {
   if (!(idField in document)) return document;
-  const out: Doc = {};
-  for (const key of Object.keys(document)) {
-    if (key === idField) continue;
-    // A field named __proto__ stays a field (an assignment would set the prototype).
-    if (key === "__proto__") Object.defineProperty(out, key, { value: document[key], enumerable: true, writable: true, configurable: true });
-    else out[key] = document[key];
-  }
+  const out = withoutKey(document, idField);
   out[idField] = document[idField];
   return out;
 }

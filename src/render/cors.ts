@@ -1,6 +1,7 @@
 // Cross-origin headers as Eve sends them, except that an origin CORS does not allow gets no
 // Access-Control-Allow-Origin at all (docs/decisions.md §5) instead of an empty one.
 import type { Config } from "../settings/normalize.ts";
+import type { PlainHeaders } from "../http/known-body.ts";
 
 export interface CorsPolicy {
   origins: Set<string>;
@@ -34,15 +35,15 @@ export function compileCors(config: Config): CorsPolicy | null {
   };
 }
 
-export function applyCors(policy: CorsPolicy | null, origin: string | null, allowMethods: string, headers: Headers): void {
+export function applyCors(policy: CorsPolicy | null, origin: string | null, allowMethods: string, headers: PlainHeaders): void {
   if (!policy || !origin) return;
   if (policy.any || policy.origins.has(origin) || policy.patterns.some((p) => p.test(origin))) {
-    headers.set("Access-Control-Allow-Origin", origin);
-    headers.append("Vary", "Origin");
+    headers["access-control-allow-origin"] = origin;
+    headers.vary = headers.vary ? `${headers.vary}, Origin` : "Origin";
   }
-  headers.set("Access-Control-Allow-Headers", policy.allowHeaders);
-  headers.set("Access-Control-Expose-Headers", policy.exposeHeaders);
-  headers.set("Access-Control-Allow-Methods", allowMethods);
-  headers.set("Access-Control-Max-Age", policy.maxAge);
-  if (policy.credentials) headers.set("Access-Control-Allow-Credentials", "true");
+  headers["access-control-allow-headers"] = policy.allowHeaders;
+  headers["access-control-expose-headers"] = policy.exposeHeaders;
+  headers["access-control-allow-methods"] = allowMethods;
+  headers["access-control-max-age"] = policy.maxAge;
+  if (policy.credentials) headers["access-control-allow-credentials"] = "true";
 }

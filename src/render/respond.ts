@@ -93,10 +93,7 @@ export function negotiate(offers: Offer[], accept: string | null): Offer | null 
 
 /** Headers shared by every response of a request (cache directives, CORS, rate limits …). */
 function baseHeaders(config: Config, ctx: RequestContext): PlainHeaders {
-  const headers: PlainHeaders = {};
-  ctx.responseHeaders.forEach((value, key) => {
-    headers[key] = value;
-  });
+  const headers: PlainHeaders = { ...ctx.responseHeaders };
   if (ctx.method === "GET" || ctx.method === "HEAD") {
     const resource = ctx.resource;
     const cacheControl = resource ? resource.cache_control : config.CACHE_CONTROL;
@@ -119,7 +116,7 @@ export function compileRendering(config: Config): Rendering {
 
 export function renderReply({ config, offers }: Rendering, ctx: RequestContext, reply: Reply): Response {
   if (reply.raw) {
-    for (const [key, value] of ctx.responseHeaders) reply.raw.headers.set(key, value);
+    for (const key in ctx.responseHeaders) reply.raw.headers.set(key, ctx.responseHeaders[key]!);
     return reply.raw;
   }
   const headers = baseHeaders(config, ctx);

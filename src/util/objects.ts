@@ -5,7 +5,23 @@ const PROTOTYPE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
 /** A key, or a segment of a dotted key, that could reach an object's prototype downstream. */
 export function isPrototypeKey(key: string): boolean {
-  return key.split(".").some((part) => PROTOTYPE_KEYS.has(part));
+  // Most keys have no dot: one lookup instead of an array of parts.
+  return key.includes(".") ? key.split(".").some((part) => PROTOTYPE_KEYS.has(part)) : PROTOTYPE_KEYS.has(key);
+}
+
+/**
+ * A shallow copy without one key. A loop, not `const { [key]: _, ...rest }`: V8 compiles that
+ * rest with a computed key to a slow generic copy (~10× this loop on a 10-field document).
+ */
+export function withoutKey(object: Record<string, unknown>, key: string): Record<string, unknown> {
+  const copy: Record<string, unknown> = {};
+  for (const name of Object.keys(object)) {
+    if (name === key) continue;
+    // A field named __proto__ stays a field (an assignment would set the prototype).
+    if (name === "__proto__") Object.defineProperty(copy, name, { value: object[name], enumerable: true, writable: true, configurable: true });
+    else copy[name] = object[name];
+  }
+  return copy;
 }
 
 /**
