@@ -5,6 +5,7 @@
 //   node --import tsx bench/lib/inprocess.ts --only everest --workloads POST --profile post.cpuprofile
 //   bun bench/lib/inprocess.ts … ; deno run -A bench/lib/inprocess.ts …
 import process from "node:process";
+import { buildPackage, builtEverest } from "./package.ts";
 import { person, seed, settings } from "./people.ts";
 
 type Fetch = (request: Request) => Promise<Response> | Response;
@@ -101,7 +102,8 @@ async function round(target: Target, workload: Workload): Promise<number> {
 async function main(): Promise<void> {
   const targets: Target[] = [];
   if (!only || only === "everest") {
-    const { createHandler } = await import("../../src/handler.ts");
+    buildPackage();
+    const { createHandler } = await builtEverest();
     targets.push(await prepare("everest", createHandler(settings)));
   }
   if (!only || only === "hand") {

@@ -4,6 +4,7 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
+import { buildPackage } from "./package.ts";
 
 export const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const SERVER_ENTRY = "bench/lib/server.ts";
@@ -104,6 +105,8 @@ const exited = (child: ChildProcess) =>
 
 /** Starts `server.ts <args>` on a runtime and waits for its READY line; rejects with its stderr if it dies first. */
 export function startServer(runtime: Runtime, args: string[], core: number | null, timeoutMs = 120_000): Promise<Server> {
+  // The servers serve everest as the package ships it (bench/lib/package.ts).
+  buildPackage();
   const command = [...(core === null ? [] : ["taskset", "-c", String(core)]), ...runtime.command, SERVER_ENTRY, ...args];
   const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";

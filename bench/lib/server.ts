@@ -9,6 +9,7 @@
 // It prints `READY <port>` once it listens on 127.0.0.1 (on a port of the system's choosing).
 // Each kind imports only what it needs, so the baselines still run while everest cannot.
 import process from "node:process";
+import { builtEverest } from "./package.ts";
 
 type Fetch = (request: Request, env?: unknown) => Promise<Response> | Response;
 
@@ -37,7 +38,7 @@ async function listen(fetch: Fetch, kind: string): Promise<number> {
       serve({ fetch: async (request) => fetch(request), port: 0, hostname: HOST }, (info) => resolve(info.port));
     });
   }
-  const { serve } = await import("../../adapters/node.ts");
+  const { serve } = await builtEverest();
   // The env too (the client's address), as serve() hands it to any handler.
   const server = await serve(async (request, env) => fetch(request, env), { port: 0, host: HOST, signals: false });
   return Number(new URL(server.url).port);
@@ -83,9 +84,8 @@ async function main(): Promise<void> {
     await seed(app.fetch, "http://bench.local", documents);
     port = await listen(app.fetch, kind);
   } else if (kind === "everest") {
-    const { createHandler } = await import("../../src/handler.ts");
+    const { createHandler, NodeFileAccess } = await builtEverest();
     const db = option("db", "");
-    const { NodeFileAccess } = await import("../../adapters/node-files.ts");
     const handler = createHandler(db ? { ...settings, DB_URI: db } : settings, { services: { files: new NodeFileAccess() } });
     await seed(handler, "http://bench.local", documents);
     port = await listen(handler, kind);
