@@ -63,16 +63,22 @@ export async function requiredEtag(config: Config, resource: Resource, original:
 }
 
 /**
- * What a conditional write must still find in the database, beside the id. A document with a
- * stored ETag is matched on it. One another program wrote has none (its ETag is computed), so it
- * is matched on having none still and on every field it had: any write in between — everest's
- * adds an ETag, another program's changes a field — makes the match fail.
+ * What a conditional write must still find in the database: the document's id and, when an
+ * ETag is checked, that ETag. A document with a stored ETag is matched on it. One another
+ * program wrote has none (its ETag is computed), so it is matched on having none still and on
+ * every field it had: any write in between — everest's adds an ETag, another program's changes
+ * a field — makes the match fail.
  */
-export function etagCondition(config: Config, original: Doc, etag: string | undefined): Filter {
-  if (etag === undefined) return {};
-  if (typeof original[config.ETAG] === "string") return { [config.ETAG]: etag };
-  const fields = withoutKey(original, config.ID_FIELD);
-  return { ...fields, [config.ETAG]: { $exists: false } };
+export function writeCondition(config: Config, resource: Resource, original: Doc, etag: string | undefined): Filter {
+  let condition: Filter;
+  if (etag === undefined) condition = {};
+  else if (typeof original[config.ETAG] === "string") condition = { [config.ETAG]: etag };
+  else {
+    condition = withoutKey(original, config.ID_FIELD);
+    condition[config.ETAG] = { $exists: false };
+  }
+  condition[resource.id_field] = original[resource.id_field];
+  return condition;
 }
 
 /** After a conditional write matched nothing: the item vanished (404) or changed (412). */

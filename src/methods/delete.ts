@@ -9,7 +9,7 @@ import type { Resource } from "../settings/normalize.ts";
 import { documentEtag } from "../render/etag.ts";
 import type { Reply } from "../render/reply.ts";
 import { now } from "../util/clock.ts";
-import { conditionalWriteFailed, loadOriginal, etagCondition, requestPrecondition, requiredEtag, type Precondition } from "./conditional.ts";
+import { conditionalWriteFailed, loadOriginal, writeCondition, requestPrecondition, requiredEtag, type Precondition } from "./conditional.ts";
 
 const NO_CONTENT: Reply = { status: 204, body: null };
 
@@ -20,7 +20,7 @@ async function softDelete(services: Services, ctx: CallScope, resource: Resource
   // Eve hashes the marked document before features move it on (its version number among them).
   if (config.IF_MATCH) marked[config.ETAG] = await documentEtag(marked, resource.etag_ignore_fields);
   await services.features.run("beforeSoftDelete", ctx, resource, marked, original);
-  const conditional: Filter = { [resource.id_field]: original[resource.id_field], ...etagCondition(config, original, etag) };
+  const conditional = writeCondition(config, resource, original, etag);
   if (!(await services.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(services.data, ctx, where, etag);
   await services.features.run("afterSoftDelete", ctx, resource, marked, original);
 }
@@ -42,7 +42,7 @@ export async function deleteItemInternal(services: Services, ctx: CallScope, loo
   if (resource.soft_delete) {
     await softDelete(services, ctx, resource, original, etag, where);
   } else {
-    const conditional: Filter = { [resource.id_field]: original[resource.id_field], ...etagCondition(config, original, etag) };
+    const conditional = writeCondition(config, resource, original, etag);
     if (!(await services.data.remove(ctx, resource, conditional))) await conditionalWriteFailed(services.data, ctx, where, etag);
     await services.features.run("afterDelete", ctx, resource, original);
   }

@@ -10,15 +10,16 @@ import type { Reply } from "../render/reply.ts";
 import { requireDocument, type PayloadSource } from "../request/payload.ts";
 import { now } from "../util/clock.ts";
 import { writeResponse } from "./bandwidth.ts";
-import { checkImmutableId, conditionalWriteFailed, loadOriginal, etagCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
+import { checkImmutableId, conditionalWriteFailed, loadOriginal, writeCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
 import { isPlainObject, withoutKey } from "../util/objects.ts";
 import type { Config } from "../settings/normalize.ts";
 
 
 /** Eve's `resolve_nested_documents`: sub-documents merge into the stored ones, recursively. */
 export function mergeNested(original: Doc, updates: Doc): Doc {
-  const merged: Doc = { ...original };
-  for (const [key, value] of Object.entries(updates)) {
+  const merged: Doc = Object.assign({}, original);
+  for (const key of Object.keys(updates)) {
+    const value = updates[key];
     merged[key] = isPlainObject(value) && isPlainObject(original[key]) ? mergeNested(original[key] as Doc, value) : value;
   }
   return merged;
@@ -54,18 +55,19 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const result = await services.validators.get(resource.name)!.validate(changes, "PATCH", validationEnv(services, ctx, original));
   if (!result.valid) throw validationFailure(config, result.issues);
 
-  const updates: Doc = { ...result.document, [config.LAST_UPDATED]: now() };
+  const updates: Doc = result.document;
+  updates[config.LAST_UPDATED] = now();
   // A PATCH always leaves the document live: it restores a soft-deleted one.
   if (resource.soft_delete) updates[config.DELETED] = false;
   await services.features.run("beforeUpdate", ctx, resource, updates, original);
   await services.hooks.emitForResource("on_update", resource.name, updates, original);
 
-  const updated = resource.merge_nested_documents ? mergeNested(original, updates) : { ...original, ...updates };
+  const updated = resource.merge_nested_documents ? mergeNested(original, updates) : Object.assign({}, original, updates);
   if (config.IF_MATCH) updates[config.ETAG] = updated[config.ETAG] = await documentEtag(updated, resource.etag_ignore_fields);
   const $set: Doc = {};
   for (const key of Object.keys(updates)) $set[key] = updated[key];
 
-  const conditional: Filter = { [resource.id_field]: original[resource.id_field], ...etagCondition(config, original, etag) };
+  const conditional = writeCondition(config, resource, original, etag);
   let written: boolean;
   try {
     written = await services.data.update(ctx, resource, conditional, { $set });

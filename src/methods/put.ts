@@ -12,7 +12,7 @@ import { requireDocument, type PayloadSource } from "../request/payload.ts";
 import { convertPathValue, pathFields } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
 import { writeResponse } from "./bandwidth.ts";
-import { checkImmutableId, conditionalWriteFailed, etagCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
+import { checkImmutableId, conditionalWriteFailed, writeCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
 import { withoutKey } from "../util/objects.ts";
 
 /** The HTTP method (src/methods/conditional.ts reads the request for the core). */
@@ -43,7 +43,7 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   await services.hooks.emitForResource("on_replace", resource.name, document, original);
   if (config.IF_MATCH) document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
 
-  const conditional: Filter = { [resource.id_field]: original[resource.id_field], ...etagCondition(config, original, etag) };
+  const conditional = writeCondition(config, resource, original, etag);
   let written: boolean;
   try {
     written = await services.data.replace(ctx, resource, conditional, document);

@@ -12,6 +12,28 @@ const MONTHS = [
 
 const pad = (n: number, width = 2) => String(n).padStart(width, "0");
 
+/**
+ * A date's text, remembered by its time value: the same instants are rendered again and again
+ * (a write's _created and _updated, every write of one second, a page's documents), and a lookup
+ * costs a twentieth of toUTCString or toISOString on Node (~12 vs 250-330 ns).
+ */
+export function cachedByTime(render: (date: Date) => string): (date: Date) => string {
+  const cache = new Map<number, string>();
+  return (date) => {
+    const time = date.getTime();
+    let text = cache.get(time);
+    if (text === undefined) {
+      // Bounded by dropping everything: a few hundred distinct instants are what a page holds.
+      if (cache.size >= 1024) cache.clear();
+      cache.set(time, (text = render(date)));
+    }
+    return text;
+  };
+}
+
+/** RFC 1123 as toUTCString writes it, for four-digit years. */
+export const utcString = cachedByTime((date) => date.toUTCString());
+
 function dayOfYear(date: Date): number {
   return Math.floor((date.getTime() - Date.UTC(date.getUTCFullYear(), 0, 1)) / 86_400_000) + 1;
 }
@@ -21,7 +43,7 @@ export function formatDate(date: Date, format: string): string {
   // The default format is toUTCString's, for four-digit years: every date of every body goes here.
   if (format === RFC1123_FORMAT) {
     const year = date.getUTCFullYear();
-    if (year >= 1000 && year <= 9999) return date.toUTCString();
+    if (year >= 1000 && year <= 9999) return utcString(date);
   }
   return format.replace(/%(.)/gs, (whole, directive: string) => {
     switch (directive) {

@@ -3,15 +3,16 @@
 // Matching it byte for byte gives a document the same tag in everest as in Eve (verified
 // against the reference exchanges).
 import { ObjectId, Decimal128 } from "bson";
+import { cachedByTime } from "./dates.ts";
 import { bytesToBase64 } from "./plain.ts";
 import { dumps, JsonText } from "./pyjson.ts";
 
-function relaxedDate(date: Date): string {
+const relaxedDate = cachedByTime((date) => {
   const year = date.getUTCFullYear();
   if (year < 1970 || year > 9999) return `{"$date": {"$numberLong": "${date.getTime()}"}}`;
   const iso = date.toISOString();
   return `{"$date": "${iso.endsWith(".000Z") ? iso.slice(0, -5) + "Z" : iso}"}`;
-}
+});
 
 /**
  * bson's `json_util._json_convert` of one canonical leaf (date, id, decimal, bytes) as the
