@@ -85,7 +85,9 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   if (items.length === 0) throw new HttpError(400, "Empty bulk insert");
   if (items.length > 1 && !resource.bulk_enabled) throw new HttpError(400, "Bulk insert not allowed");
   const path = pathFields(ctx, resource, config);
-  const incoming = items.filter(isPlainObject).map((item) => ({ ...item, ...path.declared }));
+  // Validation works on its own copy, so the client's documents are only copied to add path values.
+  const declared = Object.keys(path.declared).length > 0;
+  const incoming = items.filter(isPlainObject).map((item) => (declared ? { ...item, ...path.declared } : item));
   const validator = services.validators.get(resource.name)!;
   const validateAll = (env: ValidationEnv) => (incoming.length === 1 ? validator.validate(incoming[0]!, "POST", env).then((r) => [r]) : validator.validateMany(incoming, env));
   const refusal = (results: ValidationResult[]): HttpError | null => {
@@ -107,7 +109,10 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
 
   const stamp = now();
   const documents = results.map((r) => {
-    const document: Doc = { ...r.document, ...path.undeclared, [config.LAST_UPDATED]: stamp, [config.DATE_CREATED]: stamp };
+    // The validated document is validation's own copy: completed in place.
+    const document = Object.assign(r.document, path.undeclared);
+    document[config.LAST_UPDATED] = stamp;
+    document[config.DATE_CREATED] = stamp;
     if (resource.soft_delete) document[config.DELETED] = false;
     if (resource.auth_field && ctx.requestAuthValue != null) document[resource.auth_field] = ctx.requestAuthValue;
     return document;
