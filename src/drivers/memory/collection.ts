@@ -5,7 +5,7 @@
 // that cannot fail, so the driver can journal between the two.
 import { DuplicateKeyError, type Doc, type Filter, type IndexSpec } from "../types.ts";
 import { FieldIndex, normalizeSpec, UniqueIndex, type Stored } from "./indexes.ts";
-import { planFilter } from "./planner.ts";
+import { isEquality, planFilter } from "./planner.ts";
 import { copyValue, DatePool, valueKey } from "./values.ts";
 
 /** How reads found their documents; cumulative, for tests and diagnostics. */
@@ -59,6 +59,14 @@ export class Collection {
 
   private candidates(filter: Filter, ordered: boolean): Iterable<Stored> {
     if (Object.keys(filter).length === 0) return this.docs.values();
+    // An item's read and writes name one document by its id: the plan the planner would pick
+    // (an equality on _id is the narrowest there is) in one probe of the id map.
+    const id = filter._id;
+    if (id !== undefined && isEquality(id)) {
+      this.stats.indexScans++;
+      const stored = this.docs.get(valueKey(id));
+      return stored ? [stored] : [];
+    }
     const plan = planFilter(filter, (path) => this.fields.get(path));
     if (!plan) {
       this.stats.fullScans++;

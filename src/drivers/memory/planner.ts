@@ -12,9 +12,15 @@ function isOperatorObject(value: unknown): value is Record<string, unknown> {
   return Object.keys(value).some((key) => key.startsWith("$"));
 }
 
+/** A condition that asks for one value (`{field: value}`), which an index answers by its key. */
+export function isEquality(condition: unknown): boolean {
+  return !(condition instanceof RegExp) && !isOperatorObject(condition);
+}
+
 function planField(index: FieldIndex, condition: unknown): Candidates | null {
-  if (condition instanceof RegExp) return null;
-  if (!isOperatorObject(condition)) return index.equal([valueKey(condition)]);
+  if (isEquality(condition)) return index.equal([valueKey(condition)]);
+  // A RegExp: no index order answers it.
+  if (!isOperatorObject(condition)) return null;
   if ("$eq" in condition) return index.equal([valueKey(condition.$eq)]);
   const list = condition.$in;
   if (Array.isArray(list) && !list.some((v) => v instanceof RegExp)) return index.equal(list.map(valueKey));
