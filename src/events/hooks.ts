@@ -37,9 +37,16 @@ export class Hooks {
     for (const callback of list) await callback(...args);
   }
 
-  /** Fires the generic event with the resource name, then the per-resource one without it. */
-  async emitForResource(event: string, resource: string, ...args: unknown[]): Promise<void> {
-    if (this.callbacks.size === 0) return;
+  /**
+   * Fires the generic event with the resource name, then the per-resource one without it. Not
+   * an async function: with no hooks registered (the common case) nothing is allocated at all.
+   */
+  emitForResource(event: string, resource: string, ...args: unknown[]): Promise<void> | undefined {
+    if (this.callbacks.size === 0) return undefined;
+    return this.emitBoth(event, resource, args);
+  }
+
+  private async emitBoth(event: string, resource: string, args: unknown[]): Promise<void> {
     await this.emit(event, resource, ...args);
     await this.emit(`${event}_${resource}`, ...args);
   }

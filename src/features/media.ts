@@ -75,6 +75,10 @@ class MediaFeature implements DocumentFeature {
     }
   }
 
+  appliesTo(resource: Resource): boolean {
+    return mediaFields(resource).length > 0;
+  }
+
   async beforeInsert(ctx: CallScope, resource: Resource, documents: Doc[]): Promise<void> {
     for (const document of documents) await this.store(ctx, resource, document);
   }

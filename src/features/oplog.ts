@@ -33,6 +33,11 @@ class OplogFeature implements DocumentFeature {
     this.changeMethods = new Set(config.OPLOG_CHANGE_METHODS);
   }
 
+  /** Internal resources (the log among them) have no endpoint to name, so Eve logs none of them. */
+  appliesTo(resource: Resource): boolean {
+    return !resource.internal_resource && resource.name !== this.config.OPLOG_NAME;
+  }
+
   afterInsert(ctx: CallScope, resource: Resource, documents: Doc[]) {
     return this.push(ctx, resource, "POST", documents.map((document) => ({ document })));
   }
@@ -55,8 +60,7 @@ class OplogFeature implements DocumentFeature {
 
   private async push(ctx: CallScope, resource: Resource, op: string, writes: Array<{ document: Doc; id?: unknown }>): Promise<void> {
     const config = this.config;
-    // Internal resources (the log among them) have no endpoint to name, so Eve logs none of them.
-    if (!this.methods.has(op) || resource.internal_resource || resource.name === config.OPLOG_NAME) return;
+    if (!this.methods.has(op)) return;
     const log = config.DOMAIN[config.OPLOG_NAME]!;
     const entries = writes.map(({ document, id }) => {
       const time = document[config.LAST_UPDATED] ?? now();

@@ -5,6 +5,12 @@ import type { Doc } from "../drivers/types.ts";
 import type { Resource } from "../settings/normalize.ts";
 
 export interface DocumentFeature {
+  /**
+   * Whether the feature acts on the resource at all, which its settings alone decide (versioning
+   * off, no media fields …): a feature that does not is left out of the resource's stages, so
+   * what is off costs nothing. Absent means it may act on any resource.
+   */
+  appliesTo?(resource: Resource): boolean;
   /** Documents validated and stamped, about to be hashed and inserted. */
   beforeInsert?(ctx: CallScope, resource: Resource, documents: Doc[]): Promise<void> | void;
   /**
@@ -36,18 +42,31 @@ export interface DocumentFeature {
 type Stage = keyof DocumentFeature;
 
 export class FeaturePipeline {
+  /** Per resource, the features taking part in each stage, found once: most resources need few or none. */
+  private readonly stages = new WeakMap<Resource, Map<Stage, DocumentFeature[]>>();
+
   constructor(private readonly features: DocumentFeature[] = []) {}
 
-  /** Runs one stage of every feature that has it, in order; each stage's arguments are typed by DocumentFeature. */
-  async run<S extends Stage>(stage: S, ...args: Parameters<NonNullable<DocumentFeature[S]>>): Promise<void> {
-    for (const feature of this.features) {
-      const step = feature[stage] as ((...a: unknown[]) => Promise<void> | void) | undefined;
-      if (step) await step.apply(feature, args);
-    }
+  /**
+   * Runs one stage of every feature that has it and applies to the resource, in order; each
+   * stage's arguments are typed by DocumentFeature. A stage with no feature to run returns
+   * nothing, without the promise of an async call.
+   */
+  run<S extends Stage>(stage: S, ...args: Parameters<NonNullable<DocumentFeature[S]>>): Promise<void> | undefined {
+    const resource = args[1] as Resource;
+    let byStage = this.stages.get(resource);
+    if (!byStage) this.stages.set(resource, (byStage = new Map()));
+    let taking = byStage.get(stage);
+    if (!taking) byStage.set(stage, (taking = this.features.filter((feature) => feature[stage] && feature.appliesTo?.(resource) !== false)));
+    return taking.length === 0 ? undefined : runStage(taking, stage, args);
   }
 
   /** No feature's beforeInsert changes what validation saw or acts outside the documents (keepsInserts). */
   keepsInserts(resource: Resource): boolean {
     return this.features.every((feature) => !feature.beforeInsert || feature.keepsInserts?.(resource) === true);
   }
+}
+
+async function runStage(features: DocumentFeature[], stage: Stage, args: unknown[]): Promise<void> {
+  for (const feature of features) await (feature[stage] as (...a: unknown[]) => Promise<void> | void).apply(feature, args);
 }

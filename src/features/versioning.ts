@@ -20,6 +20,10 @@ class VersioningFeature implements DocumentFeature {
     private readonly data: DataLayer,
   ) {}
 
+  appliesTo(resource: Resource): boolean {
+    return resource.versioning;
+  }
+
   beforeInsert(_ctx: CallScope, resource: Resource, documents: Doc[]): void {
     if (resource.versioning) for (const document of documents) document[this.config.VERSION] = 1;
   }

@@ -18,7 +18,7 @@ async function softDelete(services: Services, ctx: CallScope, resource: Resource
   const config = services.config;
   const marked: Doc = { ...original, [config.DELETED]: true, [config.LAST_UPDATED]: now() };
   // Eve hashes the marked document before features move it on (its version number among them).
-  if (config.IF_MATCH) marked[config.ETAG] = await documentEtag(marked, resource.etag_ignore_fields);
+  if (config.IF_MATCH) marked[config.ETAG] = documentEtag(marked, resource.etag_ignore_fields);
   await services.features.run("beforeSoftDelete", ctx, resource, marked, original);
   const conditional = writeCondition(config, resource, original, etag);
   if (!(await services.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(services.data, ctx, where, etag);

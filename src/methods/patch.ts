@@ -63,7 +63,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   await services.hooks.emitForResource("on_update", resource.name, updates, original);
 
   const updated = resource.merge_nested_documents ? mergeNested(original, updates) : Object.assign({}, original, updates);
-  if (config.IF_MATCH) updates[config.ETAG] = updated[config.ETAG] = await documentEtag(updated, resource.etag_ignore_fields);
+  if (config.IF_MATCH) updates[config.ETAG] = updated[config.ETAG] = documentEtag(updated, resource.etag_ignore_fields);
   const $set: Doc = {};
   for (const key of Object.keys(updates)) $set[key] = updated[key];
 

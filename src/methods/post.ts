@@ -121,7 +121,7 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   await services.hooks.emitForResource("on_insert", resource.name, documents);
   for (const document of documents) {
     // Eve hashes the document before the database assigns its id.
-    if (config.IF_MATCH) document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
+    if (config.IF_MATCH) document[config.ETAG] = documentEtag(document, resource.etag_ignore_fields);
     if (document._id === undefined) document._id = new ObjectId();
   }
   try {

@@ -41,7 +41,7 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   if (resource.auth_field && original[resource.auth_field] !== undefined) document[resource.auth_field] = original[resource.auth_field];
   await services.features.run("beforeReplace", ctx, resource, document, original);
   await services.hooks.emitForResource("on_replace", resource.name, document, original);
-  if (config.IF_MATCH) document[config.ETAG] = await documentEtag(document, resource.etag_ignore_fields);
+  if (config.IF_MATCH) document[config.ETAG] = documentEtag(document, resource.etag_ignore_fields);
 
   const conditional = writeCondition(config, resource, original, etag);
   let written: boolean;
