@@ -41,6 +41,18 @@ export function splitPath(path: string): string[] {
   return path.split(".");
 }
 
+/**
+ * Whether a top-level field holds the same primitive in both documents, so its index entries
+ * cannot differ: a PATCH that leaves an indexed field be then costs the index nothing, not two
+ * computations of its entries.
+ */
+function samePrimitive(segments: readonly string[], previous: Doc, next: Doc): boolean {
+  if (segments.length !== 1) return false;
+  const field = segments[0]!;
+  const value = previous[field];
+  return Object.is(value, next[field]) && (value === null || typeof value !== "object") && Object.hasOwn(previous, field) === Object.hasOwn(next, field);
+}
+
 export class FieldIndex {
   private readonly segments: string[];
   /** valueKey → the id, or the ids, of documents with that value. Null for `_id`, whose keys are the store's own. */
@@ -91,6 +103,7 @@ export class FieldIndex {
    * and re-setting a key of a large Map is far from free; most updates leave indexed fields be.)
    */
   replace(id: string, previous: Doc, next: Doc): void {
+    if (samePrimitive(this.segments, previous, next)) return;
     if (this.hash && !this.sorted) {
       const before = indexEntries(previous, this.segments);
       const after = indexEntries(next, this.segments);

@@ -71,9 +71,9 @@ export function refuseScripts(value: unknown): void {
   if (Array.isArray(value)) {
     for (const element of value) refuseScripts(element);
   } else if (isPlainObject(value)) {
-    for (const [key, inner] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
       if (SCRIPT_OPERATORS.has(key)) throw new InvalidQueryError(`the ${key} operator is not allowed`);
-      refuseScripts(inner);
+      refuseScripts(value[key]);
     }
   }
 }
@@ -110,7 +110,8 @@ function isPlainScalar(value: unknown): boolean {
  */
 function equalityTest(filter: Filter): ((doc: Doc) => boolean) | null {
   const conditions: Array<[string, string]> = [];
-  for (const [field, value] of Object.entries(filter)) {
+  for (const field of Object.keys(filter)) {
+    const value = filter[field];
     if (field.startsWith("$") || field.includes(".") || !isPlainScalar(value)) return null;
     conditions.push([field, valueKey(value)]);
   }
@@ -171,7 +172,8 @@ function setTopLevel(doc: Doc, modifier: Record<string, unknown>): string[] | nu
   // Dotted paths, operators, prototype keys and conflicts between $set and $unset are mingo's to handle (or refuse).
   if (fields.some((field) => field.includes(".") || field.startsWith("$") || field === "__proto__") || new Set(fields).size < fields.length) return null;
   const changed: string[] = [];
-  for (const [field, value] of Object.entries($set)) {
+  for (const field of Object.keys($set)) {
+    const value = $set[field];
     if (Object.hasOwn(doc, field) && valueKey(doc[field]) === valueKey(value)) continue;
     doc[field] = value;
     changed.push(field);

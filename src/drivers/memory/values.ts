@@ -10,7 +10,8 @@ import { isPlainObject } from "../../util/objects.ts";
 export function namesOperator(value: unknown, operators: ReadonlySet<string>): boolean {
   if (Array.isArray(value)) return value.some((element) => namesOperator(element, operators));
   if (value === null || typeof value !== "object" || !isPlainObject(value)) return false;
-  for (const [key, inner] of Object.entries(value)) if (operators.has(key) || namesOperator(inner, operators)) return true;
+  // Keys, not entries: this runs on every filter and update, and entries allocate a pair per key.
+  for (const key of Object.keys(value)) if (operators.has(key) || namesOperator(value[key], operators)) return true;
   return false;
 }
 
