@@ -25,7 +25,7 @@ import { Databases } from "./databases.ts";
 import type { Stored } from "./indexes.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
-import { applyUpdate, compileFilter, cursor, loadFor, project, runPipeline, withMingo } from "./mingo.ts";
+import { compileFilter, cursor, loadFor, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
 import { nearDistance } from "./geo.ts";
 import { copyDocument, copyValue, valueKey } from "./values.ts";
 
@@ -135,8 +135,7 @@ export class MemoryDriver implements Driver {
     const { test, collection } = await this.open(target, filter, update);
     const stored = collection && firstMatch(collection, filter, test);
     if (!collection || !stored) return false;
-    const next = copyDocument(stored.doc);
-    const changed = withMingo(() => applyUpdate(next, copyValue(update) as Record<string, unknown>));
+    const { next, changed } = withMingo(() => updatedCopy(stored.doc, copyValue(update) as Record<string, unknown>));
     if (valueKey(next._id) !== valueKey(stored.doc._id)) throw new InvalidQueryError("the _id of a document cannot change");
     if (changed.length > 0) await this.store(target, collection, stored, next);
     return true;

@@ -16,7 +16,7 @@ import { MingoError } from "mingo/util";
 import { ObjectId } from "bson";
 import { InvalidQueryError, type Doc, type Filter, type Projection } from "../types.ts";
 import { $geoNear, foldNearBounds, geoQueryOperators, loadGeometry, needsGeometry } from "./geo.ts";
-import { namesOperator, valueKey } from "./values.ts";
+import { copyDocument, namesOperator, shallowCopy, valueKey } from "./values.ts";
 import { isPlainObject } from "../../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../../util/operators.ts";
 
@@ -186,9 +186,27 @@ function setTopLevel(doc: Doc, modifier: Record<string, unknown>): string[] | nu
   return changed;
 }
 
+function mingoUpdate(doc: Doc, modifier: Record<string, unknown>): string[] {
+  return update(doc, modifier as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS });
+}
+
 /** Applies an update to `doc` in place; the changed paths. */
 export function applyUpdate(doc: Doc, modifier: Record<string, unknown>): string[] {
-  return setTopLevel(doc, modifier) ?? update(doc, modifier as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS });
+  return setTopLevel(doc, modifier) ?? mingoUpdate(doc, modifier);
+}
+
+/**
+ * What an update makes of a stored document, which is left as it was. Top-level $set/$unset
+ * (every write everest itself makes) go to a shallow copy that shares the untouched values, as
+ * the store never changes a stored value in place: a PATCH then copies one object, not the
+ * document's every sub-document, array and date. Anything else is mingo's, on a deep copy.
+ */
+export function updatedCopy(doc: Doc, modifier: Record<string, unknown>): { next: Doc; changed: string[] } {
+  const shallow = shallowCopy(doc);
+  const changed = setTopLevel(shallow, modifier);
+  if (changed) return { next: shallow, changed };
+  const next = copyDocument(doc);
+  return { next, changed: mingoUpdate(next, modifier) };
 }
 
 /** Runs a pipeline; loadFor({pipeline}) must have been awaited. */

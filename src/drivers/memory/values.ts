@@ -40,6 +40,13 @@ export function copyValue(value: unknown): unknown {
   return out;
 }
 
+/** A copy of a document's top level, sharing its values (the store never changes one in place). */
+export function shallowCopy(doc: Doc): Doc {
+  const out: Doc = {};
+  for (const key of Object.keys(doc)) assign(out, key, doc[key]);
+  return out;
+}
+
 /** A copy of a document with `_id` as its first field. */
 export function copyDocument(doc: Doc): Doc {
   const out: Doc = {};
