@@ -8,9 +8,9 @@ export function checkJsonShape(value: unknown, maxDepth: number, depth = 0): voi
   if (Array.isArray(value)) {
     for (const item of value) checkJsonShape(item, maxDepth, depth + 1);
   } else if (value && typeof value === "object") {
-    for (const [key, item] of Object.entries(value)) {
+    for (const key of Object.keys(value)) {
       if (isPrototypeKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
-      checkJsonShape(item, maxDepth, depth + 1);
+      checkJsonShape((value as Record<string, unknown>)[key], maxDepth, depth + 1);
     }
   }
 }

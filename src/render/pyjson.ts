@@ -22,6 +22,24 @@ export class JsonText {
   constructor(readonly text: string) {}
 }
 
+/**
+ * Sorts in place by UTF-16 code units, as Array.prototype.sort() and Python's sort_keys do. The
+ * keys of one object are few: an insertion sort allocates nothing, where sort() copies the
+ * array for its merge sort (4% of a POST's allocated bytes went there, for every ETag).
+ */
+function sortStrings(keys: string[]): void {
+  if (keys.length > 32) {
+    keys.sort();
+    return;
+  }
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    for (; j >= 0 && keys[j]! > key; j--) keys[j + 1] = keys[j]!;
+    keys[j + 1] = key;
+  }
+}
+
 export interface DumpOptions {
   sortKeys?: boolean;
   indent?: number;
@@ -60,7 +78,7 @@ export function dumps(value: unknown, options: DumpOptions = {}): string {
     }
     const object = node as Record<string, unknown>;
     const keys = Object.keys(object);
-    if (sortKeys) keys.sort();
+    if (sortKeys) sortStrings(keys);
     let first = true;
     for (const key of keys) {
       const v = object[key];
