@@ -310,7 +310,7 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
   const parts = responseParts(response);
   if (parts) {
     res.writeHead(parts.status, parts.headers);
-    return void res.end(parts.bytes ?? undefined);
+    return void res.end(parts.body ?? undefined);
   }
   const bytes = knownBody(response);
   res.writeHead(response.status, headersFor(response));

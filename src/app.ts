@@ -206,7 +206,7 @@ export class App {
     try {
       response = await this.handle(ctx);
     } catch (error) {
-      response = this.fail(ctx, error);
+      response = await this.fail(ctx, error);
     }
     if (this.accessLog) (await this.accessLog)({ clientIp: ctx.clientIp, method: request.method, url: ctx.url, status: response.status, durationMs: performance.now() - started });
     return response;
@@ -241,7 +241,7 @@ export class App {
 
     const reply = await this.dispatch(ctx);
     if (LOGGED_WRITES.has(ctx.method)) this.logger.info(`${ctx.method} ${ctx.resource?.name ?? ctx.url.pathname}: ${reply.status}`, ctx);
-    const response = renderReply(this.rendering, ctx, reply);
+    const response = await renderReply(this.rendering, ctx, reply);
     if (!this.hooks.empty) await this.emitPost(ctx, response);
     return response;
   }
@@ -287,7 +287,7 @@ export class App {
     await this.hooks.emit(`${event}_${resource.name}`, ctx.request, response);
   }
 
-  private fail(ctx: RequestContext, error: unknown): Response {
+  private async fail(ctx: RequestContext, error: unknown): Promise<Response> {
     let httpError: HttpError;
     if (error instanceof HttpError) httpError = error;
     else if (error instanceof InvalidQueryError || error instanceof DuplicateKeyError) {
@@ -302,7 +302,7 @@ export class App {
       httpError = new HttpError(500);
     }
     try {
-      return renderReply(this.rendering, ctx, errorReply(this.config, httpError));
+      return await renderReply(this.rendering, ctx, errorReply(this.config, httpError));
     } catch (renderError) {
       this.logger.error("error while rendering an error", ctx, renderError);
       return internalErrorResponse();

@@ -1,4 +1,4 @@
-// A response everest rendered itself: status, plain headers and bytes it still holds. A server
+// A response everest rendered itself: status, plain headers and the body it still holds. A server
 // adapter that finds them writes them as they are instead of reading a Response back through
 // its Headers and body stream (on Node, that read cost more than the rest of a small response).
 //
@@ -15,20 +15,23 @@ export const PLAIN_RESPONSE_WANTED = Symbol.for("everest.plainResponseWanted");
 /** Header names in lower case, as Headers would hold them, so a later set replaces an earlier one. */
 export type PlainHeaders = Record<string, string>;
 
+/** A body as rendered: text (ASCII, so its length is its Content-Length) or bytes. */
+export type KnownBody = Uint8Array<ArrayBuffer> | string;
+
 export interface ResponseParts {
   status: number;
   headers: PlainHeaders;
-  bytes: Uint8Array<ArrayBuffer> | null;
+  body: KnownBody | null;
   /** The Response built on first use of anything else; once it exists it is what counts. */
   response?: Response;
 }
 
-type Carrier = { [KNOWN_BODY]?: Uint8Array<ArrayBuffer>; [PARTS]?: ResponseParts };
+type Carrier = { [KNOWN_BODY]?: KnownBody; [PARTS]?: ResponseParts };
 
 function materialise(parts: ResponseParts): Response {
   if (!parts.response) {
-    parts.response = new Response(parts.bytes, { status: parts.status, headers: parts.headers });
-    if (parts.bytes) Object.defineProperty(parts.response, KNOWN_BODY, { value: parts.bytes });
+    parts.response = new Response(parts.body, { status: parts.status, headers: parts.headers });
+    if (parts.body !== null) Object.defineProperty(parts.response, KNOWN_BODY, { value: parts.body });
   }
   return parts.response;
 }
@@ -71,15 +74,15 @@ for (const name of Object.getOwnPropertyNames(Response.prototype)) {
   }
 }
 
-/** A response of known bytes: plain parts where the request's adapter wants them, a Response otherwise. */
-export function bytesResponse(request: Request, bytes: Uint8Array<ArrayBuffer> | null, status: number, headers: PlainHeaders): Response {
+/** A response of a known body: plain parts where the request's adapter wants them, a Response otherwise. */
+export function knownResponse(request: Request, body: KnownBody | null, status: number, headers: PlainHeaders): Response {
   if ((request as unknown as Record<symbol, unknown>)[PLAIN_RESPONSE_WANTED] === true) {
     const plain = Object.create(plainPrototype) as Carrier;
-    plain[PARTS] = { status, headers, bytes };
+    plain[PARTS] = { status, headers, body };
     return plain as unknown as Response;
   }
-  const response = new Response(bytes, { status, headers });
-  if (bytes) Object.defineProperty(response, KNOWN_BODY, { value: bytes });
+  const response = new Response(body, { status, headers });
+  if (body !== null) Object.defineProperty(response, KNOWN_BODY, { value: body });
   return response;
 }
 
@@ -89,8 +92,8 @@ export function responseParts(response: Response): ResponseParts | undefined {
   return parts && !parts.response ? parts : undefined;
 }
 
-/** The bytes a response was built from (undefined for any other response). */
-export function knownBody(response: Response): Uint8Array<ArrayBuffer> | undefined {
+/** The body a response was built from (undefined for any other response). */
+export function knownBody(response: Response): KnownBody | undefined {
   const carrier = response as unknown as Carrier;
-  return carrier[PARTS]?.bytes ?? carrier[KNOWN_BODY];
+  return carrier[PARTS]?.body ?? carrier[KNOWN_BODY];
 }

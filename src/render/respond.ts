@@ -2,14 +2,13 @@
 // caching and validator headers, HEAD without a body. Eve's `_prepare_response`.
 import type { RequestContext } from "../context.ts";
 import { HttpError } from "../errors.ts";
-import { bytesResponse, type PlainHeaders } from "../http/known-body.ts";
+import { knownResponse, type PlainHeaders } from "../http/known-body.ts";
 import type { Reply } from "./reply.ts";
 import type { Config } from "../settings/normalize.ts";
 import { formatHttpDate } from "./http-date.ts";
 import { isValidJsonpCallback, wrapJsonp } from "./jsonp.ts";
 import { toJson } from "./json.ts";
 import { toPlain } from "./plain.ts";
-import { renderXml } from "./xml.ts";
 
 type Format = "json" | "xml";
 
@@ -19,6 +18,7 @@ interface Offer {
 }
 
 const ENCODER = new TextEncoder();
+const NON_ASCII = /[^\x00-\x7f]/;
 const JSON_MIMES = ["application/json"];
 const XML_MIMES = ["application/xml", "text/xml", "application/x-xml"];
 
@@ -114,7 +114,12 @@ export function compileRendering(config: Config): Rendering {
   return { config, offers: compileOffers(config) };
 }
 
-export function renderReply({ config, offers }: Rendering, ctx: RequestContext, reply: Reply): Response {
+/**
+ * The Response of a reply, in the format the client prefers. XML comes from a module imported
+ * on first use (most clients ask for JSON, and a Worker's bundle then loads it apart), so only
+ * an XML answer is a promise.
+ */
+export function renderReply({ config, offers }: Rendering, ctx: RequestContext, reply: Reply): Response | Promise<Response> {
   if (reply.raw) {
     for (const key in ctx.responseHeaders) reply.raw.headers.set(key, ctx.responseHeaders[key]!);
     return reply.raw;
@@ -123,27 +128,32 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
   if (reply.etag) headers.etag = `"${reply.etag}"`;
   if (reply.lastModified) headers["last-modified"] = formatHttpDate(reply.lastModified);
   if (reply.headers) for (const key in reply.headers) headers[key.toLowerCase()] = reply.headers[key]!;
-  if (reply.status === 304) return bytesResponse(ctx.request, null, 304, headers);
+  if (reply.status === 304) return knownResponse(ctx.request, null, 304, headers);
 
   // Nothing acceptable (a browser's text/html): the first format, as Eve's _best_mime falls back.
   const offer = negotiate(offers, ctx.request.headers.get("accept")) ?? offers[0]!;
   headers["content-type"] = offer.format === "xml" ? `${offer.mime}; charset=utf-8` : offer.mime;
-  if (reply.body === null || reply.status === 204) return bytesResponse(ctx.request, null, reply.status, headers);
+  if (reply.body === null || reply.status === 204) return knownResponse(ctx.request, null, reply.status, headers);
 
-  let text: string;
   if (offer.format === "xml") {
-    text = renderXml(toPlain(reply.body, config.DATE_FORMAT) as Record<string, unknown>, config);
-  } else {
-    text = toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
-    const argument = config.JSONP_ARGUMENT;
-    const callback = argument ? ctx.args.get(argument) : null;
-    // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".
-    if (callback && isValidJsonpCallback(callback)) text = wrapJsonp(callback, text);
+    const body = reply.body;
+    return import("./xml.ts").then(({ renderXml }) => textResponse(ctx, reply.status, headers, renderXml(toPlain(body, config.DATE_FORMAT) as Record<string, unknown>, config)));
   }
-  // Encoded once, so the length is known: Content-Length as Eve sends it (HEAD included), not chunked.
-  const bytes = ENCODER.encode(text);
-  headers["content-length"] = String(bytes.byteLength);
-  return bytesResponse(ctx.request, ctx.method === "HEAD" ? null : bytes, reply.status, headers);
+  let text = toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
+  const argument = config.JSONP_ARGUMENT;
+  const callback = argument ? ctx.args.get(argument) : null;
+  // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".
+  if (callback && isValidJsonpCallback(callback)) text = wrapJsonp(callback, text);
+  return textResponse(ctx, reply.status, headers, text);
+}
+
+function textResponse(ctx: RequestContext, status: number, headers: PlainHeaders, text: string): Response {
+  // Content-Length as Eve sends it (HEAD included), not chunked. json.dumps (ensure_ascii) writes
+  // ASCII only, so the text's length is its length in bytes and the runtime encodes it as it
+  // writes it; other text (XML) is encoded here.
+  const body = NON_ASCII.test(text) ? ENCODER.encode(text) : text;
+  headers["content-length"] = String(typeof body === "string" ? body.length : body.byteLength);
+  return knownResponse(ctx.request, ctx.method === "HEAD" ? null : body, status, headers);
 }
 
 /** The error envelope of docs/decisions.md §3, or the body the error carries. */

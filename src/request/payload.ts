@@ -7,7 +7,6 @@ import { BodyError, readTextWithin } from "../http/body.ts";
 import { checkJsonShape } from "../http/json-shape.ts";
 import type { Config } from "../settings/normalize.ts";
 import { isPrototypeKey } from "../util/objects.ts";
-import { readMultipart } from "./multipart.ts";
 
 /** Reads the body as text, refusing more than the request's body limit before reading it all. */
 export async function readBodyText(ctx: RequestContext): Promise<string> {
@@ -50,7 +49,8 @@ export async function readPayload(ctx: RequestContext, config: Config): Promise<
     if (Object.keys(doc).length === 0) throw new HttpError(400, "No form-urlencoded data supplied");
     return doc;
   }
-  if (contentType === "multipart/form-data") return readMultipart(ctx, config);
+  // Imported on first use: most APIs never receive a form upload (and a Worker's bundle loads it apart).
+  if (contentType === "multipart/form-data") return (await import("./multipart.ts")).readMultipart(ctx, config);
   throw new HttpError(400, "Unknown or no payload format supplied");
 }
 
