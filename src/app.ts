@@ -214,7 +214,7 @@ export class App {
 
   private async handle(ctx: RequestContext): Promise<Response> {
     const config = this.config;
-    const match = await this.router.match(ctx.request.url);
+    const match = this.router.match(ctx.path);
     if (!match) {
       // An unknown path still answers a cross-origin caller readably, with no methods to offer.
       if (this.cors) applyCors(this.cors, ctx.request.headers.get("origin"), "", ctx.responseHeaders);
