@@ -16,6 +16,7 @@ import { Readable } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { BodyError, READ_BODY } from "../src/http/body.ts";
 import { knownBody, PLAIN_RESPONSE_WANTED, responseParts } from "../src/http/known-body.ts";
+import { isPlainPath } from "../src/http/plain-path.ts";
 import { MAX_HEADER_SIZE, refuse } from "./node-refusal.ts";
 import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, once, serverUrl, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 
@@ -273,17 +274,14 @@ function originOf(host: string): string {
   return origin;
 }
 
-// A path and query URL would keep as they are: none of the characters it percent-encodes or
-// reads as separators, no dot segments (`%2e` included), no `//` start. Anything else goes
+// A path (src/http/plain-path.ts) and query URL would keep as they are. Anything else goes
 // through URL, as every target did before.
-const PLAIN_PATH = /^\/(?!\/)[\w\-.~!$&'()*+,;=:@%/]*$/;
-const DOT_SEGMENT = /\/(?:\.|%2e)/i;
 const PLAIN_QUERY = /^[\w\-.~!$&()*+,;=:@%/?[\]|^]*$/;
 
 function isPlainTarget(target: string): boolean {
   const q = target.indexOf("?");
   const path = q < 0 ? target : target.slice(0, q);
-  return PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path) && (q < 0 || PLAIN_QUERY.test(target.slice(q + 1)));
+  return isPlainPath(path) && (q < 0 || PLAIN_QUERY.test(target.slice(q + 1)));
 }
 
 function urlOf(req: IncomingMessage, host: string): string {

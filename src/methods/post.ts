@@ -18,6 +18,7 @@ import { pyStr } from "../validation/pyrepr.ts";
 import { writeResponse } from "./bandwidth.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { uniqueIndexFields } from "../data/layer.ts";
+import { absoluteUrl } from "../http/plain-path.ts";
 
 export function validationEnv(services: Services, ctx: CallScope, original?: Doc): ValidationEnv {
   return {
@@ -148,7 +149,7 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   const first = documents[0]![resource.id_field];
   const itemPath = `${services.config.basePath}/${resourceLink(config, ctx)}/${first instanceof ObjectId ? first.toHexString() : String(first)}`;
   // Server calls (src/internal.ts) have no origin; their answer carries no headers anyway.
-  const location = ctx.origin ? new URL(itemPath, ctx.origin).href : itemPath;
+  const location = ctx.origin ? absoluteUrl(ctx.origin, itemPath) : itemPath;
   // Eve answers a one-document list like a single document.
   const body = responses.length === 1 ? responses[0]! : { [config.STATUS]: config.STATUS_OK, [config.ITEMS]: responses };
   return { status: 201, body, headers: { Location: location } };
