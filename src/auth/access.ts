@@ -104,9 +104,9 @@ export class AccessControl {
    */
   async admit(ctx: RequestContext): Promise<void> {
     // No auth class anywhere: every request is public, only the rate limit applies.
-    if (!this.anyAuth) return enforceRateLimit(this.config, ctx, this.rateLimits, `ip:${ctx.clientIp ?? "unknown"}`);
+    const client = (user: string | null) => () => (user !== null ? `user:${user}` : `ip:${ctx.clientIp ?? "unknown"}`);
+    if (!this.anyAuth) return enforceRateLimit(this.config, ctx, this.rateLimits, client(null));
     const { auth, publicMethods, roles, resource } = this.requirement(ctx);
-    const client = (user: string | null) => (user !== null ? `user:${user}` : `ip:${ctx.clientIp ?? "unknown"}`);
     if (!auth || isPublic(publicMethods, ctx.method)) {
       await enforceRateLimit(this.config, ctx, this.rateLimits, client(null));
       return;

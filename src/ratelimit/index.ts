@@ -55,15 +55,15 @@ function limitFor(config: Config, ctx: RequestContext): [number, number] | null 
 }
 
 /**
- * Counts the request against `client` (the verified user, else the address) and sets the
- * X-RateLimit headers; over the limit it is refused with 429.
+ * Counts the request against `client` (the verified user, else the address; asked only when a
+ * limit applies) and sets the X-RateLimit headers; over the limit it is refused with 429.
  */
-export async function enforceRateLimit(config: Config, ctx: RequestContext, store: RateLimitStore, client: string): Promise<void> {
+export async function enforceRateLimit(config: Config, ctx: RequestContext, store: RateLimitStore, client: () => string): Promise<void> {
   const limit = limitFor(config, ctx);
   if (!limit) return;
   const [requests, seconds] = limit;
   const method = ctx.method === "HEAD" ? "GET" : ctx.method;
-  const { count, resetAt } = await store.hit(`${method}:${client}`, seconds);
+  const { count, resetAt } = await store.hit(`${method}:${client()}`, seconds);
   ctx.responseHeaders["x-ratelimit-limit"] = String(requests);
   ctx.responseHeaders["x-ratelimit-remaining"] = String(Math.max(0, requests - count));
   ctx.responseHeaders["x-ratelimit-reset"] = String(Math.ceil(resetAt / 1000));
