@@ -48,7 +48,7 @@ export function itemWriteMethod(core: ItemWrite): (services: Services, ctx: Requ
  * Eve's concurrency control. Returns the ETag the write must still match in the database
  * (so the check and the write are one atomic operation), or undefined for an unconditional write.
  */
-export async function requiredEtag(config: Config, resource: Resource, original: Doc, precondition: Precondition): Promise<string | undefined> {
+export function requiredEtag(config: Config, resource: Resource, original: Doc, precondition: Precondition): string | undefined {
   if (!config.IF_MATCH || !resource.if_match) return undefined;
   if (precondition.ifMatch === null) {
     if (resource.enforce_if_match && config.ENFORCE_IF_MATCH && precondition.enforce) {
@@ -56,7 +56,7 @@ export async function requiredEtag(config: Config, resource: Resource, original:
     }
     return undefined;
   }
-  const current = await shownEtag(config, resource, original);
+  const current = shownEtag(config, resource, original);
   const sent = bareEtag(precondition.ifMatch);
   if (sent !== "*" && sent !== current) throw new HttpError(412, "Client and server etags don't match");
   return current;

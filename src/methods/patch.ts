@@ -44,7 +44,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const config = services.config;
   const where = lookup;
   const original = await loadOriginal(services.data, ctx, where);
-  const etag = await requiredEtag(config, resource, original, precondition);
+  const etag = requiredEtag(config, resource, original, precondition);
   const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);
   const changes = withoutKey(payload, resource.id_field);

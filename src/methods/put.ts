@@ -26,7 +26,7 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   const original = await services.data.findOne(ctx, resource, where, { showDeleted: true });
   if (!original) return upsert(services, ctx, source, precondition);
 
-  const etag = await requiredEtag(config, resource, original, precondition);
+  const etag = requiredEtag(config, resource, original, precondition);
   const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);
   const fields = withoutKey(payload, resource.id_field);

@@ -24,7 +24,7 @@ function reorder(document: Doc, idField: string): Doc {
  * its stored one, or — for a document another program wrote, as Eve does — the hash of the
  * document as it is shown, dates it lacks at the epoch.
  */
-export async function shownEtag(config: Config, resource: Resource, stored: Doc): Promise<string> {
+export function shownEtag(config: Config, resource: Resource, stored: Doc): string {
   const own = stored[config.ETAG];
   return typeof own === "string" ? own : documentEtag({ [config.DATE_CREATED]: EPOCH, [config.LAST_UPDATED]: EPOCH, ...stored }, resource.etag_ignore_fields);
 }
@@ -35,7 +35,7 @@ export async function buildResponseDocument(services: Services, ctx: CallScope, 
   const document = reorder(stored, resource.id_field);
   if (!(config.DATE_CREATED in document)) document[config.DATE_CREATED] = EPOCH;
   if (!(config.LAST_UPDATED in document)) document[config.LAST_UPDATED] = EPOCH;
-  if (config.IF_MATCH && !(config.ETAG in document)) document[config.ETAG] = await shownEtag(config, resource, document);
+  if (config.IF_MATCH && !(config.ETAG in document)) document[config.ETAG] = shownEtag(config, resource, document);
   if (resource.hateoas && resource.id_field in document) {
     const links: Record<string, unknown> = { self: documentLink(config, ctx, resource, document[resource.id_field]) };
     const related = relatedLinks(config, ctx, resource, document);

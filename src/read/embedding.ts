@@ -144,7 +144,12 @@ function versionedLookup(services: Services, ctx: CallScope, target: Resource, f
  * Replaces references in place; a missing or soft-deleted target becomes null. Fields that
  * reference the same resource (by the same field) share one lookup.
  */
-export async function embedDocuments(services: Services, ctx: CallScope, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
+export function embedDocuments(services: Services, ctx: CallScope, resource: Resource, documents: Doc[], fields: string[]): Promise<void> | undefined {
+  // Nothing to embed (most reads): no async call at all.
+  return fields.length === 0 ? undefined : embedLevels(services, ctx, resource, documents, fields);
+}
+
+async function embedLevels(services: Services, ctx: CallScope, resource: Resource, documents: Doc[], fields: string[]): Promise<void> {
   // A field inside an embedded document can only be reached once the level above is embedded:
   // its level is the number of references its path goes through (`components.cpu.brand`: one).
   const config = services.config;
