@@ -13,6 +13,7 @@ import { bareEtag } from "../render/etag.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { shownEtag } from "../read/document.ts";
 import { withoutKey } from "../util/objects.ts";
+import { resolveProjection } from "../query/projection.ts";
 
 /** Loads the item a write targets, soft-deleted ones included (they can be restored). */
 export async function loadOriginal(data: DataLayer, ctx: CallScope, lookup: Filter): Promise<Doc> {
@@ -56,10 +57,28 @@ export function requiredEtag(config: Config, resource: Resource, original: Doc, 
     }
     return undefined;
   }
-  const current = shownEtag(config, resource, original);
+  const current = shownEtag(config, resource, typeof original[config.ETAG] === "string" ? original : asRead(config, resource, original));
   const sent = bareEtag(precondition.ifMatch);
   if (sent !== "*" && sent !== current) throw new HttpError(412, "Client and server etags don't match");
   return current;
+}
+
+/**
+ * The original as a read shows it, through the resource's datasource projection: a document
+ * stored without an ETag is shown the hash of that view (GET, as Eve's getitem does), and Eve's
+ * writes check If-Match against the same view (get_document reads through the projection), so
+ * fields outside the schema must not count here either. A dotted projection entry keeps its
+ * whole top-level field, which is only exact for projections of top-level fields (the default).
+ */
+function asRead(config: Config, resource: Resource, original: Doc): Doc {
+  const projection = resolveProjection(null, resource, config);
+  if (!projection) return original;
+  const shown: Doc = {};
+  for (const field of Object.keys(projection)) {
+    const top = field.split(".")[0]!;
+    if (Object.hasOwn(original, top)) shown[top] = original[top];
+  }
+  return shown;
 }
 
 /**

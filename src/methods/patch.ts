@@ -17,7 +17,7 @@ import type { Config } from "../settings/normalize.ts";
 
 /** Eve's `resolve_nested_documents`: sub-documents merge into the stored ones, recursively. */
 export function mergeNested(original: Doc, updates: Doc): Doc {
-  const merged: Doc = Object.assign({}, original);
+  const merged: Doc = { ...original };
   for (const key of Object.keys(updates)) {
     const value = updates[key];
     merged[key] = isPlainObject(value) && isPlainObject(original[key]) ? mergeNested(original[key] as Doc, value) : value;
@@ -62,7 +62,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   await services.features.run("beforeUpdate", ctx, resource, updates, original);
   await services.hooks.emitForResource("on_update", resource.name, updates, original);
 
-  const updated = resource.merge_nested_documents ? mergeNested(original, updates) : Object.assign({}, original, updates);
+  const updated = resource.merge_nested_documents ? mergeNested(original, updates) : { ...original, ...updates };
   if (config.IF_MATCH) updates[config.ETAG] = updated[config.ETAG] = documentEtag(updated, resource.etag_ignore_fields);
   const $set: Doc = {};
   for (const key of Object.keys(updates)) $set[key] = updated[key];

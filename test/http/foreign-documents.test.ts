@@ -8,6 +8,7 @@ import { ObjectId } from "bson";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Settings } from "../../src/settings/types.ts";
 import { json, testApi } from "../support/api.ts";
+import { documentEtag } from "../../src/render/etag.ts";
 
 const settings: Settings = {
   RESOURCE_METHODS: ["GET", "POST"],
@@ -56,6 +57,35 @@ describe("documents without a stored ETag", () => {
     expect((await api.delete(`/people/${c.id}`, { "If-Match": "1".repeat(40) })).status).toBe(412);
     expect((await api.delete(`/people/${c.id}`, { "If-Match": c.etag })).status).toBe(204);
     expect((await api.get(`/people/${c.id}`)).status).toBe(404);
+  });
+
+  it("with fields outside the schema, take the ETag GET showed (the projected view) for PATCH, PUT and DELETE", async () => {
+    const a = await foreign({ name: "fay", legacy: true, imported: { from: "crm" } });
+    const body = await json(await api.get(`/people/${a.id}`));
+    expect(body.legacy).toBeUndefined();
+    expect((await api.patch(`/people/${a.id}`, { age: 20 }, { "If-Match": a.etag })).status).toBe(200);
+    const b = await foreign({ name: "gus", legacy: true });
+    expect((await api.put(`/people/${b.id}`, { name: "gus" }, { "If-Match": b.etag })).status).toBe(200);
+    const c = await foreign({ name: "hal", legacy: true });
+    expect((await api.delete(`/people/${c.id}`, { "If-Match": "2".repeat(40) })).status).toBe(412);
+    expect((await api.delete(`/people/${c.id}`, { "If-Match": c.etag })).status).toBe(204);
+  });
+
+  it("keep a field named __proto__ a field through a PATCH, in the document and in its ETag", async () => {
+    // Another program can store such a field; a copy by assignment would make it the copy's
+    // prototype instead, and the ETag would then be the hash of a document without it.
+    const id = new ObjectId();
+    const stored: Record<string, unknown> = { _id: id, name: "eve" };
+    Object.defineProperty(stored, "__proto__", { value: { odd: 1 }, enumerable: true, writable: true, configurable: true });
+    await app.data.insert(null, people, [stored]);
+    const { etag } = { etag: (await api.get(`/people/${id}`)).headers.get("etag")!.replaceAll('"', "") };
+    const patched = await api.patch(`/people/${id}`, { age: 50 }, { "If-Match": etag });
+    expect(patched.status).toBe(200);
+    const after = (await app.data.findOne(null, people, { _id: id }))!;
+    expect(Object.hasOwn(after, "__proto__")).toBe(true);
+    expect(Object.getPrototypeOf(after)).toBe(Object.prototype);
+    const { _etag, ...hashed } = after;
+    expect(_etag).toBe(documentEtag(hashed));
   });
 
   it("a change by the other program between the read and the write makes the write 412", async () => {
