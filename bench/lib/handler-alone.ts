@@ -4,7 +4,7 @@
 // What the "handler alone" figures of bench/README.md measure; run it with --cpu-prof to profile.
 //   node --import tsx bench/lib/handler-alone.ts [item|where|post|patch|unknown] [--rounds 6]
 import process from "node:process";
-import { buildPackage, builtEverest } from "./package.ts";
+import { buildPackage, builtEverest, DIST } from "./package.ts";
 import { person, seed, settings } from "./people.ts";
 
 const ORIGIN = "http://bench.local";
@@ -14,8 +14,8 @@ const rounds = Number(process.argv.includes("--rounds") ? process.argv[process.a
 
 buildPackage();
 const { createHandler } = await builtEverest();
-const { PLAIN_RESPONSE_WANTED, responseParts } = (await import(`${process.cwd()}/dist/src/http/known-body.js`)) as typeof import("../../src/http/known-body.ts");
-const { READ_BODY } = (await import(`${process.cwd()}/dist/src/http/body.js`)) as typeof import("../../src/http/body.ts");
+const { PLAIN_RESPONSE_WANTED, responseParts } = (await import(`${DIST}src/http/known-body.js`)) as typeof import("../../src/http/known-body.ts");
+const { READ_BODY } = (await import(`${DIST}src/http/body.js`)) as typeof import("../../src/http/body.ts");
 
 const handler = createHandler(settings);
 await seed(handler, ORIGIN, 10_000);

@@ -9,6 +9,8 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+/** The built package's directory, for a bench that imports more of it than builtEverest() gives. */
+export const DIST = `${ROOT}dist/`;
 let built = false;
 
 /** Builds dist/ from the sources as they are now, once per harness process. */
@@ -25,7 +27,7 @@ export async function builtEverest(): Promise<{
   serve: (typeof import("../../adapters/node.ts"))["serve"];
   NodeFileAccess: (typeof import("../../adapters/node-files.ts"))["NodeFileAccess"];
 }> {
-  const dist = `${ROOT}dist/`;
+  const dist = DIST;
   if (!existsSync(`${dist}src/handler.js`)) throw new Error("dist/ is missing: the bench harness builds it (npm run build)");
   const [handler, node, files] = await Promise.all([
     import(`${dist}src/handler.js`) as Promise<typeof import("../../src/handler.ts")>,

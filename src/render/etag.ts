@@ -87,7 +87,6 @@ export function portableSha1Hex(text: string): string {
   return hex(h0) + hex(h1) + hex(h2) + hex(h3) + hex(h4);
 }
 
-
 type Sha1 = (text: string) => string;
 
 interface NodeCrypto {

@@ -18,7 +18,6 @@ interface Offer {
 }
 
 const ENCODER = new TextEncoder();
-const NON_ASCII = /[^\x00-\x7f]/;
 const JSON_MIMES = ["application/json"];
 const XML_MIMES = ["application/xml", "text/xml", "application/x-xml"];
 
@@ -137,21 +136,20 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
 
   if (offer.format === "xml") {
     const body = reply.body;
-    return import("./xml.ts").then(({ renderXml }) => textResponse(ctx, reply.status, headers, renderXml(toPlain(body, config.DATE_FORMAT) as Record<string, unknown>, config)));
+    return import("./xml.ts").then(({ renderXml }) => sized(ctx, reply.status, headers, ENCODER.encode(renderXml(toPlain(body, config.DATE_FORMAT) as Record<string, unknown>, config))));
   }
   let text = toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
   const argument = config.JSONP_ARGUMENT;
   const callback = argument ? ctx.args.get(argument) : null;
   // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".
   if (callback && isValidJsonpCallback(callback)) text = wrapJsonp(callback, text);
-  return textResponse(ctx, reply.status, headers, text);
+  // json.dumps (ensure_ascii) writes ASCII only, and a JSONP callback name is ASCII too: the
+  // text's length is its length in bytes, and the runtime encodes it as it writes it.
+  return sized(ctx, reply.status, headers, text);
 }
 
-function textResponse(ctx: RequestContext, status: number, headers: PlainHeaders, text: string): Response {
-  // Content-Length as Eve sends it (HEAD included), not chunked. json.dumps (ensure_ascii) writes
-  // ASCII only, so the text's length is its length in bytes and the runtime encodes it as it
-  // writes it; other text (XML) is encoded here.
-  const body = NON_ASCII.test(text) ? ENCODER.encode(text) : text;
+/** Content-Length as Eve sends it (HEAD included), not chunked. A string body must be ASCII. */
+function sized(ctx: RequestContext, status: number, headers: PlainHeaders, body: string | Uint8Array<ArrayBuffer>): Response {
   headers["content-length"] = String(typeof body === "string" ? body.length : body.byteLength);
   return knownResponse(ctx.request, ctx.method === "HEAD" ? null : body, status, headers);
 }

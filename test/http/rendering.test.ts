@@ -14,6 +14,16 @@ describe("renderers", () => {
     );
   });
 
+  it("counts Content-Length in bytes: JSON escapes non-ASCII, XML carries it as UTF-8", async () => {
+    expect((await api.post("/people", { firstname: "Zoë", lastname: "Ångström" })).status).toBe(201);
+    for (const accept of ["application/json", "application/xml"]) {
+      const response = await api.get("/people", { Accept: accept });
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      expect(Number(response.headers.get("content-length"))).toBe(bytes.byteLength);
+      expect(new TextDecoder().decode(bytes)).toContain(accept === "application/json" ? "Zo\\u00eb" : "Zoë");
+    }
+  });
+
   it("renders errors as XML too", async () => {
     const response = await api.get("/nothing", { Accept: "application/xml" });
     expect(response.status).toBe(404);
