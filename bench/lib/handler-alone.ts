@@ -2,15 +2,20 @@
 // (method, url and header reads answered from plain values, the body given directly, plain
 // response parts wanted), so neither undici's Request/Response nor a socket is in the time.
 // What the "handler alone" figures of bench/README.md measure; run it with --cpu-prof to profile.
-//   node --import tsx bench/lib/handler-alone.ts [item|where|post|patch|unknown] [--rounds 6]
+//   node --import tsx bench/lib/handler-alone.ts [item|where|post|post100|patch|unknown] [--rounds 6] [--profile x.cpuprofile]
+//   deno run -A bench/lib/handler-alone.ts … ; bun bench/lib/handler-alone.ts …
 import process from "node:process";
 import { buildPackage, builtEverest, DIST } from "./package.ts";
 import { person, seed, settings } from "./people.ts";
+import { startProfile } from "./profile.ts";
 
 const ORIGIN = "http://bench.local";
 const PER_ROUND = 20_000;
 const workload = process.argv[2] ?? "item";
-const rounds = Number(process.argv.includes("--rounds") ? process.argv[process.argv.indexOf("--rounds") + 1] : 6);
+const option = (name: string): string | undefined => (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
+const rounds = Number(option("rounds") ?? 6);
+/** Profiles every round but the first (the warm-up), the seeding left out. */
+const profile = option("profile");
 
 buildPackage();
 const { createHandler } = await builtEverest();
@@ -37,10 +42,14 @@ function request(method: string, path: string, headers: Record<string, string> =
 
 const JSON_TYPE = { "content-type": "application/json" };
 let written = 0;
+/** POST bodies made before each round's clock starts: generating and stringifying them is the client's work. */
+let bodies: string[] = [];
+const newPeople = (count: number) => JSON.stringify(count === 1 ? person(written++, "h") : Array.from({ length: count }, () => person(written++, "h")));
 const send: Record<string, (i: number) => Promise<Response>> = {
   item: (i) => handler(request("GET", `/people/${sample[i % 50]!._id}`)),
   where: (i) => handler(request("GET", `/people?where=${encodeURIComponent(JSON.stringify({ lastname: sample[i % 50]!.lastname }))}`)),
-  post: () => handler(request("POST", "/people", JSON_TYPE, JSON.stringify(person(written++, "h")))),
+  post: (i) => handler(request("POST", "/people", JSON_TYPE, bodies[i])),
+  post100: (i) => handler(request("POST", "/people", JSON_TYPE, bodies[i])),
   patch: async (i) => {
     const doc = sample[i % 50]!;
     const response = await handler(request("PATCH", `/people/${doc._id}`, { ...JSON_TYPE, "if-match": doc._etag }, JSON.stringify({ firstname: `n${i % 100}` })));
@@ -51,15 +60,22 @@ const send: Record<string, (i: number) => Promise<Response>> = {
   unknown: () => handler(request("GET", "/nothing")),
 };
 const run = send[workload];
+// A bulk POST is a hundred documents' work: fewer of them make a round of comparable length.
+const perRound = workload === "post100" ? PER_ROUND / 100 : PER_ROUND;
 if (!run) throw new Error(`unknown workload '${workload}' (${Object.keys(send).join(", ")})`);
 
+let session: Awaited<ReturnType<typeof startProfile>> | null = null;
 for (let round = 0; round < rounds; round++) {
+  if (round === 1 && profile) session = await startProfile();
+  const perBody = { post: 1, post100: 100 }[workload];
+  bodies = perBody ? Array.from({ length: perRound }, () => newPeople(perBody)) : [];
   const start = process.cpuUsage();
-  for (let i = 0; i < PER_ROUND; i++) {
+  for (let i = 0; i < perRound; i++) {
     const response = await run(i);
     if (response.status >= 300 && workload !== "unknown") throw new Error(`${workload}: ${response.status}`);
   }
   const used = process.cpuUsage(start);
-  console.log(`${workload}: ${((used.user + used.system) / PER_ROUND).toFixed(1)} µs CPU per request`);
+  console.log(`${workload}: ${((used.user + used.system) / perRound).toFixed(1)} µs CPU per request`);
 }
+if (session) await session.stop(profile!);
 process.exit(0);

@@ -7,6 +7,7 @@
 import process from "node:process";
 import { buildPackage, builtEverest } from "./package.ts";
 import { person, seed, settings } from "./people.ts";
+import { startProfile } from "./profile.ts";
 
 type Fetch = (request: Request) => Promise<Response> | Response;
 
@@ -15,7 +16,7 @@ const option = (name: string): string | null => (argv.includes(`--${name}`) ? ar
 const only = option("only");
 const chosen = option("workloads")?.split(",");
 const ROUNDS = Number(option("rounds") ?? 5);
-/** Node only: a CPU profile of the measured rounds (not of seeding), for Chrome DevTools or any .cpuprofile reader. */
+/** A CPU profile of the measured rounds (not of seeding), for Chrome DevTools or any .cpuprofile reader. */
 const profile = option("profile");
 const DOCUMENTS = 10_000;
 const ORIGIN = "http://bench.local";
@@ -124,22 +125,6 @@ async function main(): Promise<void> {
     console.log(`${workload.name.padEnd(24)} ${cells.join("  ")}${ratio}`);
   }
   if (session) await session.stop(profile!);
-}
-
-async function startProfile(): Promise<{ stop(path: string): Promise<void> }> {
-  const { Session } = await import("node:inspector/promises");
-  const { writeFileSync } = await import("node:fs");
-  const session = new Session();
-  session.connect();
-  await session.post("Profiler.enable");
-  await session.post("Profiler.start");
-  return {
-    async stop(path) {
-      const { profile: result } = await session.post("Profiler.stop");
-      writeFileSync(path, JSON.stringify(result));
-      session.disconnect();
-    },
-  };
 }
 
 await main();

@@ -25,15 +25,17 @@ export async function readBytesWithin(request: Request, limit: number): Promise<
   if (declared > limit) throw new BodyError("too-large", limit);
   const direct = (request as DirectBody)[READ_BODY]?.(limit);
   if (direct) return direct;
-  if (!request.body) return new Uint8Array(0);
   if (declared >= 0) {
     // A server reads no more than the declared length (HTTP framing), so the runtime's own read
     // is safe here and much cheaper than a stream read in JavaScript (Deno, Bun, Workers). A
-    // length an in-process caller declared wrongly is still held to the limit.
+    // length an in-process caller declared wrongly is still held to the limit. `request.body`
+    // is not touched first: on Deno asking for it builds a ReadableStream (1.7 µs), and the
+    // read then goes through it (3.9 µs in all, against 0.8 µs for arrayBuffer() alone).
     const bytes = new Uint8Array(await request.arrayBuffer());
     if (bytes.byteLength > limit) throw new BodyError("too-large", limit);
     return bytes;
   }
+  if (!request.body) return new Uint8Array(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
