@@ -30,12 +30,24 @@ export function querydef(query: LinkQuery, page: number, config: Config): string
   return parts.length ? "?" + parts.join("&") : "";
 }
 
+const ownParamsByConfig = new WeakMap<Config, Set<string>>();
+
+/** The query parameters Eve reads itself, per configuration (every read's links ask). */
+function ownParams(config: Config): Set<string> {
+  let own = ownParamsByConfig.get(config);
+  if (!own) {
+    own = new Set([
+      config.QUERY_WHERE, config.QUERY_SORT, config.QUERY_PAGE, config.QUERY_MAX_RESULTS,
+      config.QUERY_EMBEDDED, config.QUERY_PROJECTION, config.VERSION_PARAM,
+    ]);
+    ownParamsByConfig.set(config, own);
+  }
+  return own;
+}
+
 /** Eve's `_other_params`: every parameter but its own, values of a repeated key kept together. */
 export function otherParams(args: URLSearchParams, config: Config): Array<[string, string]> {
-  const own = new Set([
-    config.QUERY_WHERE, config.QUERY_SORT, config.QUERY_PAGE, config.QUERY_MAX_RESULTS,
-    config.QUERY_EMBEDDED, config.QUERY_PROJECTION, config.VERSION_PARAM,
-  ]);
+  const own = ownParams(config);
   const grouped = new Map<string, string[]>();
   for (const [key, value] of args) {
     if (own.has(key)) continue;

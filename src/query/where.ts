@@ -44,10 +44,15 @@ const VALUE_OPERATORS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$i
 
 type Types = Set<string> | undefined;
 
+/** Per rule object: a where clause asks for the same fields' types on every request. */
+const typesByRule = new WeakMap<FieldSchema, Set<string>>();
+
 function typesOf(rule: FieldSchema | undefined): Types {
   const type = rule?.type;
   if (type === undefined) return undefined;
-  return new Set(Array.isArray(type) ? type : [type]);
+  let types = typesByRule.get(rule!);
+  if (!types) typesByRule.set(rule!, (types = new Set(Array.isArray(type) ? type : [type])));
+  return types;
 }
 
 /** A `schema` that is one rule (a list's items) rather than a mapping of fields. */
@@ -72,6 +77,12 @@ function elementRules(rule: FieldSchema): FieldSchema[] {
   return Array.isArray(rule.items) ? rule.items.filter(isPlainObject) : [];
 }
 
+/** The rules of meta fields, shared, so that their types are worked out once (typesOf). */
+const META_RULES = Object.fromEntries(["objectid", "datetime", "string", "boolean", "integer"].map((type) => [type, { type }])) as Record<
+  "objectid" | "datetime" | "string" | "boolean" | "integer",
+  FieldSchema
+>;
+
 export class FieldTypes {
   constructor(
     private readonly resource: Resource,
@@ -81,11 +92,11 @@ export class FieldTypes {
   /** Meta fields are typed even where the schema does not declare them. */
   private metaRule(name: string): FieldSchema | undefined {
     const c = this.config;
-    if (name === this.resource.id_field || name === this.resource.id_field + c.VERSION_ID_SUFFIX) return { type: "objectid" };
-    if (name === c.DATE_CREATED || name === c.LAST_UPDATED) return { type: "datetime" };
-    if (name === c.ETAG) return { type: "string" };
-    if (name === c.DELETED) return { type: "boolean" };
-    if (name === c.VERSION || name === c.LATEST_VERSION) return { type: "integer" };
+    if (name === this.resource.id_field || name === this.resource.id_field + c.VERSION_ID_SUFFIX) return META_RULES.objectid;
+    if (name === c.DATE_CREATED || name === c.LAST_UPDATED) return META_RULES.datetime;
+    if (name === c.ETAG) return META_RULES.string;
+    if (name === c.DELETED) return META_RULES.boolean;
+    if (name === c.VERSION || name === c.LATEST_VERSION) return META_RULES.integer;
     return undefined;
   }
 
@@ -137,6 +148,23 @@ function checkRegex(operand: unknown): void {
   }
 }
 
+/** The operators a resource's where clauses may not and may also use, from the settings alone. */
+type OperatorLists = { blacklist: Set<string>; whitelist: Set<string> };
+const operatorLists = new WeakMap<Resource, OperatorLists>();
+
+function operatorListsOf(resource: Resource, config: Config): OperatorLists {
+  let lists = operatorLists.get(resource);
+  if (!lists) {
+    const raw = resource.raw;
+    lists = {
+      blacklist: new Set(config.DB_QUERY_BLACKLIST),
+      whitelist: new Set((raw.db_query_whitelist ?? raw.mongo_query_whitelist ?? config.DB_QUERY_WHITELIST) as string[]),
+    };
+    operatorLists.set(resource, lists);
+  }
+  return lists;
+}
+
 class WhereWalker {
   private readonly types: FieldTypes;
   private readonly blacklist: Set<string>;
@@ -148,9 +176,7 @@ class WhereWalker {
     private readonly config: Config,
   ) {
     this.types = new FieldTypes(resource, config);
-    this.blacklist = new Set(config.DB_QUERY_BLACKLIST);
-    const raw = resource.raw;
-    this.whitelist = new Set((raw.db_query_whitelist ?? raw.mongo_query_whitelist ?? config.DB_QUERY_WHITELIST) as string[]);
+    ({ blacklist: this.blacklist, whitelist: this.whitelist } = operatorListsOf(resource, config));
     this.allowed = resource.allowed_filters;
   }
 

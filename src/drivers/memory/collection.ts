@@ -73,6 +73,14 @@ export class Collection {
       return this.docs.values();
     }
     this.stats.indexScans++;
+    if (plan.size <= 1) {
+      // A unique field's equality: at most one id, so nothing to deduplicate or order.
+      for (const id of plan.ids()) {
+        const stored = this.docs.get(id);
+        return stored ? [stored] : [];
+      }
+      return [];
+    }
     const seen = new Set<string>();
     const found: Stored[] = [];
     for (const id of plan.ids()) {

@@ -137,7 +137,8 @@ export class FieldIndex {
   }
 
   equal(keys: string[]): Candidates {
-    const unique = [...new Set(keys)];
+    // One key is the common case (an equality): no Set to build for it.
+    const unique = keys.length === 1 ? keys : [...new Set(keys)];
     if (!this.hash) {
       const ids = unique.filter((key) => this.docs.has(key));
       return { size: ids.length, ids: () => ids };

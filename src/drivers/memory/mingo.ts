@@ -139,9 +139,15 @@ export function compileFilter(filter: Filter): (doc: Doc) => boolean {
  */
 export function project(docs: Doc[], fields: Projection): Doc[] {
   const keys = Object.keys(fields);
-  const modes = new Set(keys.filter((key) => key !== "_id").map((key) => !!fields[key]));
+  let including = false;
+  let excluding = false;
+  for (const key of keys) {
+    if (key === "_id") continue;
+    if (fields[key]) including = true;
+    else excluding = true;
+  }
   // mingo also refuses what MongoDB refuses: a projection mixing inclusion and exclusion.
-  if (modes.size > 1 || keys.some((key) => key.includes(".") || key.startsWith("$"))) return cursor(docs, fields).all();
+  if ((including && excluding) || keys.some((key) => key.includes(".") || key.startsWith("$"))) return cursor(docs, fields).all();
   const listed = (key: string) => Object.hasOwn(fields, key);
   const inclusive = keys.some((key) => fields[key]);
   const keep = inclusive
@@ -170,7 +176,7 @@ function setTopLevel(doc: Doc, modifier: Record<string, unknown>): string[] | nu
   if (Object.keys(others).length > 0) return null;
   const fields = [...Object.keys($set), ...Object.keys($unset)];
   // Dotted paths, operators, prototype keys and conflicts between $set and $unset are mingo's to handle (or refuse).
-  if (fields.some((field) => field.includes(".") || field.startsWith("$") || field === "__proto__") || new Set(fields).size < fields.length) return null;
+  if (fields.some((field) => field.includes(".") || field.startsWith("$") || field === "__proto__") || Object.keys($unset).some((field) => Object.hasOwn($set, field))) return null;
   const changed: string[] = [];
   for (const field of Object.keys($set)) {
     const value = $set[field];
