@@ -126,8 +126,55 @@ export function compileDateFormat(format: string): RegExp {
 const indexOfName = (list: string[], name: string, length?: number) =>
   list.findIndex((n) => (length ? n.slice(0, length) : n).toLowerCase() === name.toLowerCase());
 
+const DAY_ABBREVIATIONS = new Set(DAYS.map((day) => day.slice(0, 3).toLowerCase()));
+const MONTH_OF_ABBREVIATION = new Map(MONTHS.map((month, index) => [month.slice(0, 3).toLowerCase(), index]));
+
+/** The number written by `length` ASCII digits at `start`; -1 if any is not a digit. */
+function digitsAt(text: string, start: number, length: number): number {
+  let value = 0;
+  for (let i = start; i < start + length; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return -1;
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
+/**
+ * RFC 1123 in the shape every client and toUTCString write ("Thu, 27 Aug 1970 14:37:13 GMT":
+ * single spaces, two-digit fields), read by position: the general path's named-group match and
+ * name searches were an eighth of a POST of one document on Bun (bench/README.md, issue 14).
+ * Undefined for text of any other shape or a field the general pattern would not accept, which
+ * the general path then reads, so both agree on every input (test/render/dates.test.ts).
+ */
+function parseCanonicalRfc1123(text: string): Date | null | undefined {
+  if (text.length !== 29 || text[3] !== "," || text[4] !== " " || text[7] !== " " || text[11] !== " " || text[16] !== " ") return undefined;
+  if (text[19] !== ":" || text[22] !== ":" || text[25] !== " " || text.slice(26).toLowerCase() !== "gmt") return undefined;
+  if (!DAY_ABBREVIATIONS.has(text.slice(0, 3).toLowerCase())) return undefined;
+  const month = MONTH_OF_ABBREVIATION.get(text.slice(8, 11).toLowerCase());
+  const day = digitsAt(text, 5, 2);
+  const year = digitsAt(text, 12, 4);
+  const hour = digitsAt(text, 17, 2);
+  const minute = digitsAt(text, 20, 2);
+  const second = digitsAt(text, 23, 2);
+  if (month === undefined || day < 1 || day > 31 || year < 0 || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 || second > 61) return undefined;
+  return calendarDate(year, month + 1, day, hour, minute, second, 0);
+}
+
+/** The UTC instant of calendar fields as strptime read them; null for a day the month lacks, a leap second or year 0. */
+function calendarDate(year: number, month: number, day: number, hour: number, minute: number, second: number, millis: number): Date | null {
+  if (second > 59 || year < 1) return null;
+  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, millis));
+  date.setUTCFullYear(year);
+  return date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day ? null : date;
+}
+
 /** `datetime.strptime` in UTC; null where Python raises ValueError. */
 export function parseDate(text: string, format: string): Date | null {
+  if (format === RFC1123_FORMAT) {
+    const canonical = parseCanonicalRfc1123(text);
+    if (canonical !== undefined) return canonical;
+  }
   const match = compileDateFormat(format).exec(text);
   if (!match) return null;
   const g = match.groups ?? {};
@@ -144,7 +191,6 @@ export function parseDate(text: string, format: string): Date | null {
   const minute = num("M") ?? 0;
   const second = num("S") ?? 0;
   const millis = g.f !== undefined ? Math.floor(Number(g.f.padEnd(6, "0")) / 1000) : 0;
-  if (second > 59 || year < 1) return null;
 
   if (g.j !== undefined && month === undefined && day === undefined) {
     // Python counts the day of year from January 1st, spilling into the next year past its end.
@@ -158,9 +204,8 @@ export function parseDate(text: string, format: string): Date | null {
   month ??= 1;
   day ??= 1;
 
-  const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, millis));
-  date.setUTCFullYear(year);
-  if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  const date = calendarDate(year, month, day, hour, minute, second, millis);
+  if (!date) return null;
 
   if (g.z !== undefined && g.z.toLowerCase() !== "z") {
     const digits = g.z.replace(/[:.]/g, "");

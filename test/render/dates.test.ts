@@ -69,3 +69,32 @@ describe("compileDateFormat", () => {
     expect(() => compileDateFormat("trailing %")).toThrow(/bad directive/);
   });
 });
+
+describe("parseDate of RFC 1123 in its usual shape", () => {
+  // The same text read by the position-based path and by the general pattern (a format string
+  // equal to RFC1123_FORMAT but not the same constant would not do: the fast path keys on the
+  // value). Random fields, some out of range, random case, and a few malformed shapes.
+  const general = (text: string) => {
+    const spaced = text.replace(/ /g, "  "); // two spaces: the same for strptime, not the usual shape
+    return parseDate(spaced, RFC1123_FORMAT);
+  };
+
+  it("agrees with the general reading on valid, invalid and odd input", () => {
+    const days = ["Sun", "mon", "TUE", "Wed", "thu", "Fri", "Sat", "Xyz"];
+    const months = ["Jan", "feb", "MAR", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "dec", "Foo"];
+    let seed = 7;
+    const random = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) % n);
+    const two = (n: number) => String(n).padStart(2, "0");
+    for (let i = 0; i < 5000; i++) {
+      const text = `${days[random(days.length)]}, ${two(random(34))} ${months[random(months.length)]} ${String(random(10000)).padStart(4, "0")} ${two(random(26))}:${two(random(62))}:${two(random(63))} ${random(5) === 0 ? "gmt" : "GMT"}`;
+      expect(parseDate(text, RFC1123_FORMAT), text).toEqual(general(text));
+    }
+    for (const text of ["Thu, 27 Aug 1970 14:37:13 UTC", "Thu; 27 Aug 1970 14:37:13 GMT", "Thu, 27 Aug 197a 14:37:13 GMT", "Thu, 2 Aug 1970 14:37:13 GMT", "Thu, 29 Feb 2000 23:59:59 GMT"]) {
+      expect(parseDate(text, RFC1123_FORMAT), text).toEqual(general(text));
+    }
+    expect(parseDate("Tue, 29 Feb 2000 23:59:59 GMT", RFC1123_FORMAT)).toEqual(new Date(Date.UTC(2000, 1, 29, 23, 59, 59)));
+    expect(parseDate("Mon, 29 Feb 2001 10:00:00 GMT", RFC1123_FORMAT)).toBeNull();
+    expect(parseDate("Mon, 01 Jan 0000 10:00:00 GMT", RFC1123_FORMAT)).toBeNull();
+    expect(parseDate("Mon, 01 Jan 2001 10:00:60 GMT", RFC1123_FORMAT)).toBeNull();
+  });
+});
