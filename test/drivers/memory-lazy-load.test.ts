@@ -34,6 +34,8 @@ describe("memory driver: modules loaded on first use", () => {
   it("loads nothing for reads and writes without geo operators, pipelines or $expr", () => {
     expect(loadFor({ filter: { name: "here", n: { $in: [1, 2] }, $or: [{ m: 2 }, { m: { $exists: false } }] } })).toBeNull();
     expect(loadFor({ filter: { _id: 1 }, update: { $set: { n: 2 }, $pull: { tags: { $in: ["a"] } } } })).toBeNull();
+    // What $set writes is data, not a condition: its keys are not looked at (a PATCH's document).
+    expect(loadFor({ filter: { _id: 1 }, update: { $set: { shape: { $near: [0, 0] } } } })).toBeNull();
   });
 
   it("answers a first $expr filter", async () => {
@@ -44,6 +46,10 @@ describe("memory driver: modules loaded on first use", () => {
 
   it("answers a first geo query, then needs nothing more for the next", async () => {
     const driver = await driverWithPlaces();
+    // A $pull condition is a query: a geo operator there is what loads turf.
+    const loading = loadFor({ filter: {}, update: { $pull: { spots: { $geoWithin: { $box: [[0, 0], [1, 1]] } } } } });
+    expect(loading).not.toBeNull();
+    await loading;
     const found = await driver.find(target, { filter: { loc: near } });
     expect(found.map((doc) => doc.name)).toEqual(["here"]);
     expect(needsGeometry({ loc: near })).toBe(false);

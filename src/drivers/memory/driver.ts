@@ -136,7 +136,8 @@ export class MemoryDriver implements Driver {
     const stored = collection && firstMatch(collection, filter, test);
     if (!collection || !stored) return false;
     const { next, changed } = withMingo(() => updatedCopy(stored.doc, copyValue(update) as Record<string, unknown>));
-    if (valueKey(next._id) !== valueKey(stored.doc._id)) throw new InvalidQueryError("the _id of a document cannot change");
+    // The same value when the update left _id alone (the shallow copy shares it): no keys to make.
+    if (next._id !== stored.doc._id && valueKey(next._id) !== valueKey(stored.doc._id)) throw new InvalidQueryError("the _id of a document cannot change");
     if (changed.length > 0) await this.store(target, collection, stored, next);
     return true;
   }

@@ -54,14 +54,25 @@ function loadAggregation(): Promise<void> {
 }
 
 /**
+ * The parts of an update that are query conditions, the only ones that can name a query
+ * operator: `$pull`'s, or a pipeline update's stages. Values `$set` writes are data, and a
+ * PATCH's whole document was walked for operators on every write.
+ */
+function updateConditions(update: object | undefined): unknown {
+  if (update === undefined || Array.isArray(update)) return update;
+  return (update as { $pull?: unknown }).$pull;
+}
+
+/**
  * The imports an operation needs before it runs, started: turf for a geo operator, aggregation
  * for a pipeline or `$expr`. Null when nothing is missing, so that the operation awaits only
  * then, and otherwise runs as before without awaiting anything.
  */
 export function loadFor(parts: { filter?: Filter; update?: object; pipeline?: Doc[] }): Promise<unknown> | null {
   const pending: Array<Promise<void>> = [];
-  if (needsGeometry(parts.filter, parts.update, parts.pipeline)) pending.push(loadGeometry());
-  const aggregates = () => parts.pipeline !== undefined || namesOperator(parts.filter, EXPRESSION_OPERATORS) || namesOperator(parts.update, EXPRESSION_OPERATORS);
+  const conditions = updateConditions(parts.update);
+  if (needsGeometry(parts.filter, conditions, parts.pipeline)) pending.push(loadGeometry());
+  const aggregates = () => parts.pipeline !== undefined || namesOperator(parts.filter, EXPRESSION_OPERATORS) || namesOperator(conditions, EXPRESSION_OPERATORS);
   if (aggregation === null && aggregates()) pending.push(loadAggregation());
   return pending.length === 0 ? null : Promise.all(pending);
 }
