@@ -226,6 +226,7 @@ export function compileDict(schema: Record<string, unknown>, cc: CompileContext,
     meta,
     requiredInJson,
     residualWork: !requiredInJson || nodes.some((n) => n.residualWork),
+    normalizes: purgeUnknown || nodes.some((n) => n.normalizes),
   };
 }
 

@@ -134,6 +134,8 @@ function runCoercers(node: FieldNode, chain: Array<(v: unknown) => unknown>, val
 
 /** Cerberus' `__normalize_mapping` over a (sub-)document, in place. */
 export function normalizeDict(dict: DictNode, document: Doc, path: Path, level: Level, run: NormalizeRun): void {
+  // Most schemas rename, default and coerce nothing: five passes over the fields found nothing to do.
+  if (!dict.normalizes) return;
   const out = new Emitter(level);
   const top = path.length === 0;
 

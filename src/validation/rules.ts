@@ -144,8 +144,9 @@ export function dependencies(spec: unknown): RuleRun {
 export function excludes(excluded: string[]): RuleRun {
   return (_value, f, q) => {
     if (f.node.required) {
-      f.dict.unrequired.add(String(f.field));
-      for (const name of excluded) if (f.dict.node?.fields.has(name)) f.dict.unrequired.add(name);
+      const unrequired = (f.dict.unrequired ??= new Set());
+      unrequired.add(String(f.field));
+      for (const name of excluded) if (f.dict.node?.fields.has(name)) unrequired.add(name);
     }
     const container = f.container as Record<string, unknown>;
     if (excluded.some((name) => Object.hasOwn(container, name))) fail(f, q, "excludes", MESSAGES.excludes(excluded, f.field));

@@ -38,6 +38,8 @@ export interface DictNode {
   requiredInJson: boolean;
   /** Work for the closure walk of the JSON Schema engine in this sub-document. */
   residualWork: boolean;
+  /** Whether normalization has anything to do here (a field or sub-document renames, defaults, coerces, purges …). */
+  normalizes: boolean;
 }
 
 export interface FieldNode {
@@ -117,8 +119,8 @@ export interface UniqueCandidate {
 /** The state of one child validator over a mapping. */
 export interface DictState {
   node: DictNode | null;
-  /** Cerberus' `_unrequired_by_excludes`. */
-  unrequired: Set<string>;
+  /** Cerberus' `_unrequired_by_excludes`; made by the first `excludes` that adds to it (most documents have none). */
+  unrequired: Set<string> | null;
 }
 
 /** One field being validated. */

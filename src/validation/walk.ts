@@ -156,7 +156,7 @@ export function child(f: FieldRun, node: FieldNode, level: Level, field: Segment
 
 /** Validates a mapping against a sub-schema (a child validator's `validate`). */
 export function validateDict(parent: Omit<FieldRun, "node" | "field" | "container" | "index" | "dict">, dict: DictNode, document: Doc): void {
-  const state: DictState = { node: dict, unrequired: new Set() };
+  const state: DictState = { node: dict, unrequired: null };
   const keys = Object.keys(document);
   const { level, path, residual } = parent;
   for (let i = 0; i < keys.length; i++) {
@@ -171,11 +171,11 @@ export function validateDict(parent: Omit<FieldRun, "node" | "field" | "containe
   }
   if (parent.update || (residual && dict.requiredInJson)) return;
   dict.required.forEach((field, i) => {
-    if (!state.unrequired.has(field) && !Object.hasOwn(document, field)) {
+    if (!state.unrequired?.has(field) && !Object.hasOwn(document, field)) {
       level.add([2, i], { path: [...path, field], rule: "required", message: MESSAGES.required });
     }
   });
-  if (state.unrequired.size) {
+  if (state.unrequired?.size) {
     const present = new Set(keys.filter((k) => document[k] !== null));
     const unrequired = [...state.unrequired];
     if (!unrequired.some((f) => present.has(f))) {
@@ -186,4 +186,4 @@ export function validateDict(parent: Omit<FieldRun, "node" | "field" | "containe
   }
 }
 
-export const noDict = (): DictState => ({ node: null, unrequired: new Set() });
+export const noDict = (): DictState => ({ node: null, unrequired: null });

@@ -299,7 +299,11 @@ export class UniqueIndex {
    * keys, in the index or in `pending` (keys claimed by earlier documents of a batch).
    */
   check(doc: Doc, selfId: string, pending?: Map<string, string>): void {
-    for (const [key, values] of this.entries(doc)) {
+    this.checkEntries(this.entries(doc), selfId, pending);
+  }
+
+  private checkEntries(entries: UniqueEntry[], selfId: string, pending: Map<string, string> | undefined): void {
+    for (const [key, values] of entries) {
       const pendingOwner = pending?.get(key);
       const owner = this.holder(key, selfId) ?? (pendingOwner === selfId ? undefined : pendingOwner);
       if (owner !== undefined) {
@@ -308,10 +312,11 @@ export class UniqueIndex {
     }
   }
 
-  /** Records the document's keys in `pending` after checking them against it. */
-  claim(doc: Doc, id: string, pending: Map<string, string>): void {
-    this.check(doc, id, pending);
-    for (const [key] of this.entries(doc)) pending.set(key, id);
+  /** Checks the document's keys, then records them in `pending` (the keys a batch has claimed so far), if given. */
+  claim(doc: Doc, id: string, pending: Map<string, string> | undefined): void {
+    const entries = this.entries(doc);
+    this.checkEntries(entries, id, pending);
+    if (pending) for (const [key] of entries) pending.set(key, id);
   }
 
   add(id: string, doc: Doc): void {
