@@ -11,6 +11,24 @@ function pyString(text: string): string {
   return JSON.stringify(text).replace(/[\u007f-\uffff]/g, (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"));
 }
 
+/**
+ * A key as json.dumps writes it before its value (`"key": `), per distinct key. Bodies and ETag
+ * sources repeat the same few keys on every request: each was a quoted string and a
+ * concatenation per occurrence, a third of the bytes a POST allocated in this walk.
+ */
+const keyPrefixes = new Map<string, string>();
+
+function keyPrefix(key: string): string {
+  let prefix = keyPrefixes.get(key);
+  if (prefix === undefined) {
+    prefix = pyString(key) + ": ";
+    // Bounded, as keys may come from clients: dropped wholesale when full, then relearned.
+    if (keyPrefixes.size >= 4096) keyPrefixes.clear();
+    keyPrefixes.set(key, prefix);
+  }
+  return prefix;
+}
+
 function pyNumber(value: number): string {
   if (Number.isNaN(value)) return "NaN";
   if (!Number.isFinite(value)) return value > 0 ? "Infinity" : "-Infinity";
@@ -83,7 +101,8 @@ export function dumps(value: unknown, options: DumpOptions = {}): string {
     for (const key of keys) {
       const v = object[key];
       if (v === undefined) continue;
-      out += (first ? "" : sep) + pyString(key) + ": " + walk(v, depth + 1);
+      if (!first) out += sep;
+      out += keyPrefix(key) + walk(v, depth + 1);
       first = false;
     }
     return first ? "{}" : "{" + pad + out + close + "}";

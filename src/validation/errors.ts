@@ -41,7 +41,8 @@ function compareKeys(a: EmissionKey, b: EmissionKey): number {
 /** The errors of one (child) validator. */
 export class Level {
   private readonly ops: Op[] = [];
-  private readonly groups = new Map<string, Level>();
+  /** Made by the first group: most levels (a sub-document's, a list's) never open one. */
+  private groups: Map<string, Level> | null = null;
 
   /** A child validator's level joins its parent's errors with its first error. */
   constructor(private readonly attach?: () => void) {}
@@ -64,6 +65,7 @@ export class Level {
   /** The child validator a group rule (`schema`, `items`, `keysrules`, `valuesrules`) runs. */
   group(path: Path, rule: string, key: EmissionKey): Level {
     const id = `${String(path[path.length - 1])}\u0000${rule}`;
+    this.groups ??= new Map();
     let child = this.groups.get(id);
     if (!child) {
       const created: Level = new Level(() => this.add(key, { path, rule, group: created }));

@@ -290,7 +290,7 @@ export function compileJsonEngine(root: DictNode): JsonEngine {
   function report(document: Doc, run: DocRun, level: Level, findings: Finding[]): void {
     const { marker: first, path } = findings[0]!;
     const top = path[0];
-    if (typeof top === "string" && run.blocked.has(top)) {
+    if (typeof top === "string" && run.blocked?.has(top)) {
       // A field that failed `readonly` keeps that error only (bar "null value not allowed").
       if (path.length > 1) return;
       if (valueAt(document, path) !== null) return;

@@ -93,8 +93,8 @@ function convertValue(node: FieldNode, value: unknown): unknown {
 export interface NormalizeRun {
   mode: ValidationMode;
   original: Doc | undefined;
-  /** Top-level fields that failed `readonly`. */
-  blocked: Set<string>;
+  /** Top-level fields that failed `readonly` (null until one does). */
+  blocked: Set<string> | null;
 }
 
 /** A value safe to store per document: defaults must not be shared between documents. */
@@ -165,7 +165,7 @@ export function normalizeDict(dict: DictNode, document: Doc, path: Path, level: 
     if (!node.readonly || !Object.hasOwn(document, name)) continue;
     if (pyEqual(document[name], valueAt(run.original, [...path, name]))) continue;
     out.error([...path, name], "readonly", MESSAGES.readonly);
-    if (top) run.blocked.add(name);
+    if (top) (run.blocked ??= new Set()).add(name);
   }
 
   const empty = dict.order.filter((name) => !Object.hasOwn(document, name) || (document[name] === null && !dict.fields.get(name)!.nullable));

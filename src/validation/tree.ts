@@ -95,8 +95,8 @@ export interface DocRun {
   pending: Array<Promise<unknown>>;
   /** JSON Schema engine: where its schema found a type error (closures skip those fields). */
   badType: Set<string> | null;
-  /** Top-level fields that failed `readonly` during normalization: nothing else is checked. */
-  blocked: Set<string>;
+  /** Top-level fields that failed `readonly` during normalization: nothing else is checked (null until one does). */
+  blocked: Set<string> | null;
   /** Values checked for uniqueness, for the cross-document check of a bulk insert. */
   unique: UniqueCandidate[];
 }

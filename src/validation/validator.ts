@@ -78,7 +78,7 @@ export function compileValidator(resource: Resource, config: Config, extensions:
       normalized,
       pending: [],
       badType: null,
-      blocked: new Set(),
+      blocked: null,
       unique: [],
     };
     if (normalized) normalizeDict(root, document, [], level, run);

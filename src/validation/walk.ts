@@ -112,7 +112,7 @@ export function validateField(f: FieldRun, value: unknown): void {
   }
   if (node.readonly) {
     if (f.doc.normalized) {
-      if (f.path.length === 1 && f.doc.blocked.has(String(f.field))) return;
+      if (f.path.length === 1 && f.doc.blocked?.has(String(f.field))) return;
     } else if (!pyEqual(value, valueAt(f.doc.original, f.path))) {
       fail(f, Q.readonly, "readonly", MESSAGES.readonly);
     }

@@ -95,14 +95,14 @@ export class Collection {
 
   /** Checks a batch (`_id` present, `_id` first) against the store and itself. */
   prepareInsert(docs: Doc[]): () => void {
-    const ids = new Set<string>();
-    // A lone document cannot collide with the rest of its batch: no claims to keep.
-    const pending = docs.length > 1 ? this.uniques.map(() => new Map<string, string>()) : null;
+    // A lone document cannot collide with the rest of its batch: no ids or claims to keep.
+    const ids = docs.length > 1 ? new Set<string>() : null;
+    const pending = ids ? this.uniques.map(() => new Map<string, string>()) : null;
     const keyed: Array<[string, Doc]> = [];
     for (const doc of docs) {
       const id = valueKey(doc._id);
-      if (this.docs.has(id) || ids.has(id)) throw new DuplicateKeyError({ _id: copyValue(doc._id) });
-      ids.add(id);
+      if (this.docs.has(id) || ids?.has(id)) throw new DuplicateKeyError({ _id: copyValue(doc._id) });
+      ids?.add(id);
       this.uniques.forEach((unique, i) => unique.claim(doc, id, pending?.[i]));
       keyed.push([id, doc]);
     }
