@@ -119,7 +119,7 @@ export class Collection {
   /** Checks that `next` (same `_id`) may take the place of `stored`. */
   prepareReplace(stored: Stored, next: Doc): () => void {
     const id = valueKey(stored.doc._id);
-    for (const unique of this.uniques) unique.check(next, id);
+    for (const unique of this.uniques) unique.checkReplacement(stored.doc, next, id);
     return () => {
       this.dates.share(next);
       const previous = stored.doc;

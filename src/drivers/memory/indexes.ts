@@ -295,6 +295,16 @@ export class UniqueIndex {
   }
 
   /**
+   * The check of a replacement (`next` taking `previous`'s place): none is needed when every
+   * field of the index holds the same primitive in both, as the document's keys are then the
+   * ones it already owns (a PATCH of other fields).
+   */
+  checkReplacement(previous: Doc, next: Doc, selfId: string): void {
+    if (this.fields.every(({ segments }) => samePrimitive(segments, previous, next))) return;
+    this.check(next, selfId);
+  }
+
+  /**
    * Throws DuplicateKeyError when a document other than `selfId` holds one of the document's
    * keys, in the index or in `pending` (keys claimed by earlier documents of a batch).
    */
