@@ -237,7 +237,8 @@ export class App {
     if (!allowed.includes(ctx.method)) throw new HttpError(405, undefined, { headers: { Allow: allowHeader } });
     const jsonp = config.JSONP_ARGUMENT ? ctx.args.get(config.JSONP_ARGUMENT) : null;
     if (jsonp !== null && !isValidJsonpCallback(jsonp)) throw new HttpError(400, "Invalid JSONP callback name");
-    await this.access.admit(ctx);
+    const admitting = this.access.admit(ctx);
+    if (admitting) await admitting;
 
     const reply = await this.dispatch(ctx);
     if (LOGGED_WRITES.has(ctx.method)) this.logger.info(`${ctx.method} ${ctx.resource?.name ?? ctx.url.pathname}: ${reply.status}`, ctx);

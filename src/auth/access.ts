@@ -25,6 +25,11 @@ function instantiate(value: unknown, setting: string): Auth | null {
 }
 
 /** Whether `method` is open to everyone; HEAD is as public as GET. */
+/** The rate limit's client key, made only if a limit is counted: a verified user by name, anyone else by address. */
+function clientOf(ctx: RequestContext, user: string | null): () => string {
+  return () => (user !== null ? `user:${user}` : `ip:${ctx.clientIp ?? "unknown"}`);
+}
+
 function isPublic(publicMethods: readonly string[], method: string): boolean {
   return publicMethods.includes(method) || (method === "HEAD" && publicMethods.includes("GET"));
 }
@@ -102,10 +107,14 @@ export class AccessControl {
    * limit counts a verified user under their name and anyone else under their address, so a
    * client cannot escape it by claiming names, and failed attempts count too.
    */
-  async admit(ctx: RequestContext): Promise<void> {
+  admit(ctx: RequestContext): Promise<void> | undefined {
     // No auth class anywhere: every request is public, only the rate limit applies.
-    const client = (user: string | null) => () => (user !== null ? `user:${user}` : `ip:${ctx.clientIp ?? "unknown"}`);
-    if (!this.anyAuth) return enforceRateLimit(this.config, ctx, this.rateLimits, client(null));
+    if (!this.anyAuth) return enforceRateLimit(this.config, ctx, this.rateLimits, clientOf(ctx, null));
+    return this.admitWithAuth(ctx);
+  }
+
+  private async admitWithAuth(ctx: RequestContext): Promise<void> {
+    const client = (user: string | null) => clientOf(ctx, user);
     const { auth, publicMethods, roles, resource } = this.requirement(ctx);
     if (!auth || isPublic(publicMethods, ctx.method)) {
       await enforceRateLimit(this.config, ctx, this.rateLimits, client(null));

@@ -58,10 +58,13 @@ function limitFor(config: Config, ctx: RequestContext): [number, number] | null 
  * Counts the request against `client` (the verified user, else the address; asked only when a
  * limit applies) and sets the X-RateLimit headers; over the limit it is refused with 429.
  */
-export async function enforceRateLimit(config: Config, ctx: RequestContext, store: RateLimitStore, client: () => string): Promise<void> {
+export function enforceRateLimit(config: Config, ctx: RequestContext, store: RateLimitStore, client: () => string): Promise<void> | undefined {
   const limit = limitFor(config, ctx);
-  if (!limit) return;
-  const [requests, seconds] = limit;
+  // Undefined, not an async function's promise, when no limit applies (most requests of most APIs).
+  return limit ? countHit(limit, ctx, store, client) : undefined;
+}
+
+async function countHit([requests, seconds]: [number, number], ctx: RequestContext, store: RateLimitStore, client: () => string): Promise<void> {
   const method = ctx.method === "HEAD" ? "GET" : ctx.method;
   const { count, resetAt } = await store.hit(`${method}:${client()}`, seconds);
   ctx.responseHeaders["x-ratelimit-limit"] = String(requests);

@@ -46,6 +46,12 @@ export interface MemoryDriverOptions {
   journal?: { files: FileAccess; path: string; compaction?: Partial<CompactionPolicy> };
 }
 
+/** A filtered operation's start (open): its compiled filter and the collection, if it exists. */
+interface Opened {
+  test: ReturnType<typeof compileFilter>;
+  collection: Collection | undefined;
+}
+
 export class MemoryDriver implements Driver {
   readonly kind = "memory";
   readonly stats: ScanStats = { documentsExamined: 0, indexScans: 0, fullScans: 0 };
@@ -281,11 +287,16 @@ export class MemoryDriver implements Driver {
 
   /**
    * How every filtered operation starts: the operators it names loaded, the store usable, the
-   * filter compiled. Nothing is awaited after this, so a check and its write stay atomic.
+   * filter compiled. Nothing is awaited after this, so a check and its write stay atomic. A
+   * promise only while a module is loading: as an async function it cost every read and write
+   * a frame and a promise of its own.
    */
-  private async open(target: Target, filter: Filter, update?: object): Promise<{ test: ReturnType<typeof compileFilter>; collection: Collection | undefined }> {
+  private open(target: Target, filter: Filter, update?: object): Opened | Promise<Opened> {
     const loading = loadFor({ filter, update });
-    if (loading) await loading;
+    return loading ? loading.then(() => this.opened(target, filter)) : this.opened(target, filter);
+  }
+
+  private opened(target: Target, filter: Filter): Opened {
     this.assertUsable();
     return { test: compileFilter(filter), collection: this.collection(target) };
   }
@@ -296,11 +307,11 @@ export class MemoryDriver implements Driver {
     return this.databases.collection(this.databaseName(target), target.collection, create);
   }
 
-  private async store(target: Target, collection: Collection, stored: Stored, next: Doc): Promise<void> {
+  private store(target: Target, collection: Collection, stored: Stored, next: Doc): Promise<void> | undefined {
     const apply = collection.prepareReplace(stored, next);
     const line = this.encode(() => ({ op: "replace", db: this.databaseName(target), coll: target.collection, doc: next }));
     apply();
-    await this.commit(line);
+    return this.commit(line);
   }
 
   /**
@@ -311,8 +322,12 @@ export class MemoryDriver implements Driver {
     return this.journal ? this.journal.encode(record()) : null;
   }
 
-  private async commit(line: string | null): Promise<void> {
-    if (line === null) return;
+  /** The journal's append of a write's line; undefined without a journal, when there is nothing to wait for. */
+  private commit(line: string | null): Promise<void> | undefined {
+    return line === null ? undefined : this.append(line);
+  }
+
+  private async append(line: string): Promise<void> {
     await this.journal?.append(line);
     this.compactor?.check();
   }
