@@ -2,7 +2,8 @@
 // `people` API, with Hono, mingo and bson. Same routes, queries and response shapes (Eve's
 // envelope, links, meta fields, ETags, RFC 1123 dates), far less validation: a required unique
 // `lastname` and the If-Match check, nothing else. Maps by `_id` and `lastname` stand in for the
-// indexes such a developer would keep, so the comparison is not against a straw man that scans.
+// indexes such a developer would keep, and an unfiltered page is a slice of the insertion-ordered
+// array, so the comparison is not against a straw man that scans.
 import { createHash } from "node:crypto";
 import { ObjectId } from "bson";
 import { Hono, type Context } from "hono";
@@ -60,7 +61,11 @@ export function handWritten(): Hono {
     const lastname = where.lastname;
     const candidates = typeof lastname === "string" ? [byLastname.get(lastname)].filter((d): d is Doc => !!d) : docs;
     const query = new Query(where);
-    const items = query.find(candidates).skip((page - 1) * size).limit(size).all() as Doc[];
+    // An unfiltered page is a slice: mingo's find().skip().limit() walks the whole array (324 µs
+    // at 10,000 documents, 2.8 ms at 100,000), which a developer would notice and avoid as they
+    // avoid scanning for the unique field above.
+    const start = (page - 1) * size;
+    const items = empty ? docs.slice(start, start + size) : (query.find(candidates).skip(start).limit(size).all() as Doc[]);
     const total = empty ? docs.length : candidates.filter((doc) => query.test(doc)).length;
     const links: Record<string, unknown> = { parent: { title: "home", href: "/" }, self: { title: "people", href: "people" } };
     const last = Math.ceil(total / size);
