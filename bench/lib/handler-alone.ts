@@ -2,7 +2,7 @@
 // (method, url and header reads answered from plain values, the body given directly, plain
 // response parts wanted), so neither undici's Request/Response nor a socket is in the time.
 // What the "handler alone" figures of bench/README.md measure; run it with --cpu-prof to profile.
-//   node --import tsx bench/lib/handler-alone.ts [item|where|post|post100|patch|unknown] [--rounds 6] [--profile x.cpuprofile]
+//   node --import tsx bench/lib/handler-alone.ts [page|item|where|post|post100|patch|unknown] [--rounds 6] [--profile x.cpuprofile]
 //   deno run -A bench/lib/handler-alone.ts … ; bun bench/lib/handler-alone.ts …
 import process from "node:process";
 import { buildPackage, builtEverest, DIST } from "./package.ts";
@@ -46,6 +46,7 @@ let written = 0;
 let bodies: string[] = [];
 const newPeople = (count: number) => JSON.stringify(count === 1 ? person(written++, "h") : Array.from({ length: count }, () => person(written++, "h")));
 const send: Record<string, (i: number) => Promise<Response>> = {
+  page: () => handler(request("GET", "/people")),
   item: (i) => handler(request("GET", `/people/${sample[i % 50]!._id}`)),
   where: (i) => handler(request("GET", `/people?where=${encodeURIComponent(JSON.stringify({ lastname: sample[i % 50]!.lastname }))}`)),
   post: (i) => handler(request("POST", "/people", JSON_TYPE, bodies[i])),
@@ -60,8 +61,8 @@ const send: Record<string, (i: number) => Promise<Response>> = {
   unknown: () => handler(request("GET", "/nothing")),
 };
 const run = send[workload];
-// A bulk POST is a hundred documents' work: fewer of them make a round of comparable length.
-const perRound = workload === "post100" ? PER_ROUND / 100 : PER_ROUND;
+// A bulk POST and a page of 25 are many documents' work: fewer of them make a round of comparable length.
+const perRound = workload === "post100" || workload === "page" ? PER_ROUND / 100 : PER_ROUND;
 if (!run) throw new Error(`unknown workload '${workload}' (${Object.keys(send).join(", ")})`);
 
 let session: Awaited<ReturnType<typeof startProfile>> | null = null;
