@@ -1,11 +1,24 @@
 // Eve's JSON rendering in one call: canonical values made plain (dates in DATE_FORMAT, ids and
 // decimals as strings, bytes as base64), then written as Python's json.dumps writes them.
-import { RFC1123_FORMAT } from "./dates.ts";
+import { cachedByTime, hasFourDigitYear, RFC1123_FORMAT, utcString } from "./dates.ts";
 import { plainLeaf } from "./plain.ts";
-import { dumps } from "./pyjson.ts";
+import { dumps, JsonText } from "./pyjson.ts";
+
+/**
+ * A date in the default format as json.dumps writes it, quoted, one JsonText per instant: a
+ * page shows the same few instants again and again (every document's _created, _updated), and
+ * each was a formatted string run through the string escaper and quoted anew. toUTCString's
+ * text is printable ASCII, which json.dumps writes as it is.
+ */
+const quotedUtc = cachedByTime((date) => new JsonText(`"${utcString(date)}"`));
+
+function jsonLeaf(node: object, dateFormat: string): unknown {
+  if (node instanceof Date && dateFormat === RFC1123_FORMAT && hasFourDigitYear(node)) return quotedUtc(node);
+  return plainLeaf(node, dateFormat);
+}
 
 /** `pretty` is Eve's `?pretty`: `json.dumps(indent=4)`; `sortKeys` is JSON_SORT_KEYS. */
 // toPlain fused into the walk: the same output without building a plain copy of the body first.
 export function toJson(value: unknown, pretty = false, dateFormat: string = RFC1123_FORMAT, sortKeys = false): string {
-  return dumps(value, { indent: pretty ? 4 : undefined, sortKeys, replace: (node) => plainLeaf(node, dateFormat) });
+  return dumps(value, { indent: pretty ? 4 : undefined, sortKeys, replace: (node) => jsonLeaf(node, dateFormat) });
 }

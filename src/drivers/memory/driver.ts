@@ -96,9 +96,7 @@ export class MemoryDriver implements Driver {
           else if (page.push(doc) >= limit) break;
         }
       }
-      if (query.projection && Object.keys(query.projection).length > 0) {
-        page = project(page, query.projection);
-      }
+      if (query.projection && Object.keys(query.projection).length > 0) return project(page, query.projection, true);
       return page.map(copyDocument);
     });
   }

@@ -16,7 +16,7 @@ import { MingoError } from "mingo/util";
 import { ObjectId } from "bson";
 import { InvalidQueryError, type Doc, type Filter, type Projection } from "../types.ts";
 import { $geoNear, foldNearBounds, geoQueryOperators, loadGeometry, needsGeometry } from "./geo.ts";
-import { copyDocument, namesOperator, shallowCopy, valueKey } from "./values.ts";
+import { assign, copyDocument, copyValue, namesOperator, shallowCopy, valueKey } from "./values.ts";
 import { isPlainObject } from "../../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../../util/operators.ts";
 
@@ -146,9 +146,11 @@ export function compileFilter(filter: Filter): (doc: Doc) => boolean {
 /**
  * Projects documents. One naming top-level fields only (all Eve sends) is applied here, in the
  * document's own field order as MongoDB keeps it: mingo costs a copy of all its operator tables
- * per call, more than the rest of a read by `_id`. Dotted paths go to mingo.
+ * per call, more than the rest of a read by `_id`. Dotted paths go to mingo. With `copies`, the
+ * results share nothing with `docs` (the memory store's reads), made in the same pass: a page
+ * was projected into new objects and then copied whole again.
  */
-export function project(docs: Doc[], fields: Projection): Doc[] {
+export function project(docs: Doc[], fields: Projection, copies = false): Doc[] {
   const keys = Object.keys(fields);
   let including = false;
   let excluding = false;
@@ -158,16 +160,19 @@ export function project(docs: Doc[], fields: Projection): Doc[] {
     else excluding = true;
   }
   // mingo also refuses what MongoDB refuses: a projection mixing inclusion and exclusion.
-  if ((including && excluding) || keys.some((key) => key.includes(".") || key.startsWith("$"))) return cursor(docs, fields).all();
+  if ((including && excluding) || keys.some((key) => key.includes(".") || key.startsWith("$"))) {
+    const projected = cursor(docs, fields).all();
+    return copies ? projected.map(copyDocument) : projected;
+  }
   const listed = (key: string) => Object.hasOwn(fields, key);
   const inclusive = keys.some((key) => fields[key]);
   const keep = inclusive
     ? (key: string) => (key === "_id" ? !listed(key) || !!fields._id : listed(key) && !!fields[key])
     : (key: string) => !listed(key);
   return docs.map((doc) => {
-    // No prototype, so a stored "__proto__" field stays a field; the driver copies the result anyway.
-    const out: Doc = Object.create(null);
-    for (const key of Object.keys(doc)) if (keep(key)) out[key] = doc[key];
+    const out: Doc = {};
+    // assign keeps a stored "__proto__" field a field.
+    for (const key of Object.keys(doc)) if (keep(key)) assign(out, key, copies ? copyValue(doc[key]) : doc[key]);
     return out;
   });
 }

@@ -15,7 +15,7 @@ export function namesOperator(value: unknown, operators: ReadonlySet<string>): b
   return false;
 }
 
-function assign(target: Record<string, unknown>, key: string, value: unknown): void {
+export function assign(target: Record<string, unknown>, key: string, value: unknown): void {
   // A plain assignment of "__proto__" would replace the copy's prototype instead of storing data.
   if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
