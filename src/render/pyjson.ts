@@ -18,11 +18,15 @@ function pyString(text: string): string {
  */
 const keyPrefixes = new Map<string, string>();
 
+/** Keys longer than this are written anew each time: a client's document may hold keys of any length. */
+const CACHED_KEY_LENGTH = 64;
+
 function keyPrefix(key: string): string {
   let prefix = keyPrefixes.get(key);
   if (prefix === undefined) {
     prefix = pyString(key) + ": ";
-    // Bounded, as keys may come from clients: dropped wholesale when full, then relearned.
+    if (key.length > CACHED_KEY_LENGTH) return prefix;
+    // Bounded in count and size, as keys may come from clients: dropped wholesale when full.
     if (keyPrefixes.size >= 4096) keyPrefixes.clear();
     keyPrefixes.set(key, prefix);
   }
