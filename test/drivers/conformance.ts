@@ -491,6 +491,18 @@ export function runDriverConformance(label: string, make: () => Promise<Driver>,
         expect(await find(t, { "address.city": "changed" })).toEqual([]);
       });
 
+      it("changing a projected document does not change the stored one (flat and dotted projections)", async () => {
+        const t = await seeded();
+        for (const projection of [{ address: 1, tags: 1, born: 1 }, { name: 0 }, { "address.city": 1, tags: 1, born: 1 }]) {
+          const [shown] = await driver.find(t, { filter: { _id: ids[0] }, projection });
+          (shown!.address as Doc).city = "changed";
+          (shown!.tags as string[]).push("changed");
+          (shown!.born as Date).setTime(0);
+        }
+        const [again] = await driver.find(t, { filter: { _id: ids[0] } });
+        expect(again).toEqual(people()[0]);
+      });
+
       it("changing a document after writing it does not change the stored one", async () => {
         const t = target();
         const id = new ObjectId();
