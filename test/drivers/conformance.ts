@@ -4,7 +4,7 @@
 // in a database of its own, so a persistent backend cannot leak state from one to the next.
 import { Decimal128, ObjectId } from "bson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type MediaFile, type Target } from "../../src/drivers/types.ts";
+import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type MediaFile, type Projection, type Target } from "../../src/drivers/types.ts";
 
 async function readAll(file: MediaFile, range?: { start: number; end: number }): Promise<Uint8Array> {
   const result = file.read(range);
@@ -493,7 +493,8 @@ export function runDriverConformance(label: string, make: () => Promise<Driver>,
 
       it("changing a projected document does not change the stored one (flat and dotted projections)", async () => {
         const t = await seeded();
-        for (const projection of [{ address: 1, tags: 1, born: 1 }, { name: 0 }, { "address.city": 1, tags: 1, born: 1 }]) {
+        const projections: Projection[] = [{ address: 1, tags: 1, born: 1 }, { name: 0 }, { "address.city": 1, tags: 1, born: 1 }];
+        for (const projection of projections) {
           const [shown] = await driver.find(t, { filter: { _id: ids[0] }, projection });
           (shown!.address as Doc).city = "changed";
           (shown!.tags as string[]).push("changed");
