@@ -162,6 +162,25 @@ export function runDriverConformance(label: string, make: () => Promise<Driver>,
         expect(await find(t, { address: { city: "austin", zip: "78701" } })).toEqual(["edsger"]);
       });
 
+      it("an _id beside other equalities matches only where every one holds", async () => {
+        const t = await seeded();
+        expect(await find(t, { _id: ids[4], name: "barbara", age: 51 })).toEqual(["barbara"]);
+        expect(await find(t, { _id: ids[4], name: "grace" })).toEqual([]);
+        expect(await find(t, { _id: ids[0], tags: "poetry" })).toEqual(["ada"]);
+        expect(await find(t, { _id: ids[0], tags: "navy" })).toEqual([]);
+        expect(await find(t, { _id: ids[3], missing: "x" })).toEqual([]);
+        expect(await find(t, { _id: ids[0], owner })).toEqual(["ada"]);
+        expect(await find(t, { _id: new ObjectId(), name: "ada" })).toEqual([]);
+        expect(names(await driver.find(t, { filter: { _id: ids[2] } }))).toEqual(["grace"]);
+        expect(await driver.find(t, { filter: { _id: ids[2] }, skip: 1 })).toEqual([]);
+        expect(await driver.find(t, { filter: { _id: ids[2] }, projection: { age: 1 } })).toEqual([{ _id: ids[2], age: 85 }]);
+        expect(await driver.count(t, { _id: ids[4], name: "barbara" })).toBe(1);
+        expect(await driver.count(t, { _id: ids[4], name: "ada" })).toBe(0);
+        expect(await driver.updateOne(t, { _id: ids[1], name: "ada" }, { $set: { age: 1 } })).toBe(false);
+        expect(await driver.deleteOne(t, { _id: ids[1], age: 41 })).toBe(true);
+        expect(await driver.deleteMany(t, { _id: ids[1] })).toBe(0);
+      });
+
       it("array fields match on any element", async () => {
         const t = await seeded();
         expect(await find(t, { tags: "math" })).toEqual(["ada", "alan", "donald"]);

@@ -57,6 +57,15 @@ export class Collection {
     }
   }
 
+  /** The document with this `_id`, if it passes `test`: one probe of the id map, counted as an index scan. */
+  probe(id: unknown, test: (doc: Doc) => boolean): Stored | undefined {
+    this.stats.indexScans++;
+    const stored = this.docs.get(valueKey(id));
+    if (!stored) return undefined;
+    this.stats.documentsExamined++;
+    return test(stored.doc) ? stored : undefined;
+  }
+
   private candidates(filter: Filter, ordered: boolean): Iterable<Stored> {
     if (Object.keys(filter).length === 0) return this.docs.values();
     // An item's read and writes name one document by its id: the plan the planner would pick

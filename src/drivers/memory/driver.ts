@@ -25,16 +25,13 @@ import { Databases } from "./databases.ts";
 import type { Stored } from "./indexes.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
-import { compileFilter, cursor, loadFor, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
+import { compileFilter, cursor, idLookup, loadFor, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
 import { nearDistance } from "./geo.ts";
 import { copyDocument, copyValue, valueKey } from "./values.ts";
 
 /** Stages that write collections, which would bypass the store's indexes and journal. */
 const WRITING_STAGES = new Set(["$out", "$merge"]);
 
-function firstMatch(collection: Collection, filter: Filter, test: (doc: Doc) => boolean): Stored | undefined {
-  return withMingo(() => collection.matching(filter, test, true).next().value ?? undefined);
-}
 
 export interface MemoryDriverOptions {
   /** The database a Target without `database` refers to. */
@@ -50,6 +47,8 @@ export interface MemoryDriverOptions {
 interface Opened {
   test: ReturnType<typeof compileFilter>;
   collection: Collection | undefined;
+  /** An id lookup's `_id` (mingo.ts, idLookup), `test` then being the rest of its filter; else undefined. */
+  id?: unknown;
 }
 
 export class MemoryDriver implements Driver {
@@ -73,25 +72,26 @@ export class MemoryDriver implements Driver {
   }
 
   async find(target: Target, query: FindQuery): Promise<Doc[]> {
-    const { test, collection } = await this.open(target, query.filter);
+    const opened = await this.open(target, query.filter);
+    const collection = opened.collection;
     if (!collection) return [];
     return withMingo(() => {
       const skip = Math.max(0, query.skip ?? 0);
       const limit = query.limit && query.limit > 0 ? query.limit : Infinity;
       let page: Doc[] = [];
       // As in MongoDB, a $near orders the results nearest first unless a sort is given.
-      const near = query.sort?.length ? null : nearDistance(query.filter);
+      const near = query.sort?.length || opened.id !== undefined ? null : nearDistance(query.filter);
       if (query.sort?.length) {
-        const matches = Array.from(collection.matching(query.filter, test, true), (stored) => stored.doc);
+        const matches = Array.from(this.matching(opened, query.filter, true), (stored) => stored.doc);
         const sorted = cursor(matches).sort(Object.fromEntries(query.sort)).skip(skip);
         page = (limit === Infinity ? sorted : sorted.limit(limit)).all();
       } else if (near) {
-        const matches = Array.from(collection.matching(query.filter, test, true), ({ doc }) => ({ doc, distance: near(doc) }));
+        const matches = Array.from(this.matching(opened, query.filter, true), ({ doc }) => ({ doc, distance: near(doc) }));
         matches.sort((a, b) => a.distance - b.distance);
         page = matches.slice(skip, limit === Infinity ? undefined : skip + limit).map(({ doc }) => doc);
       } else {
         let skipped = 0;
-        for (const { doc } of collection.matching(query.filter, test, true)) {
+        for (const { doc } of this.matching(opened, query.filter, true)) {
           if (skipped < skip) skipped++;
           else if (page.push(doc) >= limit) break;
         }
@@ -102,12 +102,13 @@ export class MemoryDriver implements Driver {
   }
 
   async count(target: Target, filter: Filter): Promise<number> {
-    const { test, collection } = await this.open(target, filter);
+    const opened = await this.open(target, filter);
+    const collection = opened.collection;
     if (!collection) return 0;
     if (Object.keys(filter).length === 0) return collection.size;
     return withMingo(() => {
       let count = 0;
-      for (const _ of collection.matching(filter, test, false)) count++;
+      for (const _ of this.matching(opened, filter, false)) count++;
       return count;
     });
   }
@@ -126,8 +127,9 @@ export class MemoryDriver implements Driver {
   }
 
   async replaceOne(target: Target, filter: Filter, doc: Doc): Promise<boolean> {
-    const { test, collection } = await this.open(target, filter);
-    const stored = collection && firstMatch(collection, filter, test);
+    const opened = await this.open(target, filter);
+    const collection = opened.collection;
+    const stored = this.firstMatch(opened, filter);
     if (!collection || !stored) return false;
     const id = stored.doc._id;
     if (doc._id !== undefined && valueKey(doc._id) !== valueKey(id)) throw new InvalidQueryError("the _id of a document cannot change");
@@ -136,8 +138,9 @@ export class MemoryDriver implements Driver {
   }
 
   async updateOne(target: Target, filter: Filter, update: Update): Promise<boolean> {
-    const { test, collection } = await this.open(target, filter, update);
-    const stored = collection && firstMatch(collection, filter, test);
+    const opened = await this.open(target, filter, update);
+    const collection = opened.collection;
+    const stored = this.firstMatch(opened, filter);
     if (!collection || !stored) return false;
     const { next, changed } = withMingo(() => updatedCopy(stored.doc, copyValue(update) as Record<string, unknown>));
     // The same value when the update left _id alone (the shallow copy shares it): no keys to make.
@@ -147,8 +150,9 @@ export class MemoryDriver implements Driver {
   }
 
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
-    const { test, collection } = await this.open(target, filter);
-    const stored = collection && firstMatch(collection, filter, test);
+    const opened = await this.open(target, filter);
+    const collection = opened.collection;
+    const stored = this.firstMatch(opened, filter);
     if (!collection || !stored) return false;
     const line = this.encode(() => ({ op: "delete", db: this.databaseName(target), coll: target.collection, ids: [stored.doc._id] }));
     collection.remove(stored);
@@ -157,7 +161,8 @@ export class MemoryDriver implements Driver {
   }
 
   async deleteMany(target: Target, filter: Filter): Promise<number> {
-    const { test, collection } = await this.open(target, filter);
+    const opened = await this.open(target, filter);
+    const collection = opened.collection;
     if (!collection) return 0;
     const db = this.databaseName(target);
     if (Object.keys(filter).length === 0) {
@@ -168,7 +173,7 @@ export class MemoryDriver implements Driver {
       await this.commit(line);
       return count;
     }
-    const doomed = withMingo(() => [...collection.matching(filter, test, false)]);
+    const doomed = withMingo(() => [...this.matching(opened, filter, false)]);
     if (doomed.length === 0) return 0;
     const line = this.encode(() => ({ op: "delete", db, coll: target.collection, ids: doomed.map((stored) => stored.doc._id) }));
     for (const stored of doomed) collection.remove(stored);
@@ -290,13 +295,30 @@ export class MemoryDriver implements Driver {
    * a frame and a promise of its own.
    */
   private open(target: Target, filter: Filter, update?: object): Opened | Promise<Opened> {
-    const loading = loadFor({ filter, update });
-    return loading ? loading.then(() => this.opened(target, filter)) : this.opened(target, filter);
+    const rest = idLookup(filter);
+    // An id lookup names no operator: only the update can need a module.
+    const loading = loadFor({ filter: rest ? undefined : filter, update });
+    return loading ? loading.then(() => this.opened(target, filter, rest)) : this.opened(target, filter, rest);
   }
 
-  private opened(target: Target, filter: Filter): Opened {
+  private opened(target: Target, filter: Filter, rest: Opened["test"] | null): Opened {
     this.assertUsable();
-    return { test: compileFilter(filter), collection: this.collection(target) };
+    const collection = this.collection(target);
+    return rest ? { test: rest, collection, id: filter._id } : { test: compileFilter(filter), collection };
+  }
+
+  /** The stored documents passing an opened operation's filter; an id lookup's in one probe, without a generator. */
+  private matching(opened: Opened, filter: Filter, ordered: boolean): Iterable<Stored> {
+    const { collection, test, id } = opened;
+    if (!collection) return [];
+    if (id === undefined) return collection.matching(filter, test, ordered);
+    const stored = collection.probe(id, test);
+    return stored ? [stored] : [];
+  }
+
+  private firstMatch(opened: Opened, filter: Filter): Stored | undefined {
+    if (opened.id !== undefined) return opened.collection?.probe(opened.id, opened.test);
+    return withMingo(() => this.matching(opened, filter, true)[Symbol.iterator]().next().value ?? undefined);
   }
 
   private collection(target: Target, create: true): Collection;

@@ -114,23 +114,52 @@ function isPlainScalar(value: unknown): boolean {
   }
 }
 
+/** A condition `{field: scalar}` of an equality filter, which needs neither mingo nor any operator loaded. */
+function isScalarCondition(field: string, value: unknown): boolean {
+  return !field.startsWith("$") && !field.includes(".") && isPlainScalar(value);
+}
+
+/** Whether the document holds the value whose valueKey is `key` at `field`: equal, or an array holding an equal element. */
+function holds(doc: Doc, field: string, key: string): boolean {
+  const value = Object.hasOwn(doc, field) ? doc[field] : undefined;
+  return valueKey(value) === key || (Array.isArray(value) && value.some((element) => valueKey(element) === key));
+}
+
 /**
  * `{field: scalar, …}` on top-level fields, the filter of every read and write by `_id` (with
  * `_etag` for a conditional write), as a predicate built without mingo, whose Query costs a
- * copy of all its operator tables. Same matches: equal, or an array holding an equal element.
+ * copy of all its operator tables. Same matches as mingo's.
  */
 function equalityTest(filter: Filter): ((doc: Doc) => boolean) | null {
   const conditions: Array<[string, string]> = [];
   for (const field of Object.keys(filter)) {
     const value = filter[field];
-    if (field.startsWith("$") || field.includes(".") || !isPlainScalar(value)) return null;
+    if (!isScalarCondition(field, value)) return null;
     conditions.push([field, valueKey(value)]);
   }
-  return (doc) =>
-    conditions.every(([field, key]) => {
-      const value = Object.hasOwn(doc, field) ? doc[field] : undefined;
-      return valueKey(value) === key || (Array.isArray(value) && value.some((element) => valueKey(element) === key));
-    });
+  return (doc) => conditions.every(([field, key]) => holds(doc, field, key));
+}
+
+const ANY: (doc: Doc) => boolean = () => true;
+
+/**
+ * An item's read or write: `{_id: scalar}` and maybe more scalar equalities (`_etag` for a
+ * conditional write). It names one document, found by its id (Collection.probe), so all it
+ * needs is a test of the other conditions, which this returns; null for any other filter. Such
+ * a filter names no operator: nothing to load (loadFor), no script to refuse, no `$near`.
+ */
+export function idLookup(filter: Filter): ((doc: Doc) => boolean) | null {
+  if (!Object.hasOwn(filter, "_id")) return null;
+  let others = 0;
+  for (const field in filter) {
+    if (!Object.hasOwn(filter, field) || !isScalarCondition(field, filter[field])) return null;
+    if (field !== "_id") others++;
+  }
+  if (others === 0) return ANY;
+  return (doc) => {
+    for (const field in filter) if (field !== "_id" && !holds(doc, field, valueKey(filter[field]))) return false;
+    return true;
+  };
 }
 
 /** A filter as a predicate; throws InvalidQueryError for a filter MongoDB would refuse. */
