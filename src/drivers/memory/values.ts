@@ -126,6 +126,12 @@ export function valueKey(value: unknown): string {
  * makes one flat 32-byte string.
  */
 function objectIdKey(id: ObjectId): string {
+  // bson 7 keeps an ObjectId as four 24-bit numbers, and its `id` makes a new Buffer on every
+  // read: the same bytes are taken from the numbers. Any other layout goes through `id`.
+  const { i0, i1, i2, i3 } = id as unknown as Partial<Record<"i0" | "i1" | "i2" | "i3", number>>;
+  if (typeof i0 === "number" && typeof i1 === "number" && typeof i2 === "number" && typeof i3 === "number") {
+    return String.fromCharCode(0, i0 >>> 16, (i0 >>> 8) & 255, i0 & 255, i1 >>> 16, (i1 >>> 8) & 255, i1 & 255, i2 >>> 16, (i2 >>> 8) & 255, i2 & 255, i3 >>> 16, (i3 >>> 8) & 255, i3 & 255);
+  }
   const b = id.id;
   return String.fromCharCode(0, b[0]!, b[1]!, b[2]!, b[3]!, b[4]!, b[5]!, b[6]!, b[7]!, b[8]!, b[9]!, b[10]!, b[11]!);
 }
