@@ -51,7 +51,8 @@ export interface ListingOptions {
 export async function versionListing(services: Services, ctx: CallScope, resource: Resource, latest: Doc, version: "all" | "diffs", options: ListingOptions): Promise<Reply> {
   const config = services.config;
   const rawSort = resource.sorting ? ctx.args.get(config.QUERY_SORT) : null;
-  const clientSort = rawSort ? parseSort(rawSort, resource) : null;
+  const sorting = rawSort ? parseSort(rawSort, resource) : null;
+  const clientSort = sorting instanceof Promise ? await sorting : sorting;
   if (version === "diffs" && clientSort) throw badRequest("version=diffs cannot be sorted");
   const paging = parsePaging(ctx.args, resource, config);
   const filter: Filter = { [versionedIdField(config, resource)]: latest[resource.id_field] };

@@ -2,7 +2,7 @@
 import type { RequestContext } from "../context.ts";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
-import type { Doc, Filter } from "../drivers/types.ts";
+import type { Doc, Filter, Sort } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { combineFilters } from "../data/layer.ts";
 import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
@@ -29,13 +29,29 @@ export interface ReadQuery {
   limit: number;
 }
 
-export function parseReadQuery(config: Config, ctx: CallScope): ReadQuery & { sort: ReturnType<typeof parseSort> | null } {
-  const resource = ctx.resource!;
+type ParsedQuery = ReadQuery & { sort: Sort | null };
+
+/**
+ * A promise only for a `where` or a `sort` that may be in Python's syntax, whose parsers are
+ * imported on first use (src/query/where.ts, src/query/sort.ts). The where's 400 still comes
+ * before the sort's, and the sort's before the paging's.
+ */
+export function parseReadQuery(config: Config, ctx: CallScope): ParsedQuery | Promise<ParsedQuery> {
   const rawWhere = ctx.args.get(config.QUERY_WHERE);
-  const filter = rawWhere ? parseWhere(rawWhere, resource, config) : {};
+  const filter = rawWhere ? parseWhere(rawWhere, ctx.resource!, config) : {};
+  return filter instanceof Promise ? filter.then((parsed) => withSort(config, ctx, parsed)) : withSort(config, ctx, filter);
+}
+
+function withSort(config: Config, ctx: CallScope, filter: Filter): ParsedQuery | Promise<ParsedQuery> {
   const rawSort = ctx.args.get(config.QUERY_SORT);
+  const sort = rawSort !== null ? parseSort(rawSort, ctx.resource!) : null;
+  return sort instanceof Promise ? sort.then((parsed) => readQuery(config, ctx, filter, parsed)) : readQuery(config, ctx, filter, sort);
+}
+
+function readQuery(config: Config, ctx: CallScope, filter: Filter, clientSort: Sort | null): ParsedQuery {
+  const resource = ctx.resource!;
   // No client sort (absent, empty, `[]`, sorting off) falls back to the resource's default.
-  const sort = (rawSort !== null ? parseSort(rawSort, resource) : null) ?? (resource.sorting ? resource.datasource.default_sort : null);
+  const sort = clientSort ?? (resource.sorting ? resource.datasource.default_sort : null);
   const paging = parsePaging(ctx.args, resource, config);
   return {
     filter,
@@ -54,7 +70,8 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   const resource = ctx.resource!;
   if (resource.datasource.aggregation) return getAggregation(services, ctx);
   const config = services.config;
-  const query = parseReadQuery(config, ctx);
+  const parsing = parseReadQuery(config, ctx);
+  const query = parsing instanceof Promise ? await parsing : parsing;
   const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
   const embedded = resolveEmbeddedFields(config, ctx, resource);
   const showDeleted = resource.soft_delete && ctx.args.has(config.SHOW_DELETED_PARAM);

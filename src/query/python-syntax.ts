@@ -3,6 +3,7 @@
 // Python (`ast.parse`, `ast.literal_eval`); everest tokenizes and parses the subset itself so
 // that nothing is ever evaluated.
 import { badRequest } from "../errors.ts";
+import { PYTHON_CONSTANTS } from "./python-constants.ts";
 
 const HEX_DIGITS = /^[0-9a-fA-F]+$/;
 
@@ -180,9 +181,9 @@ export class TokenStream {
         this.index++;
         return token.value;
       }
-      if (token.kind === "name" && token.text in CONSTANTS) {
+      if (token.kind === "name" && token.text in PYTHON_CONSTANTS) {
         this.index++;
-        return CONSTANTS[token.text];
+        return PYTHON_CONSTANTS[token.text];
       }
     }
     this.index = start;
@@ -190,7 +191,6 @@ export class TokenStream {
   }
 }
 
-const CONSTANTS: Record<string, unknown> = { True: true, False: false, None: null };
 
 /**
  * `ast.literal_eval` for lists, tuples and scalars (the sort syntax `[("name", -1)]`). Tuples

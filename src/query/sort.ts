@@ -6,7 +6,7 @@
 import type { Sort } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
 import type { Resource } from "../settings/normalize.ts";
-import { parseLiteral } from "./python-syntax.ts";
+import { PYTHON_CONSTANTS } from "./python-constants.ts";
 import { isPrototypeKey } from "../util/objects.ts";
 
 /** Brackets never nest deeper than a list of pairs. */
@@ -36,8 +36,10 @@ function fromCommaList(raw: string): Sort {
   });
 }
 
+type LiteralParser = typeof import("./python-syntax.ts").parseLiteral;
+
 /** Like `ast.literal_eval`: the literal, or `undefined` for text that is not one (a bare name). */
-function literalOrUndefined(text: string): unknown {
+function literalOrUndefined(parseLiteral: LiteralParser, text: string): unknown {
   try {
     return parseLiteral(text, { singleQuotes: text.includes("(") }, LITERAL_DEPTH);
   } catch (error) {
@@ -47,15 +49,26 @@ function literalOrUndefined(text: string): unknown {
   }
 }
 
+/** Comma-separated names, `-` before any: never a literal, unless one name alone is a constant (`None`). */
+const NAME_LIST = /^-?[A-Za-z_][\w.]*(?:\s*,\s*-?[A-Za-z_][\w.]*)*$/;
+
 /**
  * The client's sort, or null when there is none (sorting disabled for the resource, an empty
- * value, `None` or an empty list), in which case the datasource default_sort applies.
+ * value, `None` or an empty list), in which case the datasource default_sort applies. The
+ * common comma list is read at once; anything else may be a literal, whose parser is imported
+ * on first use, keeping it out of what a Worker loads at start (test/runtimes/workers-bundle.test.ts).
  */
-export function parseSort(raw: string, resource: Resource): Sort | null {
+export function parseSort(raw: string, resource: Resource): Sort | null | Promise<Sort | null> {
   const text = raw.trim();
   if (!resource.sorting || !text) return null;
-  const literal = literalOrUndefined(text);
-  if (literal === null) return null;
-  const sort = literal === undefined ? fromCommaList(text) : fromLiteral(literal);
+  if (NAME_LIST.test(text) && !Object.hasOwn(PYTHON_CONSTANTS, text)) return nonEmpty(fromCommaList(text));
+  return import("./python-syntax.ts").then(({ parseLiteral }) => {
+    const literal = literalOrUndefined(parseLiteral, text);
+    if (literal === null) return null;
+    return nonEmpty(literal === undefined ? fromCommaList(text) : fromLiteral(literal));
+  });
+}
+
+function nonEmpty(sort: Sort): Sort | null {
   return sort.length ? sort : null;
 }

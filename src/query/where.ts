@@ -18,7 +18,6 @@ import type { Config, Resource } from "../settings/normalize.ts";
 import { GEO_TYPES, geoTest, type GeoTypeName } from "../validation/geo.ts";
 import type { FieldSchema, Schema } from "../settings/types.ts";
 import { castUntyped, parseJsonOrUndefined } from "./common.ts";
-import { parsePythonWhere } from "./python-where.ts";
 import { isPlainObject, isPrototypeKey } from "../util/objects.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
 import { SCRIPT_OPERATORS } from "../util/operators.ts";
@@ -332,13 +331,18 @@ function typeFits(type: string, value: unknown): boolean {
 }
 
 /**
- * Parses `?where=` into a driver filter. An empty value, or a resource whose allowed_filters is
- * empty (Eve then ignores the parameter), gives `{}`. Malformed or refused input is a 400.
+ * `?where=` as a driver filter; `{}` for an empty value or where allowed_filters is empty (Eve then
+ * ignores it); a 400 for malformed or refused input. The Python syntax is a promise: its parser is
+ * imported on first use, out of what a Worker loads at start (test/runtimes/workers-bundle.test.ts).
  */
-export function parseWhere(raw: string, resource: Resource, config: Config): Filter {
+export function parseWhere(raw: string, resource: Resource, config: Config): Filter | Promise<Filter> {
   if (!raw || resource.allowed_filters.length === 0) return {};
   const json = parseJsonOrUndefined(raw);
-  const query = json === undefined ? parsePythonWhere(raw, config.MAX_JSON_DEPTH) : json;
+  if (json !== undefined) return whereFilter(json, resource, config);
+  return import("./python-where.ts").then(({ parsePythonWhere }) => whereFilter(parsePythonWhere(raw, config.MAX_JSON_DEPTH), resource, config));
+}
+
+function whereFilter(query: unknown, resource: Resource, config: Config): Filter {
   if (!isPlainObject(query)) throw badRequest("where must be an object");
   const filter = new WhereWalker(resource, config).query(query, 1);
   checkOperands(filter);

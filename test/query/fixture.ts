@@ -35,3 +35,15 @@ export function expect400(run: () => unknown): HttpError {
   }
   throw new Error("expected a 400, got a result");
 }
+
+/** expect400 for a parse that may be a promise (`where` in the Python syntax). */
+export async function rejects400(run: () => unknown): Promise<HttpError> {
+  try {
+    await run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(HttpError);
+    expect((error as HttpError).status).toBe(400);
+    return error as HttpError;
+  }
+  throw new Error("expected a 400, got a result");
+}
