@@ -1,5 +1,6 @@
 // Eve's JSON rendering in one call: canonical values made plain (dates in DATE_FORMAT, ids and
 // decimals as strings, bytes as base64), then written as Python's json.dumps writes them.
+import { ObjectId } from "bson";
 import { cachedByTime, hasFourDigitYear, RFC1123_FORMAT, utcString } from "./dates.ts";
 import { plainLeaf } from "./plain.ts";
 import { dumps, JsonText } from "./pyjson.ts";
@@ -14,6 +15,8 @@ const quotedUtc = cachedByTime((date) => new JsonText(`"${utcString(date)}"`));
 
 function jsonLeaf(node: object, dateFormat: string): unknown {
   if (node instanceof Date && dateFormat === RFC1123_FORMAT && hasFourDigitYear(node)) return quotedUtc(node);
+  // Hex digits need no escaping: written as they are, quoted, without the string escaper's test.
+  if (node instanceof ObjectId) return new JsonText(`"${node.toHexString()}"`);
   return plainLeaf(node, dateFormat);
 }
 

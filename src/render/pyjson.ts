@@ -62,10 +62,18 @@ function sortStrings(keys: string[]): void {
   }
 }
 
+function isPlainNode(node: object): boolean {
+  const prototype = Object.getPrototypeOf(node);
+  return prototype === Object.prototype || prototype === Array.prototype;
+}
+
 export interface DumpOptions {
   sortKeys?: boolean;
   indent?: number;
-  /** Applied to every object (arrays included) before it is written: what it returns is written instead (a JsonText verbatim). */
+  /**
+   * Applied to every object before it is written, plain objects and arrays excepted: what it
+   * returns is written instead (a JsonText verbatim).
+   */
   replace?: (node: object) => unknown;
 }
 
@@ -74,7 +82,9 @@ export function dumps(value: unknown, options: DumpOptions = {}): string {
   const { sortKeys = false, indent, replace } = options;
   const walk = (node: unknown, depth: number): string => {
     if (node === null || node === undefined) return "null";
-    if (replace && typeof node === "object") {
+    // Most objects of a body are plain ones and arrays, which no leaf conversion applies to: one
+    // prototype read instead of the replacer's run of instanceof checks for each.
+    if (replace && typeof node === "object" && !isPlainNode(node)) {
       const replaced = replace(node);
       if (replaced !== node) return replaced instanceof JsonText ? replaced.text : walk(replaced, depth);
     }
