@@ -16,19 +16,25 @@ function pyString(text: string): string {
  * sources repeat the same few keys on every request: each was a quoted string and a
  * concatenation per occurrence, a third of the bytes a POST allocated in this walk.
  */
-const keyPrefixes = new Map<string, string>();
+let keyPrefixes: Record<string, string> = Object.create(null);
+let cachedKeys = 0;
 
 /** Keys longer than this are written anew each time: a client's document may hold keys of any length. */
 const CACHED_KEY_LENGTH = 64;
 
 function keyPrefix(key: string): string {
-  let prefix = keyPrefixes.get(key);
+  // A dictionary object, not a Map: keys come from Object.keys, and a property lookup with such
+  // a key is faster than Map.get on Bun (a Map cost 12% of a page's rendering there).
+  let prefix = keyPrefixes[key];
   if (prefix === undefined) {
     prefix = pyString(key) + ": ";
     if (key.length > CACHED_KEY_LENGTH) return prefix;
     // Bounded in count and size, as keys may come from clients: dropped wholesale when full.
-    if (keyPrefixes.size >= 4096) keyPrefixes.clear();
-    keyPrefixes.set(key, prefix);
+    if (cachedKeys++ >= 4096) {
+      keyPrefixes = Object.create(null);
+      cachedKeys = 1;
+    }
+    keyPrefixes[key] = prefix;
   }
   return prefix;
 }
