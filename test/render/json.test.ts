@@ -16,6 +16,13 @@ describe("toJson", () => {
     expect(toJson(payload)).toBe(loadExchanges().find((e) => e.number === 2)!.response.body);
   });
 
+  it("writes keys named like Object.prototype's members as keys, the second time too", () => {
+    const value = JSON.parse('{"__proto__": {"a": 1}, "constructor": 2, "toString": "x", "hasOwnProperty": null}') as unknown;
+    const text = '{"__proto__": {"a": 1}, "constructor": 2, "toString": "x", "hasOwnProperty": null}';
+    expect(toJson(value)).toBe(text);
+    expect(toJson(value)).toBe(text);
+  });
+
   it("escapes non-ASCII as \\uXXXX (ensure_ascii)", () => {
     expect(toJson({ name: "Zoë 😀\u007f" })).toBe('{"name": "Zo\\u00eb \\ud83d\\ude00\\u007f"}');
   });
