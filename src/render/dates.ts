@@ -35,7 +35,7 @@ export function cachedByTime<T>(render: (date: Date) => T): (date: Date) => T {
 export const utcString = cachedByTime((date) => date.toUTCString());
 
 /** Whether toUTCString writes a date as strftime's RFC 1123 would: four-digit years only. */
-export function hasFourDigitYear(date: Date): boolean {
+function hasFourDigitYear(date: Date): boolean {
   const year = date.getUTCFullYear();
   return year >= 1000 && year <= 9999;
 }

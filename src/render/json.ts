@@ -1,20 +1,20 @@
 // Eve's JSON rendering in one call: canonical values made plain (dates in DATE_FORMAT, ids and
 // decimals as strings, bytes as base64), then written as Python's json.dumps writes them.
 import { ObjectId } from "bson";
-import { cachedByTime, hasFourDigitYear, RFC1123_FORMAT, utcString } from "./dates.ts";
+import { cachedByTime, formatDate, RFC1123_FORMAT } from "./dates.ts";
 import { plainLeaf } from "./plain.ts";
 import { dumps, JsonText } from "./pyjson.ts";
 
 /**
  * A date in the default format as json.dumps writes it, quoted, one JsonText per instant: a
  * page shows the same few instants again and again (every document's _created, _updated), and
- * each was a formatted string run through the string escaper and quoted anew. toUTCString's
- * text is printable ASCII, which json.dumps writes as it is.
+ * each was a formatted string run through the string escaper and quoted anew. The format's
+ * text is printable ASCII, which json.dumps and JSON.stringify write alike.
  */
-const quotedUtc = cachedByTime((date) => new JsonText(`"${utcString(date)}"`));
+const quotedRfc1123 = cachedByTime((date) => new JsonText(JSON.stringify(formatDate(date, RFC1123_FORMAT))));
 
 function jsonLeaf(node: object, dateFormat: string): unknown {
-  if (node instanceof Date && dateFormat === RFC1123_FORMAT && hasFourDigitYear(node)) return quotedUtc(node);
+  if (node instanceof Date && dateFormat === RFC1123_FORMAT) return quotedRfc1123(node);
   // Hex digits need no escaping: written as they are, quoted, without the string escaper's test.
   if (node instanceof ObjectId) return new JsonText(`"${node.toHexString()}"`);
   return plainLeaf(node, dateFormat);

@@ -33,6 +33,17 @@ describe("toJson", () => {
     );
   });
 
+  it("writes dates of any year in the default format as strftime would (toUTCString only for four-digit years)", () => {
+    const at = (year: number) => {
+      const date = new Date(Date.UTC(2000, 5, 7, 8, 9, 10));
+      date.setUTCFullYear(year);
+      return date;
+    };
+    expect(toJson({ a: at(999), b: at(12345), c: at(1000), d: at(9999) })).toBe(
+      '{"a": "Fri, 07 Jun 999 08:09:10 GMT", "b": "Thu, 07 Jun 12345 08:09:10 GMT", "c": "Sat, 07 Jun 1000 08:09:10 GMT", "d": "Mon, 07 Jun 9999 08:09:10 GMT"}',
+    );
+  });
+
   it("honours DATE_FORMAT and writes decimals as strings", () => {
     expect(toJson({ at: new Date(Date.UTC(2020, 0, 2)), price: Decimal128.fromString("9.90") }, false, "%Y-%m-%d")).toBe(
       '{"at": "2020-01-02", "price": "9.90"}',
