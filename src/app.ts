@@ -200,7 +200,8 @@ export class App {
   }
 
   readonly fetch = async (request: Request, env?: unknown, executionCtx?: unknown): Promise<Response> => {
-    const started = performance.now();
+    // The clock only for the access log: performance.now() is a call out of JavaScript on Deno (2% of a GET item there).
+    const started = this.accessLog ? performance.now() : 0;
     const ctx = new RequestContext(request, this.config.MAX_BODY_SIZE, env, executionCtx);
     let response: Response;
     try {
