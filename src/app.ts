@@ -226,8 +226,9 @@ export class App {
 
     // Only a POST may be overridden, so a safe request can never change data. A method the
     // endpoint does not answer (FOO included) is then a 405, as in Eve, never a create.
-    const override = ctx.request.headers.get("x-http-method-override")?.trim();
-    if (override && ctx.method === "POST" && config.ALLOW_OVERRIDE_HTTP_METHOD) ctx.method = override.toUpperCase();
+    // The header read only for a POST: a header read is a call out of JavaScript on Deno.
+    const override = ctx.method === "POST" && config.ALLOW_OVERRIDE_HTTP_METHOD ? ctx.request.headers.get("x-http-method-override")?.trim() : undefined;
+    if (override) ctx.method = override.toUpperCase();
     const { methods: allowed, header: allowHeader } = this.allowedFor(ctx.endpoint);
     if (this.cors) applyCors(this.cors, ctx.request.headers.get("origin"), allowHeader, ctx.responseHeaders);
     if (ctx.method === "OPTIONS") {
