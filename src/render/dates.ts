@@ -129,8 +129,10 @@ export function compileDateFormat(format: string): RegExp {
 const indexOfName = (list: string[], name: string, length?: number) =>
   list.findIndex((n) => (length ? n.slice(0, length) : n).toLowerCase() === name.toLowerCase());
 
-const DAY_ABBREVIATIONS = new Set(DAYS.map((day) => day.slice(0, 3).toLowerCase()));
-const MONTH_OF_ABBREVIATION = new Map(MONTHS.map((month, index) => [month.slice(0, 3).toLowerCase(), index]));
+// Each name in lower case (strptime ignores case) and as toUTCString writes it, which is then
+// found without lowering a copy first.
+const DAY_ABBREVIATIONS = new Set(DAYS.flatMap((day) => [day.slice(0, 3), day.slice(0, 3).toLowerCase()]));
+const MONTH_OF_ABBREVIATION = new Map(MONTHS.flatMap((month, index) => [[month.slice(0, 3), index], [month.slice(0, 3).toLowerCase(), index]] as const));
 
 /** The number written by `length` ASCII digits at `start`; -1 if any is not a digit. */
 function digitsAt(text: string, start: number, length: number): number {
@@ -152,9 +154,11 @@ function digitsAt(text: string, start: number, length: number): number {
  */
 function parseCanonicalRfc1123(text: string): Date | null | undefined {
   if (text.length !== 29 || text[3] !== "," || text[4] !== " " || text[7] !== " " || text[11] !== " " || text[16] !== " ") return undefined;
-  if (text[19] !== ":" || text[22] !== ":" || text[25] !== " " || text.slice(26).toLowerCase() !== "gmt") return undefined;
-  if (!DAY_ABBREVIATIONS.has(text.slice(0, 3).toLowerCase())) return undefined;
-  const month = MONTH_OF_ABBREVIATION.get(text.slice(8, 11).toLowerCase());
+  if (text[19] !== ":" || text[22] !== ":" || text[25] !== " " || !(text.endsWith("GMT") || text.slice(26).toLowerCase() === "gmt")) return undefined;
+  const dayName = text.slice(0, 3);
+  if (!DAY_ABBREVIATIONS.has(dayName) && !DAY_ABBREVIATIONS.has(dayName.toLowerCase())) return undefined;
+  const monthName = text.slice(8, 11);
+  const month = MONTH_OF_ABBREVIATION.get(monthName) ?? MONTH_OF_ABBREVIATION.get(monthName.toLowerCase());
   const day = digitsAt(text, 5, 2);
   const year = digitsAt(text, 12, 4);
   const hour = digitsAt(text, 17, 2);
@@ -167,9 +171,22 @@ function parseCanonicalRfc1123(text: string): Date | null | undefined {
 /** The UTC instant of calendar fields as strptime read them; null for a day the month lacks, a leap second or year 0. */
 function calendarDate(year: number, month: number, day: number, hour: number, minute: number, second: number, millis: number): Date | null {
   if (second > 59 || year < 1) return null;
+  // Fields in range (what a client sends): no Date getters to find out whether the date rolled
+  // over, a tenth of reading a date on Deno. Date.UTC reads years 0-99 as 1900-1999.
+  if (year >= 100 && month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59) {
+    return new Date(Date.UTC(year, month - 1, day, hour, minute, second, millis));
+  }
   const date = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, millis));
   date.setUTCFullYear(year);
   return date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day ? null : date;
+}
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+
+/** In the proleptic Gregorian calendar, as Date and Python's datetime count. */
+function daysInMonth(year: number, month: number): number {
+  const leap = (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+  return month === 2 && leap ? 29 : DAYS_IN_MONTH[month - 1]!;
 }
 
 /** `datetime.strptime` in UTC; null where Python raises ValueError. */

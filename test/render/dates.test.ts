@@ -48,6 +48,16 @@ describe("parseDate", () => {
     expect(parseDate("Tuesday 3 February 2009", "%A %d %B %Y")).toEqual(new Date(Date.UTC(2009, 1, 3)));
   });
 
+  it("knows the calendar: leap days, short months, years before 100", () => {
+    expect(parseDate("Thu, 29 Feb 2024 00:00:00 GMT", RFC1123_FORMAT)).toEqual(new Date(Date.UTC(2024, 1, 29)));
+    expect(parseDate("Tue, 29 Feb 2000 23:59:59 GMT", RFC1123_FORMAT)).toEqual(new Date(Date.UTC(2000, 1, 29, 23, 59, 59)));
+    expect(parseDate("Wed, 01 Jan 0099 12:00:00 GMT", RFC1123_FORMAT)!.toISOString()).toBe("0099-01-01T12:00:00.000Z");
+    expect(parseDate("1900-02-28", "%Y-%m-%d")).toEqual(new Date(Date.UTC(1900, 1, 28)));
+    for (const text of ["Wed, 29 Feb 2023 00:00:00 GMT", "Thu, 29 Feb 1900 00:00:00 GMT", "Fri, 31 Apr 2021 00:00:00 GMT", "Sat, 00 May 2021 00:00:00 GMT"]) {
+      expect(parseDate(text, RFC1123_FORMAT), text).toBeNull();
+    }
+  });
+
   it("gives null where Python raises", () => {
     for (const [text, format] of [
       ["yesterday", RFC1123_FORMAT],
