@@ -88,7 +88,8 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   let lastModified: Date | undefined;
   const items: Doc[] = [];
   for (const stored of documents) {
-    const document = await buildResponseDocument(services, ctx, stored, resource);
+    const building = buildResponseDocument(services, ctx, stored, resource);
+    const document = building instanceof Promise ? await building : building;
     const updated = lastUpdated(config, document);
     if (updated.getTime() > 0 && (!lastModified || updated > lastModified)) lastModified = updated;
     items.push(document);

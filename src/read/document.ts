@@ -29,8 +29,11 @@ export function shownEtag(config: Config, resource: Resource, stored: Doc): stri
   return typeof own === "string" ? own : documentEtag({ [config.DATE_CREATED]: EPOCH, [config.LAST_UPDATED]: EPOCH, ...stored }, resource.etag_ignore_fields);
 }
 
-/** `latest`: the stored current document, when `stored` is an older version of it. */
-export async function buildResponseDocument(services: Services, ctx: CallScope, stored: Doc, resource: Resource, options: { latest?: Doc } = {}): Promise<Doc> {
+/**
+ * `latest`: the stored current document, when `stored` is an older version of it. A promise only
+ * when a feature's beforeRespond is one: a page built 25 documents, each awaited.
+ */
+export function buildResponseDocument(services: Services, ctx: CallScope, stored: Doc, resource: Resource, options: { latest?: Doc } = {}): Doc | Promise<Doc> {
   const config = services.config;
   const document = reorder(stored, resource.id_field);
   if (!(config.DATE_CREATED in document)) document[config.DATE_CREATED] = EPOCH;
@@ -43,8 +46,8 @@ export async function buildResponseDocument(services: Services, ctx: CallScope, 
     document[config.LINKS] = links;
   }
   if (resource.soft_delete && document[config.DELETED] == null) document[config.DELETED] = false;
-  await services.features.run("beforeRespond", ctx, resource, document, options.latest ?? document);
-  return document;
+  const responding = services.features.run("beforeRespond", ctx, resource, document, options.latest ?? document);
+  return responding ? responding.then(() => document) : document;
 }
 
 /** Last-Modified of a document: its LAST_UPDATED, or the epoch for legacy documents. */
