@@ -32,7 +32,6 @@ import { copyDocument, copyValue, valueKey } from "./values.ts";
 /** Stages that write collections, which would bypass the store's indexes and journal. */
 const WRITING_STAGES = new Set(["$out", "$merge"]);
 
-
 export interface MemoryDriverOptions {
   /** The database a Target without `database` refers to. */
   databaseName: string;
