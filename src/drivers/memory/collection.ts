@@ -57,13 +57,18 @@ export class Collection {
     }
   }
 
-  /** The document with this `_id`, if it passes `test`: one probe of the id map, counted as an index scan. */
+  /** The document with this `_id`, if it passes `test`. */
   probe(id: unknown, test: (doc: Doc) => boolean): Stored | undefined {
-    this.stats.indexScans++;
-    const stored = this.docs.get(valueKey(id));
+    const stored = this.idScan(id);
     if (!stored) return undefined;
     this.stats.documentsExamined++;
     return test(stored.doc) ? stored : undefined;
+  }
+
+  /** One probe of the id map, counted as the index scan it is. */
+  private idScan(id: unknown): Stored | undefined {
+    this.stats.indexScans++;
+    return this.docs.get(valueKey(id));
   }
 
   private candidates(filter: Filter, ordered: boolean): Iterable<Stored> {
@@ -72,8 +77,7 @@ export class Collection {
     // (an equality on _id is the narrowest there is) in one probe of the id map.
     const id = filter._id;
     if (id !== undefined && isEquality(id)) {
-      this.stats.indexScans++;
-      const stored = this.docs.get(valueKey(id));
+      const stored = this.idScan(id);
       return stored ? [stored] : [];
     }
     const plan = planFilter(filter, (path) => this.fields.get(path));
