@@ -24,12 +24,12 @@ function instantiate(value: unknown, setting: string): Auth | null {
   throw new Error(`${setting}: expected an auth class or instance (BasicAuth, TokenAuth, HMACAuth or a subclass), got ${typeof value}`);
 }
 
-/** Whether `method` is open to everyone; HEAD is as public as GET. */
 /** The rate limit's client key, made only if a limit is counted: a verified user by name, anyone else by address. */
 function clientOf(ctx: RequestContext, user: string | null): () => string {
   return () => (user !== null ? `user:${user}` : `ip:${ctx.clientIp ?? "unknown"}`);
 }
 
+/** Whether `method` is open to everyone; HEAD is as public as GET. */
 function isPublic(publicMethods: readonly string[], method: string): boolean {
   return publicMethods.includes(method) || (method === "HEAD" && publicMethods.includes("GET"));
 }
@@ -114,17 +114,16 @@ export class AccessControl {
   }
 
   private async admitWithAuth(ctx: RequestContext): Promise<void> {
-    const client = (user: string | null) => clientOf(ctx, user);
     const { auth, publicMethods, roles, resource } = this.requirement(ctx);
     if (!auth || isPublic(publicMethods, ctx.method)) {
-      await enforceRateLimit(this.config, ctx, this.rateLimits, client(null));
+      await enforceRateLimit(this.config, ctx, this.rateLimits, clientOf(ctx, null));
       return;
     }
     if (!(await auth.authorized(ctx, roles, resource, ctx.method))) {
-      await enforceRateLimit(this.config, ctx, this.rateLimits, client(null));
+      await enforceRateLimit(this.config, ctx, this.rateLimits, clientOf(ctx, null));
       auth.authenticate(ctx);
     }
-    await enforceRateLimit(this.config, ctx, this.rateLimits, client(ctx.user));
+    await enforceRateLimit(this.config, ctx, this.rateLimits, clientOf(ctx, ctx.user));
   }
 
   /** Whether the caller may read a resource: the home page and the schema endpoint list only those. */
