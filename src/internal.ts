@@ -21,6 +21,7 @@ import { CallScope, type EndpointKind } from "./scope.ts";
 import type { Resource } from "./settings/normalize.ts";
 import type { Services } from "./services.ts";
 import { fillUrl } from "./settings/urls.ts";
+import { objectIdHex } from "./util/objectid.ts";
 
 export interface InternalReply {
   status: number;
@@ -45,7 +46,7 @@ export type InternalArgs = Record<string, string | number | Record<string, unkno
 type Core = (services: Services, scope: CallScope, lookup: Filter) => Promise<Reply>;
 
 function idString(value: unknown): string {
-  return value instanceof ObjectId ? value.toHexString() : String(value);
+  return value instanceof ObjectId ? objectIdHex(value) : String(value);
 }
 
 export class InternalApi {

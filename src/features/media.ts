@@ -11,7 +11,7 @@ import { bytesToBase64 } from "../render/plain.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DocumentFeature } from "./pipeline.ts";
 import { storedVersions } from "./shadow.ts";
-import { isObjectIdHex } from "../util/objectid.ts";
+import { isObjectIdHex, objectIdHex } from "../util/objectid.ts";
 
 /** EXTENDED_MEDIA_INFO names, as the attributes of Eve's GridFS files are called. */
 const EXTENDED_INFO: Record<string, (file: MediaFile) => unknown> = {
@@ -37,7 +37,7 @@ export function mediaFields(resource: Resource): string[] {
 }
 
 function mediaId(value: unknown): string | null {
-  if (value instanceof ObjectId) return value.toHexString();
+  if (value instanceof ObjectId) return objectIdHex(value);
   return typeof value === "string" ? value : null;
 }
 

@@ -14,6 +14,7 @@ import type { Config, Resource } from "../settings/normalize.ts";
 import { shownEtag } from "../read/document.ts";
 import { withoutKey } from "../util/objects.ts";
 import { resolveProjection } from "../query/projection.ts";
+import { objectIdHex } from "../util/objectid.ts";
 
 /** Loads the item a write targets, soft-deleted ones included (they can be restored). */
 export async function loadOriginal(data: DataLayer, ctx: CallScope, lookup: Filter): Promise<Doc> {
@@ -120,6 +121,6 @@ export function checkImmutableId(idField: string, payload: Doc, original: Doc): 
   if (!(idField in payload)) return;
   const sent = payload[idField];
   const stored = original[idField];
-  const same = stored instanceof ObjectId ? String(sent) === stored.toHexString() : sent === stored;
+  const same = stored instanceof ObjectId ? String(sent) === objectIdHex(stored) : sent === stored;
   if (!same) throw immutableIdError(idField);
 }

@@ -19,6 +19,7 @@ import { writeResponse } from "./bandwidth.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { uniqueIndexFields } from "../data/layer.ts";
 import { absoluteUrl } from "../http/plain-path.ts";
+import { objectIdHex } from "../util/objectid.ts";
 
 export function validationEnv(services: Services, ctx: CallScope, original?: Doc): ValidationEnv {
   return {
@@ -147,7 +148,7 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   await services.hooks.emitForResource("on_inserted", resource.name, documents);
 
   const first = documents[0]![resource.id_field];
-  const itemPath = `${services.config.basePath}/${resourceLink(config, ctx)}/${first instanceof ObjectId ? first.toHexString() : String(first)}`;
+  const itemPath = `${services.config.basePath}/${resourceLink(config, ctx)}/${first instanceof ObjectId ? objectIdHex(first) : String(first)}`;
   // Server calls (src/internal.ts) have no origin; their answer carries no headers anyway.
   const location = ctx.origin ? absoluteUrl(ctx.origin, itemPath) : itemPath;
   // Eve answers a one-document list like a single document.

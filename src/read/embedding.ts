@@ -16,6 +16,7 @@ import { isSoftDeleted } from "./soft-delete.ts";
 import { referencedVersions } from "./versions.ts";
 import { isPlainObject } from "../util/objects.ts";
 import type { Config } from "../settings/normalize.ts";
+import { objectIdHex } from "../util/objectid.ts";
 
 /**
  * The definition of a (possibly dotted) field, descending through dicts, lists of dicts and, as
@@ -105,7 +106,7 @@ function isReference(value: unknown): boolean {
 }
 
 function refKey(value: unknown): string {
-  return value && typeof value === "object" && "toHexString" in value ? (value as { toHexString(): string }).toHexString() : JSON.stringify(value);
+  return value && typeof value === "object" && "toHexString" in value ? objectIdHex(value as { toHexString(): string }) : JSON.stringify(value);
 }
 
 /** How references of one relation are recognised, keyed and looked up (all at once). */

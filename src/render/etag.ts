@@ -6,6 +6,7 @@ import { ObjectId, Decimal128 } from "bson";
 import { cachedByTime } from "./dates.ts";
 import { bytesToBase64 } from "./plain.ts";
 import { dumps, JsonText } from "./pyjson.ts";
+import { objectIdHex } from "../util/objectid.ts";
 
 const relaxedDate = cachedByTime((date) => {
   const year = date.getUTCFullYear();
@@ -20,7 +21,7 @@ const relaxedDate = cachedByTime((date) => {
  */
 function relaxedLeaf(value: object): unknown {
   if (value instanceof Date) return new JsonText(relaxedDate(value));
-  if (value instanceof ObjectId) return new JsonText(`{"$oid": "${value.toHexString()}"}`);
+  if (value instanceof ObjectId) return new JsonText(`{"$oid": "${objectIdHex(value)}"}`);
   if (value instanceof Decimal128) return new JsonText(`{"$numberDecimal": "${value.toString()}"}`);
   if (value instanceof Uint8Array) return new JsonText(`{"$binary": {"base64": "${bytesToBase64(value)}", "subType": "00"}}`);
   return value;

@@ -10,6 +10,7 @@ import { linkQuery, paginationQueries, querydef } from "../query/links.ts";
 import type { Paging } from "../query/paging.ts";
 import type { Config } from "../settings/normalize.ts";
 import { relationField } from "../settings/relations.ts";
+import { objectIdHex } from "../util/objectid.ts";
 
 export interface Link {
   title: string;
@@ -51,7 +52,7 @@ export function homeLink(): Link {
 }
 
 function idString(id: unknown): string {
-  return typeof id === "object" && id !== null && "toHexString" in id ? (id as { toHexString(): string }).toHexString() : String(id);
+  return typeof id === "object" && id !== null && "toHexString" in id ? objectIdHex(id as { toHexString(): string }) : String(id);
 }
 
 /**

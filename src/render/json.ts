@@ -4,6 +4,7 @@ import { ObjectId } from "bson";
 import { cachedByTime, formatDate, RFC1123_FORMAT } from "./dates.ts";
 import { plainLeaf } from "./plain.ts";
 import { dumps, JsonText } from "./pyjson.ts";
+import { objectIdHex } from "../util/objectid.ts";
 
 /**
  * A date in the default format as json.dumps writes it, quoted, one JsonText per instant: a
@@ -16,7 +17,7 @@ const quotedRfc1123 = cachedByTime((date) => new JsonText(JSON.stringify(formatD
 function jsonLeaf(node: object, dateFormat: string): unknown {
   if (node instanceof Date && dateFormat === RFC1123_FORMAT) return quotedRfc1123(node);
   // Hex digits need no escaping: written as they are, quoted, without the string escaper's test.
-  if (node instanceof ObjectId) return new JsonText(`"${node.toHexString()}"`);
+  if (node instanceof ObjectId) return new JsonText(`"${objectIdHex(node)}"`);
   return plainLeaf(node, dateFormat);
 }
 

@@ -2,6 +2,7 @@
 // bytes as base64. Done once per response, before any renderer runs.
 import { DBRef, Decimal128, ObjectId } from "bson";
 import { formatDate } from "./dates.ts";
+import { objectIdHex } from "../util/objectid.ts";
 
 export function bytesToBase64(bytes: Uint8Array): string {
   let binary = "";
@@ -11,7 +12,7 @@ export function bytesToBase64(bytes: Uint8Array): string {
 
 /** A DBRef as Eve's encoder writes it: `$ref`, the id as a string, `$db` when it names one. */
 function plainDbRef(ref: DBRef): Record<string, string> {
-  const plain: Record<string, string> = { $ref: ref.collection, $id: ref.oid instanceof ObjectId ? ref.oid.toHexString() : String(ref.oid) };
+  const plain: Record<string, string> = { $ref: ref.collection, $id: ref.oid instanceof ObjectId ? objectIdHex(ref.oid) : String(ref.oid) };
   if (ref.db) plain.$db = ref.db;
   return plain;
 }
@@ -19,7 +20,7 @@ function plainDbRef(ref: DBRef): Record<string, string> {
 /** toPlain's conversion of one canonical leaf (date, id, decimal, bytes, DBRef); any other value as is. */
 export function plainLeaf(value: object, dateFormat: string): unknown {
   if (value instanceof Date) return formatDate(value, dateFormat);
-  if (value instanceof ObjectId) return value.toHexString();
+  if (value instanceof ObjectId) return objectIdHex(value);
   if (value instanceof Decimal128) return value.toString();
   if (value instanceof Uint8Array) return bytesToBase64(value);
   if (value instanceof DBRef) return plainDbRef(value);

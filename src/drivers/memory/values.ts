@@ -4,6 +4,7 @@ import { ObjectId } from "bson";
 import { compare as mingoCompare, typeOf } from "mingo/util";
 import type { Doc } from "../types.ts";
 import { isPlainObject } from "../../util/objects.ts";
+import { objectIdWords } from "../../util/objectid.ts";
 
 
 /** Whether a filter, update or pipeline uses one of `operators`: a key of that name at any depth. */
@@ -121,15 +122,13 @@ export function valueKey(value: unknown): string {
 /**
  * The key of an ObjectId, the store's most common key (one per document in the id map and
  * every index entry pointing at it): its 12 bytes as a 13-character one-byte string, led by a
- * NUL that no other key form starts with. toHexString() builds its 24 characters by
- * concatenation, a rope of about 220 bytes that a Map keeps as it is; String.fromCharCode
- * makes one flat 32-byte string.
+ * NUL that no other key form starts with: one flat string, where the hex digits would be a
+ * longer one, and toHexString()'s a rope that a Map keeps as it is.
  */
 function objectIdKey(id: ObjectId): string {
-  // bson 7 keeps an ObjectId as four 24-bit numbers, and its `id` makes a new Buffer on every
-  // read: the same bytes are taken from the numbers. Any other layout goes through `id`.
-  const { i0, i1, i2, i3 } = id as unknown as Partial<Record<"i0" | "i1" | "i2" | "i3", number>>;
-  if (typeof i0 === "number" && typeof i1 === "number" && typeof i2 === "number" && typeof i3 === "number") {
+  const w = objectIdWords(id);
+  if (w) {
+    const { i0, i1, i2, i3 } = w;
     return String.fromCharCode(0, i0 >>> 16, (i0 >>> 8) & 255, i0 & 255, i1 >>> 16, (i1 >>> 8) & 255, i1 & 255, i2 >>> 16, (i2 >>> 8) & 255, i2 & 255, i3 >>> 16, (i3 >>> 8) & 255, i3 & 255);
   }
   const b = id.id;
