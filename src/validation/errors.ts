@@ -210,6 +210,8 @@ function render(node: TreeNode, asList: boolean): Issues {
 
 /** `_issues` from the root validator's errors. */
 export function renderIssues(root: Level, asList: boolean): Issues {
+  // A valid document (nearly every one) has no tree to build: validation asks once or twice per document.
+  if (root.isEmpty()) return {};
   const tree = newNode();
   insertEntries(tree, root.resolve(), identity);
   return render(tree, asList);
