@@ -4,6 +4,7 @@
 // What the "handler alone" figures of bench/README.md measure; run it with --cpu-prof to profile.
 //   node --import tsx bench/lib/handler-alone.ts [page|item|where|post|post100|patch|unknown] [--rounds 6] [--profile x.cpuprofile]
 //   deno run -A bench/lib/handler-alone.ts … ; bun bench/lib/handler-alone.ts …
+// --bytes adds the bytes allocated per request (V8 only; see bytesPerRequest below).
 import process from "node:process";
 import { buildPackage, builtEverest, DIST } from "./package.ts";
 import { person, seed, settings } from "./people.ts";
@@ -79,4 +80,31 @@ for (let round = 0; round < rounds; round++) {
   console.log(`${workload}: ${((used.user + used.system) / perRound).toFixed(1)} µs CPU per request`);
 }
 if (session) await session.stop(profile!);
+if (process.argv.includes("--bytes")) await bytesPerRequest();
 process.exit(0);
+
+/**
+ * Bytes allocated per request, the measure of garbage the collector will have to deal with: the
+ * heap's growth over a batch of requests run between two forced collections, with a young
+ * generation large enough that none happens during the batch (the least of five batches, as a
+ * collection the runtime makes anyway only lowers a batch's figure). Unlike CPU time it does
+ * not depend on what else the machine runs, so it ranks small changes. V8 only:
+ *   node --expose-gc --max-semi-space-size=128 --import tsx bench/lib/handler-alone.ts patch --rounds 3 --bytes
+ *   deno run -A --v8-flags=--expose-gc,--max-semi-space-size=128 bench/lib/handler-alone.ts patch --rounds 3 --bytes
+ */
+async function bytesPerRequest(): Promise<void> {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) throw new Error("--bytes needs the collector exposed (--expose-gc) and a young generation of 128 MB (--max-semi-space-size=128)");
+  const { getHeapStatistics } = await import("node:v8");
+  const batch = workload === "post100" || workload === "page" ? 20 : 1000;
+  const perBody = { post: 1, post100: 100 }[workload];
+  let least = Infinity;
+  for (let trial = 0; trial < 5; trial++) {
+    bodies = perBody ? Array.from({ length: batch }, () => newPeople(perBody)) : [];
+    gc();
+    const before = getHeapStatistics().used_heap_size;
+    for (let i = 0; i < batch; i++) await run!(i);
+    least = Math.min(least, (getHeapStatistics().used_heap_size - before) / batch);
+  }
+  console.log(`${workload}: ${Math.round(least)} bytes allocated per request`);
+}
