@@ -81,7 +81,8 @@ export async function versionListing(services: Services, ctx: CallScope, resourc
     if (resource.pagination) response[config.META] = pageMeta(config, paging, total);
   }
   if (version === "diffs") {
-    await services.hooks.emitForResource("on_fetched_diffs", resource.name, items);
+    const onFetchedDiffs = services.hooks.emitForResource("on_fetched_diffs", resource.name, items);
+    if (onFetchedDiffs) await onFetchedDiffs;
   } else {
     for (const item of items) await services.hooks.emitForResource("on_fetched_item", resource.name, item);
   }

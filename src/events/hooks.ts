@@ -39,7 +39,8 @@ export class Hooks {
 
   /**
    * Fires the generic event with the resource name, then the per-resource one without it. Not
-   * an async function: with no hooks registered (the common case) nothing is allocated at all.
+   * an async function: with no hooks registered (the common case) nothing is allocated at all,
+   * and callers await only a promise (as FeaturePipeline.run's do).
    */
   emitForResource(event: string, resource: string, ...args: unknown[]): Promise<void> | undefined {
     if (this.callbacks.size === 0) return undefined;

@@ -10,15 +10,21 @@ import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
 import type { Services } from "../services.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 
-export async function writeResponse(services: Services, ctx: CallScope, resource: Resource, stored: Doc): Promise<Doc> {
+// Not async: a write answered with its meta fields (BANDWIDTH_SAVER, Eve's default) awaits
+// nothing, and a promise is made only where a feature or embedding needs one.
+export function writeResponse(services: Services, ctx: CallScope, resource: Resource, stored: Doc): Doc | Promise<Doc> {
+  const building = buildResponseDocument(services, ctx, stored, resource);
+  return building instanceof Promise ? building.then((document) => shape(services, ctx, resource, document)) : shape(services, ctx, resource, building);
+}
+
+function shape(services: Services, ctx: CallScope, resource: Resource, document: Doc): Doc | Promise<Doc> {
   const config = services.config;
-  const document = await buildResponseDocument(services, ctx, stored, resource);
   document[config.STATUS] = config.STATUS_OK;
   if (resource.bandwidth_saver) return only(document, savedFields(config, resource));
   const projection = resource.projection ? resolveProjection(null, resource, config) : null;
   const shown = projection ? only(document, new Set([...Object.keys(projection).map((field) => field.split(".")[0]!), config.LINKS, config.STATUS])) : document;
-  await embedDocuments(services, ctx, resource, [shown], resolveEmbeddedFields(config, ctx, resource));
-  return shown;
+  const embedding = embedDocuments(services, ctx, resource, [shown], resolveEmbeddedFields(config, ctx, resource));
+  return embedding ? embedding.then(() => shown) : shown;
 }
 
 /** savedFields per resource: it depends on the settings alone. */

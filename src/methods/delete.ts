@@ -19,10 +19,12 @@ async function softDelete(services: Services, ctx: CallScope, resource: Resource
   const marked: Doc = { ...original, [config.DELETED]: true, [config.LAST_UPDATED]: now() };
   // Eve hashes the marked document before features move it on (its version number among them).
   if (config.IF_MATCH) marked[config.ETAG] = documentEtag(marked, resource.etag_ignore_fields);
-  await services.features.run("beforeSoftDelete", ctx, resource, marked, original);
+  const beforeSoftDelete = services.features.run("beforeSoftDelete", ctx, resource, marked, original);
+  if (beforeSoftDelete) await beforeSoftDelete;
   const conditional = writeCondition(config, resource, original, etag);
   if (!(await services.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(services.data, ctx, where, etag);
-  await services.features.run("afterSoftDelete", ctx, resource, marked, original);
+  const afterSoftDelete = services.features.run("afterSoftDelete", ctx, resource, marked, original);
+  if (afterSoftDelete) await afterSoftDelete;
 }
 
 /** The HTTP method: the If-Match of the request, handed to the core. */
@@ -38,15 +40,18 @@ export async function deleteItemInternal(services: Services, ctx: CallScope, loo
   const original = await loadOriginal(services.data, ctx, where);
   if (resource.soft_delete && original[config.DELETED] === true) throw new HttpError(404);
   const etag = requiredEtag(config, resource, original, precondition);
-  await services.hooks.emitForResource("on_delete_item", resource.name, original);
+  const onDeleteItem = services.hooks.emitForResource("on_delete_item", resource.name, original);
+  if (onDeleteItem) await onDeleteItem;
   if (resource.soft_delete) {
     await softDelete(services, ctx, resource, original, etag, where);
   } else {
     const conditional = writeCondition(config, resource, original, etag);
     if (!(await services.data.remove(ctx, resource, conditional))) await conditionalWriteFailed(services.data, ctx, where, etag);
-    await services.features.run("afterDelete", ctx, resource, original);
+    const afterDelete = services.features.run("afterDelete", ctx, resource, original);
+    if (afterDelete) await afterDelete;
   }
-  await services.hooks.emitForResource("on_deleted_item", resource.name, original);
+  const onDeletedItem = services.hooks.emitForResource("on_deleted_item", resource.name, original);
+  if (onDeletedItem) await onDeletedItem;
   return NO_CONTENT;
 }
 
@@ -59,19 +64,23 @@ export async function deleteItemInternal(services: Services, ctx: CallScope, loo
 export async function deleteInternal(services: Services, ctx: CallScope, lookup: Filter): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
-  await services.hooks.emitForResource("on_delete_resource", resource.name);
+  const onDeleteResource = services.hooks.emitForResource("on_delete_resource", resource.name);
+  if (onDeleteResource) await onDeleteResource;
   const filter = lookup;
   const { documents: originals } = await services.data.find(ctx, resource, { filter, showDeleted: true, count: false });
   if (originals.length === 0) return NO_CONTENT;
-  await services.hooks.emitForResource("on_delete_resource_originals", resource.name, originals, lookup);
+  const onDeleteResourceOriginals = services.hooks.emitForResource("on_delete_resource_originals", resource.name, originals, lookup);
+  if (onDeleteResourceOriginals) await onDeleteResourceOriginals;
   if (resource.soft_delete) {
     const live = originals.filter((d) => d[config.DELETED] !== true);
     if (live.length === 0) return NO_CONTENT;
     for (const original of live) await softDelete(services, ctx, resource, original, undefined, { [resource.id_field]: original[resource.id_field] });
   } else {
     await services.data.removeMany(ctx, resource, filter);
-    await services.features.run("afterDeleteMany", ctx, resource, originals);
+    const afterDeleteMany = services.features.run("afterDeleteMany", ctx, resource, originals);
+    if (afterDeleteMany) await afterDeleteMany;
   }
-  await services.hooks.emitForResource("on_deleted_resource", resource.name);
+  const onDeletedResource = services.hooks.emitForResource("on_deleted_resource", resource.name);
+  if (onDeletedResource) await onDeletedResource;
   return NO_CONTENT;
 }

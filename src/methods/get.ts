@@ -94,12 +94,14 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
     if (updated.getTime() > 0 && (!lastModified || updated > lastModified)) lastModified = updated;
     items.push(document);
   }
-  await embedDocuments(services, ctx, resource, items, embedded);
+  const embedding = embedDocuments(services, ctx, resource, items, embedded);
+  if (embedding) await embedding;
 
   const response: Doc = { [config.ITEMS]: items };
   if (resource.hateoas) response[config.LINKS] = paginationLinks(config, ctx, query.paging, total);
   if (resource.pagination) response[config.META] = pageMeta(config, query.paging, total);
-  await services.hooks.emitForResource("on_fetched_resource", resource.name, response);
+  const onFetchedResource = services.hooks.emitForResource("on_fetched_resource", resource.name, response);
+  if (onFetchedResource) await onFetchedResource;
   const headers: Record<string, string> = {};
   if (total !== null) headers["X-Total-Count"] = String(total);
   return { status: 200, body: response, lastModified, headers };
@@ -132,10 +134,12 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
   let lastModified = lastUpdated(config, stored);
   const version = requestedVersion(config, ctx, resource);
   const source = typeof version === "number" ? await storedVersion(services, ctx, resource, stored, version, projection) : stored;
-  const document = await buildResponseDocument(services, ctx, source, resource, { latest: stored });
+  const building = buildResponseDocument(services, ctx, source, resource, { latest: stored });
+  const document = building instanceof Promise ? await building : building;
   const deleted = isSoftDeleted(config, resource, document);
   const listing = version === "all" || version === "diffs";
-  if (!deleted && !listing) await embedDocuments(services, ctx, resource, [document], embedded);
+  const embedding = !deleted && !listing ? embedDocuments(services, ctx, resource, [document], embedded) : undefined;
+  if (embedding) await embedding;
   for (const field of embedded) {
     const embeddedDoc = document[field];
     if (embeddedDoc && typeof embeddedDoc === "object" && !Array.isArray(embeddedDoc)) {
@@ -163,6 +167,7 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
 
   if (listing) return versionListing(services, ctx, resource, stored, version, { built: document, embedded, projection, etag, lastModified });
   if (deleted) return { status: 404, body: softDeletedBody(config, document), etag, lastModified };
-  await services.hooks.emitForResource("on_fetched_item", resource.name, document);
+  const onFetchedItem = services.hooks.emitForResource("on_fetched_item", resource.name, document);
+  if (onFetchedItem) await onFetchedItem;
   return { status: 200, body: document, etag, lastModified };
 }

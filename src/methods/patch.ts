@@ -59,8 +59,10 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   updates[config.LAST_UPDATED] = now();
   // A PATCH always leaves the document live: it restores a soft-deleted one.
   if (resource.soft_delete) updates[config.DELETED] = false;
-  await services.features.run("beforeUpdate", ctx, resource, updates, original);
-  await services.hooks.emitForResource("on_update", resource.name, updates, original);
+  const beforeUpdate = services.features.run("beforeUpdate", ctx, resource, updates, original);
+  if (beforeUpdate) await beforeUpdate;
+  const onUpdate = services.hooks.emitForResource("on_update", resource.name, updates, original);
+  if (onUpdate) await onUpdate;
 
   const updated = resource.merge_nested_documents ? mergeNested(original, updates) : { ...original, ...updates };
   if (config.IF_MATCH) updates[config.ETAG] = updated[config.ETAG] = documentEtag(updated, resource.etag_ignore_fields);
@@ -77,8 +79,12 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   }
   if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
 
-  await services.features.run("afterUpdate", ctx, resource, updates, updated, original);
-  await services.hooks.emitForResource("on_updated", resource.name, updates, original);
+  const afterUpdate = services.features.run("afterUpdate", ctx, resource, updates, updated, original);
 
-  return { status: 200, body: await writeResponse(services, ctx, resource, updated), etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };
+  if (afterUpdate) await afterUpdate;
+  const onUpdated = services.hooks.emitForResource("on_updated", resource.name, updates, original);
+  if (onUpdated) await onUpdated;
+
+  const answer = writeResponse(services, ctx, resource, updated);
+  return { status: 200, body: answer instanceof Promise ? await answer : answer, etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };
 }

@@ -119,8 +119,10 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
     if (resource.auth_field && ctx.requestAuthValue != null) document[resource.auth_field] = ctx.requestAuthValue;
     return document;
   });
-  await services.features.run("beforeInsert", ctx, resource, documents);
-  await services.hooks.emitForResource("on_insert", resource.name, documents);
+  const beforeInsert = services.features.run("beforeInsert", ctx, resource, documents);
+  if (beforeInsert) await beforeInsert;
+  const onInsert = services.hooks.emitForResource("on_insert", resource.name, documents);
+  if (onInsert) await onInsert;
   for (const document of documents) {
     // Eve hashes the document before the database assigns its id.
     if (config.IF_MATCH) document[config.ETAG] = documentEtag(document, resource.etag_ignore_fields);
@@ -139,13 +141,16 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   }
   // A document without its id field is named by its database id, as Eve names it.
   for (const document of documents) if (!(resource.id_field in document)) document[resource.id_field] = document._id;
-  await services.features.run("afterInsert", ctx, resource, documents);
+  const afterInsert = services.features.run("afterInsert", ctx, resource, documents);
+  if (afterInsert) await afterInsert;
 
   const responses: Doc[] = [];
   for (const document of documents) {
-    responses.push(await writeResponse(services, ctx, resource, document));
+    const answer = writeResponse(services, ctx, resource, document);
+    responses.push(answer instanceof Promise ? await answer : answer);
   }
-  await services.hooks.emitForResource("on_inserted", resource.name, documents);
+  const onInserted = services.hooks.emitForResource("on_inserted", resource.name, documents);
+  if (onInserted) await onInserted;
 
   const first = documents[0]![resource.id_field];
   const itemPath = `${services.config.basePath}/${resourceLink(config, ctx)}/${first instanceof ObjectId ? objectIdHex(first) : String(first)}`;

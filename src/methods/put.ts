@@ -39,8 +39,10 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   if (resource.soft_delete) document[config.DELETED] = false;
   document[resource.id_field] = original[resource.id_field];
   if (resource.auth_field && original[resource.auth_field] !== undefined) document[resource.auth_field] = original[resource.auth_field];
-  await services.features.run("beforeReplace", ctx, resource, document, original);
-  await services.hooks.emitForResource("on_replace", resource.name, document, original);
+  const beforeReplace = services.features.run("beforeReplace", ctx, resource, document, original);
+  if (beforeReplace) await beforeReplace;
+  const onReplace = services.hooks.emitForResource("on_replace", resource.name, document, original);
+  if (onReplace) await onReplace;
   if (config.IF_MATCH) document[config.ETAG] = documentEtag(document, resource.etag_ignore_fields);
 
   const conditional = writeCondition(config, resource, original, etag);
@@ -53,9 +55,13 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   }
   if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
 
-  await services.features.run("afterReplace", ctx, resource, document, original);
-  await services.hooks.emitForResource("on_replaced", resource.name, document, original);
-  return { status: 200, body: await writeResponse(services, ctx, resource, document), etag: config.IF_MATCH ? (document[config.ETAG] as string) : undefined, lastModified: stamp };
+  const afterReplace = services.features.run("afterReplace", ctx, resource, document, original);
+
+  if (afterReplace) await afterReplace;
+  const onReplaced = services.hooks.emitForResource("on_replaced", resource.name, document, original);
+  if (onReplaced) await onReplaced;
+  const answer = writeResponse(services, ctx, resource, document);
+  return { status: 200, body: answer instanceof Promise ? await answer : answer, etag: config.IF_MATCH ? (document[config.ETAG] as string) : undefined, lastModified: stamp };
 }
 
 /** PUT to a missing item creates it at the requested id, answering as POST does. */
