@@ -55,8 +55,12 @@ function findQuery(filter: Filter, options: FindOptions): FindQuery {
 
 export class DataLayer {
   private readonly indexed = new Map<string, Promise<void>>();
-  /** What bind() found per resource and db prefix: settings alone decide it, so it is looked up once. */
-  private readonly bound = new WeakMap<Resource, Map<string | null, Promise<Bound>>>();
+  /**
+   * What bind() found per resource and db prefix: settings alone decide it, so it is looked up
+   * once, and once found it is kept as it is rather than as a promise, so that an operation
+   * has no promise to await for it (each await cost a microtask hop and about 200 bytes).
+   */
+  private readonly bound = new WeakMap<Resource, Map<string | null, Bound | Promise<Bound>>>();
 
   constructor(
     private readonly config: Config,
@@ -64,18 +68,20 @@ export class DataLayer {
   ) {}
 
   /** The driver and collection a resource lives in, for this request's db prefix. */
-  bind(ctx: CallScope | null, resource: Resource): Promise<Bound> {
+  bind(ctx: CallScope | null, resource: Resource): Bound | Promise<Bound> {
     const prefix = (ctx?.dbPrefix !== undefined ? ctx.dbPrefix : resource.db_prefix) ?? null;
     let byPrefix = this.bound.get(resource);
     if (!byPrefix) this.bound.set(resource, (byPrefix = new Map()));
-    let bound = byPrefix.get(prefix);
-    if (!bound) {
-      bound = this.resolve(prefix, resource);
-      // A driver that failed to open or indexes that failed to build are tried again next time.
-      bound.catch(() => byPrefix.delete(prefix));
+    const known = byPrefix.get(prefix);
+    if (known) return known;
+    const binding = this.resolve(prefix, resource).then((bound) => {
       byPrefix.set(prefix, bound);
-    }
-    return bound;
+      return bound;
+    });
+    // A driver that failed to open or indexes that failed to build are tried again next time.
+    binding.catch(() => byPrefix.delete(prefix));
+    byPrefix.set(prefix, binding);
+    return binding;
   }
 
   private async resolve(prefix: string | null, resource: Resource): Promise<Bound> {
@@ -103,7 +109,8 @@ export class DataLayer {
   }
 
   async find(ctx: CallScope | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null }> {
-    const { driver, target } = await this.bind(ctx, resource);
+    const binding = this.bind(ctx, resource);
+    const { driver, target } = binding instanceof Promise ? await binding : binding;
     const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter, wholeCollection: options.wholeCollection });
     const query = findQuery(filter, options);
     if (options.count === false) return { documents: await driver.find(target, query), total: null };
@@ -112,7 +119,8 @@ export class DataLayer {
   }
 
   async findOne(ctx: CallScope | null, resource: Resource, lookup: Filter, options: Pick<FindOptions, "showDeleted" | "projection" | "wholeCollection"> = {}): Promise<Doc | null> {
-    const { driver, target } = await this.bind(ctx, resource);
+    const binding = this.bind(ctx, resource);
+    const { driver, target } = binding instanceof Promise ? await binding : binding;
     const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: lookup, wholeCollection: options.wholeCollection });
     const query = findQuery(filter, options);
     query.limit = 1;
@@ -120,29 +128,34 @@ export class DataLayer {
   }
 
   async insert(ctx: CallScope | null, resource: Resource, documents: Doc[]): Promise<void> {
-    const { driver, target } = await this.bind(ctx, resource);
+    const binding = this.bind(ctx, resource);
+    const { driver, target } = binding instanceof Promise ? await binding : binding;
     await driver.insertMany(target, documents);
   }
 
   /** Replaces the document matching lookup (which carries `_id` and, when checked, `_etag`). */
   async replace(ctx: CallScope | null, resource: Resource, lookup: Filter, document: Doc): Promise<boolean> {
-    const { driver, target } = await this.bind(ctx, resource);
-    return driver.replaceOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), document);
+    const binding = this.bind(ctx, resource);
+    const { driver, target } = binding instanceof Promise ? await binding : binding;
+    return await driver.replaceOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), document);
   }
 
   async update(ctx: CallScope | null, resource: Resource, lookup: Filter, update: Update): Promise<boolean> {
-    const { driver, target } = await this.bind(ctx, resource);
-    return driver.updateOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), update);
+    const binding = this.bind(ctx, resource);
+    const { driver, target } = binding instanceof Promise ? await binding : binding;
+    return await driver.updateOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), update);
   }
 
   async remove(ctx: CallScope | null, resource: Resource, lookup: Filter): Promise<boolean> {
-    const { driver, target } = await this.bind(ctx, resource);
-    return driver.deleteOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }));
+    const binding = this.bind(ctx, resource);
+    const { driver, target } = binding instanceof Promise ? await binding : binding;
+    return await driver.deleteOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }));
   }
 
   async removeMany(ctx: CallScope | null, resource: Resource, filter: Filter): Promise<number> {
-    const { driver, target } = await this.bind(ctx, resource);
-    return driver.deleteMany(target, this.scope(ctx, resource, { showDeleted: true, userFilter: filter }));
+    const binding = this.bind(ctx, resource);
+    const { driver, target } = binding instanceof Promise ? await binding : binding;
+    return await driver.deleteMany(target, this.scope(ctx, resource, { showDeleted: true, userFilter: filter }));
   }
 
   /**
@@ -150,7 +163,8 @@ export class DataLayer {
    * sees the caller's live documents of the datasource filter.
    */
   async aggregate(ctx: CallScope | null, resource: Resource, pipeline: Doc[]): Promise<Doc[]> {
-    const { driver, target } = await this.bind(ctx, resource);
+    const binding = this.bind(ctx, resource);
+    const { driver, target } = binding instanceof Promise ? await binding : binding;
     const scope = this.scope(ctx, resource);
     if (Object.keys(scope).length === 0) return driver.aggregate(target, pipeline);
     const [first, ...rest] = pipeline;
