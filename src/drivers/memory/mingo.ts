@@ -235,26 +235,43 @@ export function cursor(docs: Doc[], fields?: Projection): Cursor<Doc> {
  * `$set`/`$unset` of top-level fields only (a PATCH of plain fields), applied without mingo,
  * whose updater builds a fresh operator context per call; null for anything else. A field
  * counts as changed as mingo counts it: its value is not equal (valueKey) to the old one.
+ * Every write of a document goes through here: it reads the modifier in place, with no copies
+ * of its parts or lists of their keys.
  */
 function setTopLevel(doc: Doc, modifier: Record<string, unknown>): string[] | null {
-  const { $set = {}, $unset = {}, ...others } = modifier as { $set?: Doc; $unset?: Doc };
-  if (Object.keys(others).length > 0) return null;
-  const fields = [...Object.keys($set), ...Object.keys($unset)];
+  let $set: Doc = {};
+  let $unset: Doc = {};
+  for (const operator in modifier) {
+    if (operator === "$set") $set = modifier.$set as Doc;
+    else if (operator === "$unset") $unset = modifier.$unset as Doc;
+    else return null;
+  }
   // Dotted paths, operators, prototype keys and conflicts between $set and $unset are mingo's to handle (or refuse).
-  if (fields.some((field) => field.includes(".") || field.startsWith("$") || field === "__proto__") || Object.keys($unset).some((field) => Object.hasOwn($set, field))) return null;
+  for (const field in $set) if (!plainField(field)) return null;
+  for (const field in $unset) if (!plainField(field) || Object.hasOwn($set, field)) return null;
   const changed: string[] = [];
-  for (const field of Object.keys($set)) {
+  for (const field in $set) {
     const value = $set[field];
-    if (Object.hasOwn(doc, field) && valueKey(doc[field]) === valueKey(value)) continue;
+    if (Object.hasOwn(doc, field) && sameValue(doc[field], value)) continue;
     doc[field] = value;
     changed.push(field);
   }
-  for (const field of Object.keys($unset)) {
+  for (const field in $unset) {
     if (!Object.hasOwn(doc, field)) continue;
     delete doc[field];
     changed.push(field);
   }
   return changed;
+}
+
+const plainField = (field: string) => !field.includes(".") && !field.startsWith("$") && field !== "__proto__";
+
+/** valueKey equality, without making the keys of two strings, numbers or dates. */
+function sameValue(a: unknown, b: unknown): boolean {
+  if (typeof a === "string" || typeof b === "string") return a === b;
+  if (typeof a === "number" && typeof b === "number") return a === b || (Number.isNaN(a) && Number.isNaN(b));
+  if (a instanceof Date && b instanceof Date) return Object.is(a.getTime(), b.getTime());
+  return valueKey(a) === valueKey(b);
 }
 
 function mingoUpdate(doc: Doc, modifier: Record<string, unknown>): string[] {
