@@ -40,7 +40,9 @@ export function buildResponseDocument(services: Services, ctx: CallScope, stored
   if (!(config.LAST_UPDATED in document)) document[config.LAST_UPDATED] = EPOCH;
   if (config.IF_MATCH && !(config.ETAG in document)) document[config.ETAG] = shownEtag(config, resource, document);
   if (resource.hateoas && resource.id_field in document) {
-    const links: Record<string, unknown> = { self: documentLink(config, ctx, resource, document[resource.id_field]) };
+    // Filled in, not a literal, as documentLink's link is (docs/performance.md).
+    const links: Record<string, unknown> = {};
+    links.self = documentLink(config, ctx, resource, document[resource.id_field]);
     const related = relatedLinks(config, ctx, resource, document);
     if (related) links.related = related;
     document[config.LINKS] = links;

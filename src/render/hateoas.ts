@@ -44,7 +44,12 @@ export function resourceHref(config: Config, ctx: CallScope, resource: Resource)
 
 export function documentLink(config: Config, ctx: CallScope, resource: Resource, id: unknown, version?: unknown): Link {
   const versionPart = version !== undefined && version !== null ? `?version=${version}` : "";
-  return { title: resource.item_title, href: `${resourceHref(config, ctx, resource)}/${idString(id)}${versionPart}` };
+  // Filled in rather than written as a literal: a bulk POST holds a link per document, which
+  // would have V8 allocate every later response's link in old space (docs/performance.md).
+  const link = {} as Link;
+  link.title = resource.item_title;
+  link.href = `${resourceHref(config, ctx, resource)}/${idString(id)}${versionPart}`;
+  return link;
 }
 
 export function homeLink(): Link {

@@ -5,7 +5,7 @@ import type { Config, Resource } from "../settings/normalize.ts";
 import { relationField } from "../settings/relations.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
 import { bsonType } from "./datatypes.ts";
-import { Level, MESSAGES } from "./errors.ts";
+import { Level, MESSAGES, type Path } from "./errors.ts";
 import type { CustomRule, FieldValidator } from "./extensions.ts";
 import type { DocRun, FieldNode, FieldRun, RuleRun, UniqueCandidate } from "./tree.ts";
 import { type LogicRule } from "./vocabulary.ts";
@@ -242,6 +242,19 @@ export function custom(validate: CustomRule, ruleValue: unknown): RuleRun {
   return (value, f, q) => validate(ruleValue, f.field, value, ruleContext(f, q));
 }
 
+/** A class, not a literal, as a bulk insert holds one per document (docs/performance.md). */
+class Candidate implements UniqueCandidate {
+  reported = false;
+  deferred?: () => Promise<void>;
+  constructor(
+    readonly field: string,
+    readonly value: unknown,
+    readonly level: Level,
+    readonly key: number[],
+    readonly path: Path,
+  ) {}
+}
+
 /**
  * `unique`, `unique_to_user` and `unique_within_resource` (Eve's `_is_value_unique`): another
  * live document of the resource holding the value. `unique` and `unique_to_user` look at the
@@ -254,7 +267,7 @@ export function unique(kind: "unique" | "unique_to_user" | "unique_within_resour
     const filter: Doc = { [f.node.queryPath]: value };
     if (original && original[resource.id_field] !== undefined) filter[resource.id_field] = { $ne: original[resource.id_field] };
     if (kind === "unique_to_user" && resource.auth_field) filter[resource.auth_field] = env.requestAuthValue ?? null;
-    const candidate: UniqueCandidate = { field: f.node.queryPath, value, level: f.level, key: [1, f.index, q], path: f.path, reported: false };
+    const candidate = new Candidate(f.node.queryPath, value, f.level, Array.of(1, f.index, q), f.path);
     f.doc.unique.push(candidate);
     const lookup = () =>
       env.findOne(resource.name, filter, kind === "unique_within_resource" ? undefined : { ignoreFilter: true }).then((found) => {

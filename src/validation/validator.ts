@@ -4,7 +4,7 @@
 import type { Doc } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { compileResource } from "./compile.ts";
-import type { DictNode, DocRun } from "./tree.ts";
+import type { DictNode, DocRun, UniqueCandidate } from "./tree.ts";
 import { Level, MESSAGES, renderIssues } from "./errors.ts";
 import type { ValidatorExtensions } from "./extensions.ts";
 import type { JsonEngine } from "./jsonschema.ts";
@@ -13,7 +13,7 @@ import { pyRepr } from "./pyrepr.ts";
 import { settle } from "./rules.ts";
 import { validateDict } from "./walk.ts";
 import { usableSchema } from "./schema-check.ts";
-import type { ResourceValidator, ValidationEnv, ValidationMode, ValidationResult } from "./types.ts";
+import type { Issues, ResourceValidator, ValidationEnv, ValidationMode, ValidationResult } from "./types.ts";
 
 /**
  * `closures` (the default): every rule by compiled closures. `jsonschema`: structural rules
@@ -34,10 +34,40 @@ export interface CompileOptions {
   engine?: ValidationEngine;
 }
 
-interface Checked {
-  document: Doc;
-  level: Level;
-  run: DocRun;
+// The state of one document's validation, and its result, are class instances rather than
+// literals: a bulk insert holds them for every document of the batch, which would have V8
+// allocate every later single write's in old space (docs/performance.md).
+
+class Checked {
+  constructor(
+    readonly document: Doc,
+    readonly level: Level,
+    readonly run: DocRun,
+  ) {}
+}
+
+class Run implements DocRun {
+  pending = Array.of<Promise<unknown>>();
+  badType: Set<string> | null = null;
+  blocked: Set<string> | null = null;
+  unique = Array.of<UniqueCandidate>();
+  constructor(
+    readonly mode: ValidationMode,
+    readonly env: ValidationEnv,
+    readonly config: Config,
+    readonly resource: Resource,
+    readonly root: Doc,
+    readonly original: Doc | undefined,
+    readonly normalized: boolean,
+  ) {}
+}
+
+class Result implements ValidationResult {
+  constructor(
+    readonly valid: boolean,
+    readonly document: Doc,
+    readonly issues: Issues,
+  ) {}
 }
 
 function isPlainDocument(value: unknown): value is Doc {
@@ -68,19 +98,7 @@ export function compileValidator(resource: Resource, config: Config, extensions:
     convertDict(root, document);
 
     const normalized = mode !== "PATCH" || resource.normalize_on_patch;
-    const run: DocRun = {
-      mode,
-      env,
-      config,
-      resource,
-      root: document,
-      original: mode === "POST" ? undefined : env.original,
-      normalized,
-      pending: [],
-      badType: null,
-      blocked: null,
-      unique: [],
-    };
+    const run = new Run(mode, env, config, resource, document, mode === "POST" ? undefined : env.original, normalized);
     if (normalized) normalizeDict(root, document, [], level, run);
 
     const update = mode === "PATCH";
@@ -88,12 +106,12 @@ export function compileValidator(resource: Resource, config: Config, extensions:
     validateDict({ doc: run, level, path: [], residual, update }, root, document);
     // Most documents leave nothing pending (no custom async rule, uniqueness left to the index).
     if (run.pending.length) await settle(run.pending);
-    return { document, level, run };
+    return new Checked(document, level, run);
   }
 
   function result({ document, level }: Checked): ValidationResult {
     const issues = renderIssues(level, asList);
-    return { valid: Object.keys(issues).length === 0, document, issues };
+    return new Result(Object.keys(issues).length === 0, document, issues);
   }
 
   /** Whether a checked document has issues before its deferred unique lookups. */
