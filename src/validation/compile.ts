@@ -54,6 +54,18 @@ function converterFor(types: DataType[]): ((value: unknown) => unknown) | null {
   };
 }
 
+/** Whether a value is of one of the types: a loop, where `some` made a closure per field checked. */
+function anyOf(types: DataType[]): (value: unknown) => boolean {
+  if (types.length === 1) {
+    const type = types[0]!;
+    return (value) => type.test(value);
+  }
+  return (value) => {
+    for (const type of types) if (type.test(value)) return true;
+    return false;
+  };
+}
+
 function uniqueJsonTypes(types: DataType[]): JsonType[] | null {
   if (!types.length || types.some((t) => !t.json)) return null;
   return [...new Set(types.map((t) => t.json!))];
@@ -70,7 +82,7 @@ export function compileField(raw: unknown, name: Segment, cc: CompileContext): F
     name,
     def,
     typeLabel: def.type,
-    typeTest: typeNames ? (value) => dataTypes.some((t) => t.test(value)) : null,
+    typeTest: typeNames ? anyOf(dataTypes) : null,
     jsonTypes,
     nullable: def.nullable === true,
     readonly: def.readonly === true,
