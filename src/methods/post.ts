@@ -21,11 +21,13 @@ import { uniqueIndexFields } from "../data/layer.ts";
 import { absoluteUrl } from "../http/plain-path.ts";
 import { objectIdHex } from "../util/objectid.ts";
 
-export function validationEnv(services: Services, ctx: CallScope, original?: Doc): ValidationEnv {
+/** `uniqueByIndex`: the unique fields a POST leaves to the store's index (see uniqueByIndex below). */
+export function validationEnv(services: Services, ctx: CallScope, original?: Doc, uniqueByIndex?: ReadonlySet<string>): ValidationEnv {
   return {
     config: services.config,
     resource: ctx.resource!,
     original,
+    uniqueByIndex,
     requestAuthValue: ctx.requestAuthValue,
     findOne: async (name, filter, options) => {
       const resource = services.config.DOMAIN[name] ?? shadowByName(services.config, name);
@@ -89,9 +91,10 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   const path = pathFields(ctx, resource, config);
   // Validation works on its own copy, so the client's documents are only copied to add path values.
   const declared = Object.keys(path.declared).length > 0;
-  const incoming = items.filter(isPlainObject).map((item) => (declared ? { ...item, ...path.declared } : item));
+  const documentsOnly = (items.length === 1 && isPlainObject(items[0]) ? items : items.filter(isPlainObject)) as Doc[];
+  const incoming = declared ? documentsOnly.map((item) => ({ ...item, ...path.declared })) : documentsOnly;
   const validator = services.validators.get(resource.name)!;
-  const validateAll = (env: ValidationEnv) => (incoming.length === 1 ? validator.validate(incoming[0]!, "POST", env).then((r) => [r]) : validator.validateMany(incoming, env));
+  const validateAll = async (env: ValidationEnv) => (incoming.length === 1 ? [await validator.validate(incoming[0]!, "POST", env)] : validator.validateMany(incoming, env));
   const refusal = (results: ValidationResult[]): HttpError | null => {
     if (incoming.length === items.length && results.every((r) => r.valid)) return null;
     // A list item that is no document fails on its own, in Cerberus' words, as in Eve.
@@ -104,8 +107,7 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
     return insertionFailure(config, outcomes);
   };
   const byIndex = uniqueByIndex(services, resource);
-  const env = validationEnv(services, ctx);
-  const results = await validateAll(byIndex ? { ...env, uniqueByIndex: byIndex } : env);
+  const results = await validateAll(validationEnv(services, ctx, undefined, byIndex));
   const refused = refusal(results);
   if (refused) throw refused;
 
@@ -136,7 +138,7 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
     if ("_id" in error.keyValue || resource.id_field in error.keyValue) throw new HttpError(409, undefined, { cause: error });
     // The index answered what validation left to it: validated again with the lookups, the
     // failure reads as it would have (every document's issues); nothing was stored.
-    if (byIndex) throw refusal(await validateAll(env)) ?? duplicateFailure(config, error, documents);
+    if (byIndex) throw refusal(await validateAll(validationEnv(services, ctx))) ?? duplicateFailure(config, error, documents);
     throw duplicateFailure(config, error, documents);
   }
   // A document without its id field is named by its database id, as Eve names it.
