@@ -69,8 +69,10 @@ function updateConditions(update: object | undefined): unknown {
  * then, and otherwise runs as before without awaiting anything.
  */
 export function loadFor(parts: { filter?: Filter; update?: object; pipeline?: Doc[] }): Promise<unknown> | null {
-  const pending: Array<Promise<void>> = [];
   const conditions = updateConditions(parts.update);
+  // An id lookup, a $set: nothing that could name an operator, so nothing to look through.
+  if (parts.filter === undefined && conditions === undefined && parts.pipeline === undefined) return null;
+  const pending: Array<Promise<void>> = [];
   if (needsGeometry(parts.filter, conditions, parts.pipeline)) pending.push(loadGeometry());
   const aggregates = () => parts.pipeline !== undefined || namesOperator(parts.filter, EXPRESSION_OPERATORS) || namesOperator(conditions, EXPRESSION_OPERATORS);
   if (aggregation === null && aggregates()) pending.push(loadAggregation());
