@@ -2,9 +2,8 @@
 // them (src/drivers/memory/mingo.ts, loadFor). Each test file gets fresh modules, so neither is
 // loaded when this file starts; each test here is the first of its kind.
 import { describe, expect, it } from "vitest";
-import { needsGeometry } from "../../src/drivers/memory/geo.ts";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
-import { loadFor } from "../../src/drivers/memory/mingo.ts";
+import { loadFor, needsGeometry } from "../../src/drivers/memory/mingo.ts";
 import { InvalidQueryError } from "../../src/drivers/types.ts";
 import { rejection } from "./conformance.ts";
 

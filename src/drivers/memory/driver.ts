@@ -25,8 +25,7 @@ import { Databases } from "./databases.ts";
 import type { Stored } from "./indexes.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
-import { compileFilter, cursor, idLookup, loadFor, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
-import { nearDistance } from "./geo.ts";
+import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
 import { copyDocument, copyValue, valueKey } from "./values.ts";
 
 /** Stages that write collections, which would bypass the store's indexes and journal. */

@@ -4,9 +4,9 @@
 // $polygon, $center, $centerSphere), $geoIntersects, and the $geoNear stage. One approximation:
 // the distance to a stored geometry other than a point is 0 when it contains or touches the
 // point, otherwise the distance to its nearest vertex (MongoDB measures to the nearest edge).
-// turf is imported on first use: an operation for which needsGeometry() is true awaits
-// loadGeometry() first (mingo.ts, loadFor), and the operators, synchronous as mingo's are, find
-// it loaded.
+// This module and turf are imported on first use: an operation that names a geo operator awaits
+// them first (mingo.ts, loadFor, which then adds the operators to mingo's context), and the
+// operators, synchronous as mingo's are, find turf loaded.
 import type { Geometry, MultiPolygon, Polygon, Position } from "geojson";
 import type { Options } from "mingo/types";
 import { Lazy, type Iterator } from "mingo/lazy";
@@ -14,34 +14,15 @@ import { Query } from "mingo/query";
 import { MingoError, resolve, setValue } from "mingo/util";
 import { EARTH_RADIUS_METERS } from "../near-count.ts";
 import type { Doc, Filter } from "../types.ts";
-import { namesOperator } from "./values.ts";
 
 type Json = Record<string, unknown>;
 
 type Turf = typeof import("./turf.ts");
 let turf: Turf | null = null;
-let loading: Promise<void> | null = null;
 
-/** The operators and the stage that measure geometries with turf. */
-const GEO_OPERATORS = new Set(["$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$geoNear"]);
-
-/** Whether a filter, update or pipeline uses a geo operator while turf is not loaded yet. */
-export function needsGeometry(...values: unknown[]): boolean {
-  return turf === null && values.some((value) => namesOperator(value, GEO_OPERATORS));
-}
-
-/** Imports turf, once; a failed import is tried again by the next operation that needs it. */
-export function loadGeometry(): Promise<void> {
-  loading ??= import("./turf.ts").then(
-    (module) => {
-      turf = module;
-    },
-    (error: unknown) => {
-      loading = null;
-      throw error;
-    },
-  );
-  return loading;
+/** Imports turf: mingo.ts's loadFor does, once, as it loads this module. */
+export async function loadGeometry(): Promise<void> {
+  turf = await import("./turf.ts");
 }
 
 function geometry(): Turf {

@@ -15,22 +15,54 @@ import { update, type Modifier } from "mingo/updater";
 import { MingoError } from "mingo/util";
 import { ObjectId } from "bson";
 import { InvalidQueryError, type Doc, type Filter, type Projection } from "../types.ts";
-import { $geoNear, foldNearBounds, geoQueryOperators, loadGeometry, needsGeometry } from "./geo.ts";
 import { assign, copyDocument, copyValue, namesOperator, shallowCopy, valueKey } from "./values.ts";
 import { isPlainObject } from "../../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../../util/operators.ts";
 
-/** aggregation.ts adds its operators to this context when it is loaded. */
-const context = Context.init({
-  projection,
-  query: { ...query, ...geoQueryOperators },
-});
+/** aggregation.ts and geo.ts add their operators to this context when they are loaded. */
+const context = Context.init({ projection, query });
 
 const OPTIONS: Partial<Options> = { context, scriptEnabled: false };
 
 type Aggregation = typeof import("./aggregation.ts");
 let aggregation: Aggregation | null = null;
 let loadingAggregation: Promise<void> | null = null;
+
+type Geo = typeof import("./geo.ts");
+let geo: Geo | null = null;
+let loadingGeo: Promise<void> | null = null;
+
+/** The operators and the stage that measure geometries (geo.ts, with turf). */
+const GEO_OPERATORS = new Set(["$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$geoNear"]);
+
+/** Whether a filter, update or pipeline uses a geo operator while geo.ts is not loaded yet. */
+export function needsGeometry(...values: unknown[]): boolean {
+  return geo === null && values.some((value) => namesOperator(value, GEO_OPERATORS));
+}
+
+/** Imports geo.ts and turf, once, and adds the geo operators; a failed import is tried again next time. */
+function loadGeo(): Promise<void> {
+  loadingGeo ??= import("./geo.ts").then(
+    async (module) => {
+      await module.loadGeometry();
+      context.addQueryOps(module.geoQueryOperators).addPipelineOps({ $geoNear: module.$geoNear });
+      geo = module;
+    },
+    (error: unknown) => {
+      loadingGeo = null;
+      throw error;
+    },
+  );
+  return loadingGeo;
+}
+
+/**
+ * For a filter with a $near, the document's distance by which results come nearest first (geo.ts);
+ * null for any other. A filter with a $near had geo.ts loaded first (loadFor).
+ */
+export function nearDistance(filter: Filter): ((doc: Doc) => number) | null {
+  return geo ? geo.nearDistance(filter) : null;
+}
 
 /** The query operator that evaluates aggregation expressions. */
 const EXPRESSION_OPERATORS = new Set(["$expr"]);
@@ -42,7 +74,7 @@ function loadAggregation(): Promise<void> {
       context
         .addExpressionOps(module.expressionOperators)
         .addAccumulatorOps(module.accumulatorOperators)
-        .addPipelineOps({ ...module.pipelineOperators, $geoNear });
+        .addPipelineOps(module.pipelineOperators);
       aggregation = module;
     },
     (error: unknown) => {
@@ -73,7 +105,7 @@ export function loadFor(parts: { filter?: Filter; update?: object; pipeline?: Do
   // An id lookup, a $set: nothing that could name an operator, so nothing to look through.
   if (parts.filter === undefined && conditions === undefined && parts.pipeline === undefined) return null;
   const pending: Array<Promise<void>> = [];
-  if (needsGeometry(parts.filter, conditions, parts.pipeline)) pending.push(loadGeometry());
+  if (needsGeometry(parts.filter, conditions, parts.pipeline)) pending.push(loadGeo());
   const aggregates = () => parts.pipeline !== undefined || namesOperator(parts.filter, EXPRESSION_OPERATORS) || namesOperator(conditions, EXPRESSION_OPERATORS);
   if (aggregation === null && aggregates()) pending.push(loadAggregation());
   return pending.length === 0 ? null : Promise.all(pending);
@@ -170,7 +202,7 @@ export function compileFilter(filter: Filter): (doc: Doc) => boolean {
   if (Object.keys(filter).length === 0) return () => true;
   const equal = equalityTest(filter);
   if (equal) return equal;
-  const compiled = withMingo(() => new Query(foldNearBounds(filter), OPTIONS));
+  const compiled = withMingo(() => new Query(geo ? geo.foldNearBounds(filter) : filter, OPTIONS));
   return (doc) => compiled.test(doc);
 }
 

@@ -8,8 +8,7 @@
 // between processes sharing the file or isolates sharing a D1 database.
 import { ObjectId } from "bson";
 import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type Target, type Update } from "../types.ts";
-import { applyUpdate, compileFilter, cursor, loadFor, project, runPipeline, withMingo } from "../memory/mingo.ts";
-import { nearDistance } from "../memory/geo.ts";
+import { applyUpdate, compileFilter, cursor, loadFor, nearDistance, project, runPipeline, withMingo } from "../memory/mingo.ts";
 import { copyValue, valuesAtPath } from "../memory/values.ts";
 import { decodeDocument, encodeDocument, encodeValue, idKey } from "./codec.ts";
 import { COUNT_QUERY, COUNT_SCHEMA, countStatements } from "./counts.ts";
