@@ -4,7 +4,8 @@
 // contributed. Writes are split into a checking `prepare…` step that throws and an `apply` step
 // that cannot fail, so the driver can journal between the two.
 import { DuplicateKeyError, type Doc, type Filter, type IndexSpec } from "../types.ts";
-import { FieldIndex, normalizeSpec, UniqueIndex, type Stored } from "./indexes.ts";
+import { DocumentTable, type Stored } from "./document-table.ts";
+import { FieldIndex, normalizeSpec, UniqueIndex } from "./indexes.ts";
 import { isEquality, planFilter } from "./planner.ts";
 import { copyValue, DatePool, valueKey } from "./values.ts";
 
@@ -22,8 +23,7 @@ export interface ScanStats {
 const LOOKUP_DIRECTIONS = new Set<unknown>([1, -1, "hashed"]);
 
 export class Collection {
-  private readonly docs = new Map<string, Stored>();
-  private nextSeq = 0;
+  private docs = new DocumentTable();
   private specs = new Map<string, Required<IndexSpec>>();
   private fields = new Map<string, FieldIndex>();
   private uniques: UniqueIndex[] = [];
@@ -126,7 +126,7 @@ export class Collection {
         const id = keys[i]!;
         const doc = docs[i]!;
         this.dates.share(doc);
-        this.docs.set(id, { doc, seq: this.nextSeq++ });
+        this.docs.add(id, doc);
         for (const index of this.fields.values()) index.add(id, doc);
         for (const unique of this.uniques) unique.add(id, doc);
       }
@@ -135,7 +135,7 @@ export class Collection {
 
   /** Checks that `next` (same `_id`) may take the place of `stored`. */
   prepareReplace(stored: Stored, next: Doc): () => void {
-    const id = valueKey(stored.doc._id);
+    const id = stored.key;
     for (const unique of this.uniques) unique.checkReplacement(stored.doc, next, id);
     return () => {
       this.dates.share(next);
@@ -152,14 +152,14 @@ export class Collection {
   }
 
   remove(stored: Stored): void {
-    const id = valueKey(stored.doc._id);
+    const id = stored.key;
     if (!this.docs.delete(id)) return;
     for (const index of this.fields.values()) index.remove(id, stored.doc);
     for (const unique of this.uniques) unique.remove(id, stored.doc);
   }
 
   clear(): void {
-    this.docs.clear();
+    this.docs = new DocumentTable();
     this.fields = new Map();
     this.install(this.specs, this.uniques.map((unique) => new UniqueIndex(unique.spec, this.docs)));
   }

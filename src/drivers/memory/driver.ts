@@ -22,7 +22,7 @@ import {
 import type { Collection, ScanStats } from "./collection.ts";
 import type { Compactor, CompactionPolicy } from "./compaction.ts";
 import { Databases } from "./databases.ts";
-import type { Stored } from "./indexes.ts";
+import type { Stored } from "./document-table.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
 import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";

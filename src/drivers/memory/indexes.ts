@@ -3,14 +3,10 @@
 // a UniqueIndex enforces one declared unique index.
 import { typeOf } from "mingo/util";
 import { DuplicateKeyError, type Doc, type IndexSpec } from "../types.ts";
+import type { DocumentTable } from "./document-table.ts";
+import { ShardedMap } from "./sharded-map.ts";
 import { SortedList } from "./sorted-list.ts";
 import { compareRangeValues, copyValue, indexEntries, valueKey, valuesAtPath } from "./values.ts";
-
-/** A stored document and its place in the collection's natural (insertion) order. */
-export interface Stored {
-  doc: Doc;
-  seq: number;
-}
 
 /** Documents an index offers for a condition; `size` is known before they are read. */
 export interface Candidates {
@@ -56,7 +52,7 @@ function samePrimitive(segments: readonly string[], previous: Doc, next: Doc): b
 export class FieldIndex {
   private readonly segments: string[];
   /** valueKey → the id, or the ids, of documents with that value. Null for `_id`, whose keys are the store's own. */
-  private readonly hash: Map<string, string | Set<string>> | null;
+  private readonly hash: ShardedMap<string | Set<string>> | null;
   private sorted: SortedList<Entry> | null = null;
   /** Ids of documents holding NaN-like values, which mingo's range operators may match. */
   private readonly unordered = new Set<string>();
@@ -68,12 +64,12 @@ export class FieldIndex {
    */
   constructor(
     readonly path: string,
-    private readonly docs: Map<string, Stored>,
+    private readonly docs: DocumentTable,
     primary = false,
   ) {
     this.segments = splitPath(path);
-    this.hash = primary ? null : new Map();
-    if (this.hash) for (const [id, stored] of docs) this.add(id, stored.doc);
+    this.hash = primary ? null : new ShardedMap();
+    if (this.hash) for (const stored of docs.values()) this.add(stored.key, stored.doc);
   }
 
   /** Whether some document had an array on the path, so one value may satisfy one bound and another value the other. */
@@ -190,8 +186,8 @@ export class FieldIndex {
   private ensureSorted(): SortedList<Entry> {
     if (!this.sorted) {
       const entries: Entry[] = [];
-      for (const [id, stored] of this.docs) {
-        for (const value of indexEntries(stored.doc, this.segments).ordered) entries.push({ value, id });
+      for (const { key: id, doc } of this.docs.values()) {
+        for (const value of indexEntries(doc, this.segments).ordered) entries.push({ value, id });
       }
       entries.sort(compareEntries);
       const sorted = new SortedList<Entry>(compareEntries);
@@ -219,18 +215,18 @@ type UniqueEntry = [key: string, values: unknown[]];
 export class UniqueIndex {
   private readonly fields: Array<{ path: string; segments: string[] }>;
   /** Key → owner id; null once a FieldIndex on the same single path answers instead (share). */
-  private owners: Map<string, string> | null = new Map();
+  private owners: ShardedMap<string> | null = new ShardedMap();
   private lookup: FieldIndex | null = null;
 
   /** Throws DuplicateKeyError when the documents already break the constraint. */
   constructor(
     readonly spec: Required<IndexSpec>,
-    private readonly docs: Map<string, Stored>,
+    private readonly docs: DocumentTable,
   ) {
     this.fields = spec.keys.map(([path]) => ({ path, segments: splitPath(path) }));
-    for (const [id, stored] of docs) {
-      this.check(stored.doc, id);
-      this.add(id, stored.doc);
+    for (const { key, doc } of docs.values()) {
+      this.check(doc, key);
+      this.add(key, doc);
     }
   }
 

@@ -1,0 +1,84 @@
+// A collection's documents by id key, in natural (insertion) order. One Map would give both, but
+// every insert would write that one large Map (sharded-map.ts says what that costs on Bun), so
+// the keys live in a ShardedMap and the order in chunks of fixed size, where an insert writes
+// only the last chunk.
+import type { Doc } from "../types.ts";
+import { ShardedMap } from "./sharded-map.ts";
+
+/** A stored document, its id key, and its place in the natural order. */
+export class Stored {
+  constructor(
+    public doc: Doc,
+    public seq: number,
+    readonly key: string,
+  ) {}
+}
+
+/** Documents per chunk of the natural order: a power of two, so a place splits with shifts. */
+const CHUNK_BITS = 10;
+const CHUNK = 1 << CHUNK_BITS;
+
+export class DocumentTable {
+  private readonly byKey: ShardedMap<Stored>;
+  /** Chunk i holds the documents whose seq is in [i·CHUNK, (i+1)·CHUNK); a removed one leaves a hole. */
+  private chunks: Array<Array<Stored | undefined>> = [];
+  private nextSeq = 0;
+
+  /** @param splitAt when its key map splits (sharded-map.ts); tests make it small. */
+  constructor(splitAt?: number) {
+    this.byKey = new ShardedMap(splitAt);
+  }
+
+  get size(): number {
+    return this.byKey.size;
+  }
+
+  get(key: string): Stored | undefined {
+    return this.byKey.get(key);
+  }
+
+  has(key: string): boolean {
+    return this.byKey.get(key) !== undefined;
+  }
+
+  /** Appends a document whose key the table does not hold. */
+  add(key: string, doc: Doc): void {
+    const stored = new Stored(doc, 0, key);
+    this.place(stored);
+    this.byKey.set(key, stored);
+  }
+
+  /** Removes the document with this key, if held; whether it was. */
+  delete(key: string): boolean {
+    const stored = this.byKey.get(key);
+    if (!stored) return false;
+    this.byKey.delete(key);
+    this.chunks[stored.seq >> CHUNK_BITS]![stored.seq & (CHUNK - 1)] = undefined;
+    // Once holes outnumber documents, the order is renumbered without them: a collection emptied
+    // by deletes is not walked hole by hole, and the renumbering is paid for by those deletes.
+    if (this.nextSeq > CHUNK && this.byKey.size * 2 < this.nextSeq) this.compact();
+    return true;
+  }
+
+  /** The documents in natural order. */
+  *values(): Generator<Stored> {
+    for (const chunk of this.chunks) {
+      for (const stored of chunk) if (stored) yield stored;
+    }
+  }
+
+  private compact(): void {
+    const live = [...this.values()];
+    this.chunks = [];
+    this.nextSeq = 0;
+    for (const stored of live) this.place(stored);
+  }
+
+  /** Gives the document the next place in the natural order. */
+  private place(stored: Stored): void {
+    stored.seq = this.nextSeq++;
+    const chunk = this.chunks[stored.seq >> CHUNK_BITS];
+    if (chunk) chunk.push(stored);
+    else this.chunks.push([stored]);
+  }
+}
