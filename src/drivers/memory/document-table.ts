@@ -6,12 +6,10 @@ import type { Doc } from "../types.ts";
 import { ShardedMap } from "./sharded-map.ts";
 
 /** A stored document, its id key, and its place in the natural order. */
-export class Stored {
-  constructor(
-    public doc: Doc,
-    public seq: number,
-    readonly key: string,
-  ) {}
+export interface Stored {
+  doc: Doc;
+  seq: number;
+  readonly key: string;
 }
 
 /** Documents per chunk of the natural order: a power of two, so a place splits with shifts. */
@@ -43,7 +41,9 @@ export class DocumentTable {
 
   /** Appends a document whose key the table does not hold. */
   add(key: string, doc: Doc): void {
-    const stored = new Stored(doc, 0, key);
+    // A literal: entries live as long as their documents, and V8 pretenures a literal's
+    // allocation site once most of what it makes survives (docs/performance.md).
+    const stored: Stored = { doc, seq: 0, key };
     this.place(stored);
     this.byKey.set(key, stored);
   }
