@@ -24,13 +24,24 @@ const context = Context.init({ projection, query });
 
 const OPTIONS: Partial<Options> = { context, scriptEnabled: false };
 
+/**
+ * A function that imports a module (with what it needs) once and installs it; a failed import
+ * is tried again by the next call, as by the next operation that needs it.
+ */
+function loader<M>(load: () => Promise<M>, install: (module: M) => void): () => Promise<void> {
+  let loading: Promise<void> | null = null;
+  return () =>
+    (loading ??= load().then(install, (error: unknown) => {
+      loading = null;
+      throw error;
+    }));
+}
+
 type Aggregation = typeof import("./aggregation.ts");
 let aggregation: Aggregation | null = null;
-let loadingAggregation: Promise<void> | null = null;
 
 type Geo = typeof import("./geo.ts");
 let geo: Geo | null = null;
-let loadingGeo: Promise<void> | null = null;
 
 /** The operators and the stage that measure geometries (geo.ts, with turf). */
 const GEO_OPERATORS = new Set(["$near", "$nearSphere", "$geoWithin", "$geoIntersects", "$geoNear"]);
@@ -40,21 +51,18 @@ export function needsGeometry(...values: unknown[]): boolean {
   return geo === null && values.some((value) => namesOperator(value, GEO_OPERATORS));
 }
 
-/** Imports geo.ts and turf, once, and adds the geo operators; a failed import is tried again next time. */
-function loadGeo(): Promise<void> {
-  loadingGeo ??= import("./geo.ts").then(
-    async (module) => {
-      await module.loadGeometry();
-      context.addQueryOps(module.geoQueryOperators).addPipelineOps({ $geoNear: module.$geoNear });
-      geo = module;
-    },
-    (error: unknown) => {
-      loadingGeo = null;
-      throw error;
-    },
-  );
-  return loadingGeo;
-}
+/** Imports geo.ts and turf, and adds the geo operators. */
+const loadGeo = loader(
+  async () => {
+    const module = await import("./geo.ts");
+    await module.loadGeometry();
+    return module;
+  },
+  (module) => {
+    context.addQueryOps(module.geoQueryOperators).addPipelineOps({ $geoNear: module.$geoNear });
+    geo = module;
+  },
+);
 
 /**
  * For a filter with a $near, the document's distance by which results come nearest first (geo.ts);
@@ -67,23 +75,14 @@ export function nearDistance(filter: Filter): ((doc: Doc) => number) | null {
 /** The query operator that evaluates aggregation expressions. */
 const EXPRESSION_OPERATORS = new Set(["$expr"]);
 
-/** Imports aggregation.ts, once, and adds its operators; a failed import is tried again next time. */
-function loadAggregation(): Promise<void> {
-  loadingAggregation ??= import("./aggregation.ts").then(
-    (module) => {
-      context
-        .addExpressionOps(module.expressionOperators)
-        .addAccumulatorOps(module.accumulatorOperators)
-        .addPipelineOps(module.pipelineOperators);
-      aggregation = module;
-    },
-    (error: unknown) => {
-      loadingAggregation = null;
-      throw error;
-    },
-  );
-  return loadingAggregation;
-}
+/** Imports aggregation.ts and adds its operators. */
+const loadAggregation = loader(
+  () => import("./aggregation.ts"),
+  (module) => {
+    context.addExpressionOps(module.expressionOperators).addAccumulatorOps(module.accumulatorOperators).addPipelineOps(module.pipelineOperators);
+    aggregation = module;
+  },
+);
 
 /**
  * The parts of an update that are query conditions, the only ones that can name a query
