@@ -229,6 +229,14 @@ function addEntry(entries: IndexEntries, seen: Set<string>, value: unknown): voi
  * its elements, so equality, $in and range conditions on the path always find the document.
  */
 export function indexEntries(doc: Doc, segments: readonly string[]): IndexEntries {
+  // Most indexed fields are top-level strings or numbers: one key and one ordered value, without
+  // the path walk, the Set and the type lookup (a tenth of a bulk insert's store CPU on Bun).
+  if (segments.length === 1) {
+    const value = doc[segments[0]!];
+    if (typeof value === "string" || (typeof value === "number" && !Number.isNaN(value))) {
+      return { keys: [valueKey(value)], ordered: [value], unordered: false, multikey: false };
+    }
+  }
   const entries: IndexEntries = { keys: [], ordered: [], unordered: false, multikey: false };
   const values = valuesAtPath(doc, segments);
   const seen = new Set<string>();
