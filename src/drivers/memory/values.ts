@@ -89,34 +89,43 @@ function hasOwnToString(value: object): boolean {
 }
 
 /**
+ * What every key that is not a string's starts with (an ObjectId's starts with NUL, below it).
+ * A string whose first character is below "\u0002" is escaped behind it; any other string is
+ * its own key, so the keys of distinct values never meet.
+ */
+const TAG = "\u0001";
+
+/**
  * A string equal for two values exactly when mingo's equality holds for them, used as the key
  * of hash indexes and of unique constraints. Objects compare regardless of key order, as mingo's
- * do; class instances (ObjectId, Decimal128, …) by class and string form.
+ * do; class instances (ObjectId, Decimal128, …) by class and string form. A string, the most
+ * common value indexed, is its own key: a prefixed copy was a new string to build and hash on
+ * every probe (a lookup and an insert each made one per indexed field).
  */
 export function valueKey(value: unknown): string {
-  if (value === null || value === undefined) return "null";
+  if (value === null || value === undefined) return TAG + "null";
   switch (typeof value) {
-    case "number":
-      return `n:${value === 0 ? 0 : value}`;
     case "string":
-      return `s:${value}`;
+      return value.charCodeAt(0) > 1 ? value : `${TAG}s:${value}`;
+    case "number":
+      return `${TAG}n:${value === 0 ? 0 : value}`;
     case "boolean":
-      return value ? "true" : "false";
+      return value ? TAG + "true" : TAG + "false";
     case "bigint":
-      return `i:${value}`;
+      return `${TAG}i:${value}`;
     case "object":
       break;
     default:
-      return `${typeof value}:${String(value)}`;
+      return `${TAG}${typeof value}:${String(value)}`;
   }
-  if (Array.isArray(value)) return `a:${JSON.stringify(value.map(valueKey))}`;
+  if (Array.isArray(value)) return `${TAG}a:${JSON.stringify(value.map(valueKey))}`;
   if (value instanceof ObjectId) return objectIdKey(value);
-  if (value instanceof Date) return `d:${value.getTime()}`;
-  if (value instanceof RegExp) return `r:${value.source}/${value.flags}`;
+  if (value instanceof Date) return `${TAG}d:${value.getTime()}`;
+  if (value instanceof RegExp) return `${TAG}r:${value.source}/${value.flags}`;
   const object = value as Record<string, unknown>;
-  if (isPlainObject(object)) return `o:${objectKey(object)}`;
+  if (isPlainObject(object)) return `${TAG}o:${objectKey(object)}`;
   const kind = (value as object).constructor?.name ?? "object";
-  return `${kind}:${hasOwnToString(value as object) ? String(value) : objectKey(object)}`;
+  return `${TAG}${kind}:${hasOwnToString(value as object) ? String(value) : objectKey(object)}`;
 }
 
 /**
