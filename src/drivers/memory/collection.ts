@@ -106,7 +106,18 @@ export class Collection {
     return found;
   }
 
-  /** Checks a batch (`_id` present, `_id` first) against the store and itself. */
+  /** A copy of a document to insert, which the store then owns: copyDocument, with pooled Dates. */
+  copyIn(doc: Doc): Doc {
+    return this.dates.copy(doc);
+  }
+
+  /** A document to insert that nothing else holds (one read from the journal), its Dates pooled in place. */
+  adopt(doc: Doc): Doc {
+    this.dates.share(doc);
+    return doc;
+  }
+
+  /** Checks a batch (`_id` present, `_id` first, from copyIn or adopt) against the store and itself. */
   prepareInsert(docs: Doc[]): () => void {
     // A lone document cannot collide with the rest of its batch: no ids or claims to keep.
     const ids = docs.length > 1 ? new Set<string>() : null;
@@ -125,7 +136,6 @@ export class Collection {
       for (let i = 0; i < docs.length; i++) {
         const id = keys[i]!;
         const doc = docs[i]!;
-        this.dates.share(doc);
         this.docs.add(id, doc);
         for (const index of this.fields.values()) index.add(id, doc);
         for (const unique of this.uniques) unique.add(id, doc);

@@ -56,7 +56,7 @@ export class Databases {
     };
     switch (record.op) {
       case "insert":
-        collection.prepareInsert(record.docs)();
+        collection.prepareInsert(record.docs.map((doc) => collection.adopt(doc)))();
         break;
       case "replace":
         collection.prepareReplace(existing(record.doc._id), record.doc)();

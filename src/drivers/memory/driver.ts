@@ -117,9 +117,9 @@ export class MemoryDriver implements Driver {
     this.assertUsable();
     if (docs.length === 0) return;
     for (const doc of docs) if (doc._id === undefined) doc._id = new ObjectId();
-    const copies = docs.map(copyDocument);
-    const db = this.databaseName(target);
     const collection = this.collection(target, true);
+    const copies = docs.map((doc) => collection.copyIn(doc));
+    const db = this.databaseName(target);
     const apply = collection.prepareInsert(copies);
     const line = this.encode(() => ({ op: "insert", db, coll: target.collection, docs: copies }));
     apply();

@@ -69,18 +69,36 @@ export class DatePool {
   share(doc: Doc): void {
     for (const key of Object.keys(doc)) {
       const value = doc[key];
-      if (value instanceof Date) assign(doc, key, this.date(value));
+      if (value instanceof Date) assign(doc, key, this.date(value, value));
     }
   }
 
-  private date(value: Date): Date {
+  /**
+   * copyDocument with the top-level Dates taken from the pool: an inserted document is copied
+   * and shared in one pass, and a Date the pool holds is not made again (the two passes were 4%
+   * of a bulk POST's CPU on Bun).
+   */
+  copy(doc: Doc): Doc {
+    const out: Doc = {};
+    if ("_id" in doc) out._id = copyValue(doc._id);
+    for (const key of Object.keys(doc)) {
+      if (key === "_id") continue;
+      const value = doc[key];
+      assign(out, key, value instanceof Date ? this.date(value, null) : copyValue(value));
+    }
+    return out;
+  }
+
+  /** The pooled Date for `value`'s time; `own` is pooled when there is none, or a copy when null. */
+  private date(value: Date, own: Date | null): Date {
     const time = value.getTime();
     const held = this.dates.get(time);
     if (held) return held;
     // Bounded: recent times are the ones new documents repeat.
     if (this.dates.size >= 4096) this.dates.clear();
-    this.dates.set(time, value);
-    return value;
+    const pooled = own ?? new Date(time);
+    this.dates.set(time, pooled);
+    return pooled;
   }
 }
 
