@@ -74,6 +74,13 @@ function isPlainDocument(value: unknown): value is Doc {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Equal for two candidates exactly when they are of one field and their values' reprs are equal.
+ * A string, the usual unique value, stands for itself behind a character no repr starts with.
+ */
+const batchKey = ({ field, value }: UniqueCandidate): string =>
+  typeof value === "string" ? `${field}\u0000\u0001${value}` : `${field}\u0000${pyRepr(value)}`;
+
 export function compileValidator(resource: Resource, config: Config, extensions: ValidatorExtensions = {}, options: CompileOptions = {}): ResourceValidator {
   const root: DictNode = compileResource(resource, config, extensions, usableSchema(resource, config, extensions));
   // The jsonschema engine's schemas are compiled as soon as its module is loaded (asked for
@@ -138,7 +145,7 @@ export function compileValidator(resource: Resource, config: Config, extensions:
       // A value some earlier document of the batch holds is not unique either (docs/decisions.md §5).
       const seen = new Set<string>();
       for (const { run } of checked) {
-        const keys = run.unique.map((c) => `${c.field}\u0000${pyRepr(c.value)}`);
+        const keys = run.unique.map(batchKey);
         run.unique.forEach((candidate, i) => {
           if (!candidate.reported && seen.has(keys[i]!)) {
             candidate.level.add(candidate.key, { path: candidate.path, rule: null, message: MESSAGES.notUnique(candidate.value) });
