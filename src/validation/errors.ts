@@ -41,8 +41,11 @@ function compareKeys(a: EmissionKey, b: EmissionKey): number {
 /** The errors of one (child) validator. */
 export class Level {
   private readonly ops: Op[] = [];
-  /** Made by the first group: most levels (a sub-document's, a list's) never open one. */
-  private groups: Map<string, Level> | null = null;
+  /**
+   * Made by the first group: most levels (a sub-document's, a list's) never open one, and the
+   * others a few, found by a scan (a Map and a key string per document cost more).
+   */
+  private groups: Array<{ field: string; rule: string; level: Level }> | null = null;
 
   /** A child validator's level joins its parent's errors with its first error. */
   constructor(private readonly attach?: () => void) {}
@@ -64,14 +67,12 @@ export class Level {
 
   /** The child validator a group rule (`schema`, `items`, `keysrules`, `valuesrules`) runs. */
   group(path: Path, rule: string, key: EmissionKey): Level {
-    const id = `${String(path[path.length - 1])}\u0000${rule}`;
-    this.groups ??= new Map();
-    let child = this.groups.get(id);
-    if (!child) {
-      const created: Level = new Level(() => this.add(key, { path, rule, group: created }));
-      this.groups.set(id, (child = created));
-    }
-    return child;
+    const field = String(path[path.length - 1]);
+    const groups = (this.groups ??= []);
+    for (const group of groups) if (group.field === field && group.rule === rule) return group.level;
+    const level: Level = new Level(() => this.add(key, { path, rule, group: level }));
+    groups.push({ field, rule, level });
+    return level;
   }
 
   isEmpty(): boolean {
