@@ -116,6 +116,8 @@ export function hasMedia(resource: Resource): boolean {
 }
 
 function safeDecode(value: string): string {
+  // An id or a name has nothing to decode: no call out to the decoder (1.5% of a PATCH on Bun).
+  if (!value.includes("%")) return value;
   try {
     return decodeURIComponent(value);
   } catch {
