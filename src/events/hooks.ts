@@ -31,6 +31,14 @@ export class Hooks {
     return (this.callbacks.get(event)?.length ?? 0) > 0;
   }
 
+  /**
+   * Whether a callback listens to the event, generic or for the resource (as emitForResource
+   * fires them). With no hooks, no per-resource name is made: a POST asks on every request.
+   */
+  hasForResource(event: string, resource: string): boolean {
+    return this.callbacks.size > 0 && (this.has(event) || this.has(`${event}_${resource}`));
+  }
+
   async emit(event: string, ...args: unknown[]): Promise<void> {
     const list = this.callbacks.get(event);
     if (!list) return;

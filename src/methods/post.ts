@@ -68,7 +68,7 @@ function duplicateFailure(config: Config, error: DuplicateKeyError, documents: D
 function uniqueByIndex(services: Services, resource: Resource): ReadonlySet<string> | undefined {
   let fields = indexedUnique.get(resource);
   if (!fields) indexedUnique.set(resource, (fields = new Set(uniqueIndexFields(resource))));
-  if (fields.size === 0 || services.hooks.has("on_insert") || services.hooks.has(`on_insert_${resource.name}`)) return undefined;
+  if (fields.size === 0 || services.hooks.hasForResource("on_insert", resource.name)) return undefined;
   return services.features.keepsInserts(resource) ? fields : undefined;
 }
 
