@@ -33,9 +33,13 @@ export function readBytesWithin(request: Request, limit: number): Promise<Uint8A
     // length an in-process caller declared wrongly is still held to the limit. `request.body`
     // is not touched first: on Deno asking for it builds a ReadableStream (1.7 µs), and the
     // read then goes through it (3.9 µs in all, against 0.8 µs for arrayBuffer() alone).
-    return request.arrayBuffer().then((buffer) => {
-      if (buffer.byteLength > limit) throw new BodyError("too-large", limit);
-      return new Uint8Array(buffer);
+    // bytes() where the runtime has it (Bun, Deno, Node 22): no ArrayBuffer to wrap, 400 ns less
+    // per write on Bun.
+    const bytes = (request as { bytes?: () => Promise<Uint8Array> }).bytes;
+    const reading = typeof bytes === "function" ? bytes.call(request) : request.arrayBuffer().then((buffer) => new Uint8Array(buffer));
+    return reading.then((body) => {
+      if (body.byteLength > limit) throw new BodyError("too-large", limit);
+      return body;
     });
   }
   return readStreamWithin(request, limit);
