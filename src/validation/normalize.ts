@@ -3,7 +3,7 @@
 // Cerberus' normalization (renames, readonly check, defaults, default setters, coercion).
 import type { Doc } from "../drivers/types.ts";
 import type { DictNode, FieldNode } from "./tree.ts";
-import { Level, MESSAGES, type Path, type Segment } from "./errors.ts";
+import { extendPath, Level, MESSAGES, type Path, type Segment } from "./errors.ts";
 import { pyEqual, valueAt } from "./walk.ts";
 import type { ValidationMode } from "./types.ts";
 import { isPlainObject } from "../util/objects.ts";
@@ -24,7 +24,7 @@ export interface KeyIssue {
  * (Eve's normalize_dotted_fields).
  */
 export function prepare(value: unknown, path: Path, expandDots: boolean, issues: KeyIssue[]): unknown {
-  if (Array.isArray(value)) return value.map((v, i) => (v !== null && typeof v === "object" ? prepare(v, [...path, i], expandDots, issues) : v));
+  if (Array.isArray(value)) return value.map((v, i) => (v !== null && typeof v === "object" ? prepare(v, extendPath(path, i), expandDots, issues) : v));
   if (!isPlainObject(value)) return value;
   const dbref = asDbRef(value);
   if (dbref) return dbref;
@@ -34,12 +34,12 @@ export function prepare(value: unknown, path: Path, expandDots: boolean, issues:
     const hasDot = key.includes(".");
     const bad = hasDot ? key.split(".").find(refused) : refused(key) ? key : undefined;
     if (bad !== undefined) {
-      issues.push({ path: [...path, key], message: bad.startsWith("$") ? MESSAGES.operatorKey : MESSAGES.reservedKey(bad) });
+      issues.push({ path: extendPath(path, key), message: bad.startsWith("$") ? MESSAGES.operatorKey : MESSAGES.reservedKey(bad) });
     } else if (expandDots && hasDot) {
       (dotted ??= []).push(key);
     } else {
       const v = value[key];
-      out[key] = v !== null && typeof v === "object" ? prepare(v, [...path, key], expandDots, issues) : v;
+      out[key] = v !== null && typeof v === "object" ? prepare(v, extendPath(path, key), expandDots, issues) : v;
     }
   }
   for (const key of dotted ?? []) {
@@ -52,8 +52,8 @@ export function prepare(value: unknown, path: Path, expandDots: boolean, issues:
       if (isPlainObject(target[segment])) target = target[segment] as Doc;
       else conflict = segments.slice(0, i + 1).join(".");
     }
-    if (conflict !== null) issues.push({ path: [...path, key], message: MESSAGES.dottedConflict(conflict) });
-    else target[segments[segments.length - 1]!] = prepare(value[key], [...path, key], expandDots, issues);
+    if (conflict !== null) issues.push({ path: extendPath(path, key), message: MESSAGES.dottedConflict(conflict) });
+    else target[segments[segments.length - 1]!] = prepare(value[key], extendPath(path, key), expandDots, issues);
   }
   return out;
 }
@@ -146,7 +146,7 @@ export function normalizeDict(dict: DictNode, document: Doc, path: Path, level: 
     if (node.renameTo !== null && node.renameTo !== key) name = node.renameTo;
     if (node.renameHandler) {
       const handled = runCoercers(node, node.renameHandler, name, (e) =>
-        out.error([...path, key], "rename_handler", `field '${key}' cannot be renamed: ${e instanceof Error ? e.message : String(e)}`),
+        out.error(extendPath(path, key), "rename_handler", `field '${key}' cannot be renamed: ${e instanceof Error ? e.message : String(e)}`),
       );
       if (typeof handled === "string") name = handled;
     }
@@ -163,8 +163,8 @@ export function normalizeDict(dict: DictNode, document: Doc, path: Path, level: 
   for (const name of dict.order) {
     const node = dict.fields.get(name)!;
     if (!node.readonly || !Object.hasOwn(document, name)) continue;
-    if (pyEqual(document[name], valueAt(run.original, [...path, name]))) continue;
-    out.error([...path, name], "readonly", MESSAGES.readonly);
+    if (pyEqual(document[name], valueAt(run.original, extendPath(path, name)))) continue;
+    out.error(extendPath(path, name), "readonly", MESSAGES.readonly);
     if (top) (run.blocked ??= new Set()).add(name);
   }
 
@@ -182,7 +182,7 @@ export function normalizeDict(dict: DictNode, document: Doc, path: Path, level: 
     try {
       document[name] = node.defaultSetter(document) ?? null;
     } catch (error) {
-      out.error([...path, name], "default_setter", MESSAGES.defaultSetter(name, error));
+      out.error(extendPath(path, name), "default_setter", MESSAGES.defaultSetter(name, error));
     }
   }
 
@@ -199,11 +199,11 @@ function normalizeMembers(out: Emitter, path: Path, container: Doc | unknown[], 
   for (const key of keys) {
     const node = nodeOf(key);
     if (!node?.coerce) continue;
-    slots[key] = runCoercers(node, node.coerce, slots[key], (e) => out.error([...path, key], "coerce", MESSAGES.coerce(key, e)));
+    slots[key] = runCoercers(node, node.coerce, slots[key], (e) => out.error(extendPath(path, key), "coerce", MESSAGES.coerce(key, e)));
   }
   for (const key of keys) {
     const node = nodeOf(key);
-    if (node?.normalizes) normalizeContainer(out, [...path, key], node, slots[key], run);
+    if (node?.normalizes) normalizeContainer(out, extendPath(path, key), node, slots[key], run);
   }
 }
 

@@ -4,7 +4,7 @@
 // its schema cannot express, below the nodes it covers.
 import type { Doc } from "../drivers/types.ts";
 import { bsonType } from "./datatypes.ts";
-import { Level, MESSAGES, type Path, type Segment } from "./errors.ts";
+import { extendPath, Level, MESSAGES, type Path, type Segment } from "./errors.ts";
 import type { RuleContext } from "./extensions.ts";
 import type { DictNode, DictState, FieldNode, FieldRun } from "./tree.ts";
 import { EMPTY_DROPS, NULL_DROPS, Q } from "./vocabulary.ts";
@@ -144,7 +144,7 @@ export function child(f: FieldRun, node: FieldNode, level: Level, field: Segment
     doc: f.doc,
     node,
     level,
-    path: [...f.path, field],
+    path: extendPath(f.path, field),
     field,
     container,
     index,
@@ -163,16 +163,16 @@ export function validateDict(parent: Omit<FieldRun, "node" | "field" | "containe
     const key = keys[i]!;
     const node = dict.fields.get(key);
     if (node) {
-      const f: FieldRun = { doc: parent.doc, node, level, path: [...path, key], field: key, container: document, index: i, residual: residual && node.covered, update: parent.update, dict: state };
+      const f: FieldRun = { doc: parent.doc, node, level, path: extendPath(path, key), field: key, container: document, index: i, residual: residual && node.covered, update: parent.update, dict: state };
       if (!f.residual || node.residualWork) validateField(f, document[key]);
     } else if (!residual && !dict.allowUnknown && !dict.meta.has(key)) {
-      level.add([1, i, 0], { path: [...path, key], rule: null, message: MESSAGES.unknown });
+      level.add([1, i, 0], { path: extendPath(path, key), rule: null, message: MESSAGES.unknown });
     }
   }
   if (parent.update || (residual && dict.requiredInJson)) return;
   dict.required.forEach((field, i) => {
     if (!state.unrequired?.has(field) && !Object.hasOwn(document, field)) {
-      level.add([2, i], { path: [...path, field], rule: "required", message: MESSAGES.required });
+      level.add([2, i], { path: extendPath(path, field), rule: "required", message: MESSAGES.required });
     }
   });
   if (state.unrequired?.size) {
@@ -180,7 +180,7 @@ export function validateDict(parent: Omit<FieldRun, "node" | "field" | "containe
     const unrequired = [...state.unrequired];
     if (!unrequired.some((f) => present.has(f))) {
       unrequired.forEach((field, i) => {
-        if (!present.has(field)) level.add([3, i], { path: [...path, field], rule: "required", message: MESSAGES.required });
+        if (!present.has(field)) level.add([3, i], { path: extendPath(path, field), rule: "required", message: MESSAGES.required });
       });
     }
   }
