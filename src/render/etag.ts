@@ -8,12 +8,20 @@ import { bytesToBase64 } from "./plain.ts";
 import { dumps, JsonText } from "./pyjson.ts";
 import { objectIdHex } from "../util/objectid.ts";
 
-const relaxedDate = cachedByTime((date) => {
-  const year = date.getUTCFullYear();
-  if (year < 1970 || year > 9999) return `{"$date": {"$numberLong": "${date.getTime()}"}}`;
+const isoDate = cachedByTime((date) => {
   const iso = date.toISOString();
   return `{"$date": "${iso.endsWith(".000Z") ? iso.slice(0, -5) + "Z" : iso}"}`;
 });
+
+/** The first instant of year 10000: bson writes years 1970-9999 as ISO text, others as the number. */
+const YEAR_10000 = 253_402_300_800_000;
+
+function relaxedDate(date: Date): string {
+  const time = date.getTime();
+  // The number itself is cheaper to write than to look up, and no year need be worked out.
+  if (time < 0 || time >= YEAR_10000) return `{"$date": {"$numberLong": "${time}"}}`;
+  return isoDate(date);
+}
 
 /**
  * bson's `json_util._json_convert` of one canonical leaf (date, id, decimal, bytes) as the
