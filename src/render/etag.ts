@@ -2,56 +2,25 @@
 // Python's json.dumps of relaxed Extended JSON (dates as {"$date": ISO}, ids as {"$oid": hex}).
 // Matching it byte for byte gives a document the same tag in everest as in Eve (verified
 // against the reference exchanges).
-import { ObjectId, Decimal128 } from "bson";
-import { cachedByTime } from "./dates.ts";
-import { bytesToBase64 } from "./plain.ts";
-import { dumps, JsonText } from "./pyjson.ts";
-import { objectIdHex } from "../util/objectid.ts";
+import { relaxedJsonBytes } from "./relaxed-bytes.ts";
 
-const isoDate = cachedByTime((date) => {
-  const iso = date.toISOString();
-  return `{"$date": "${iso.endsWith(".000Z") ? iso.slice(0, -5) + "Z" : iso}"}`;
-});
+const decoder = new TextDecoder();
 
-/** The first instant of year 10000: bson writes years 1970-9999 as ISO text, others as the number. */
-const YEAR_10000 = 253_402_300_800_000;
-
-function relaxedDate(date: Date): string {
-  const time = date.getTime();
-  // The number itself is cheaper to write than to look up, and no year need be worked out.
-  if (time < 0 || time >= YEAR_10000) return `{"$date": {"$numberLong": "${time}"}}`;
-  return isoDate(date);
-}
-
-/**
- * bson's `json_util._json_convert` of one canonical leaf (date, id, decimal, bytes) as the
- * text json.dumps(sort_keys=True) writes for it (all ASCII, keys in order); any other value as is.
- */
-function relaxedLeaf(value: object): unknown {
-  if (value instanceof Date) return new JsonText(relaxedDate(value));
-  if (value instanceof ObjectId) return new JsonText(`{"$oid": "${objectIdHex(value)}"}`);
-  if (value instanceof Decimal128) return new JsonText(`{"$numberDecimal": "${value.toString()}"}`);
-  if (value instanceof Uint8Array) return new JsonText(`{"$binary": {"base64": "${bytesToBase64(value)}", "subType": "00"}}`);
-  return value;
-}
-
-/** What Eve hashes: `bson.json_util.dumps(value, sort_keys=True)`; leaves converted during the walk, not in a copy. */
+/** What Eve hashes, as text: `bson.json_util.dumps(value, sort_keys=True)`. */
 export function etagSource(value: unknown): string {
-  return dumps(value, { sortKeys: true, replace: relaxedLeaf });
+  return decoder.decode(relaxedJsonBytes(value));
 }
 
-const encoder = new TextEncoder();
 const schedule = new Int32Array(80);
 
 const hex = (word: number) => (word >>> 0).toString(16).padStart(8, "0");
 
 /**
- * SHA-1 of a string's UTF-8 bytes, in hex, in plain JavaScript: for a runtime without a
+ * SHA-1 of bytes, in hex, in plain JavaScript: for a runtime without a
  * synchronous native hash (a Worker without nodejs_compat). crypto.subtle's digest is
  * asynchronous, which costs more than the hash itself for documents of a few hundred bytes.
  */
-export function portableSha1Hex(text: string): string {
-  const bytes = encoder.encode(text);
+export function portableSha1Hex(bytes: Uint8Array): string {
   const length = bytes.length;
   // Message, the 0x80 terminator and the 64-bit bit length, padded to whole 64-byte blocks.
   const words = new Int32Array((((length + 8) >>> 6) + 1) * 16);
@@ -96,12 +65,12 @@ export function portableSha1Hex(text: string): string {
   return hex(h0) + hex(h1) + hex(h2) + hex(h3) + hex(h4);
 }
 
-type Sha1 = (text: string) => string;
+type Sha1 = (bytes: Uint8Array) => string;
 
 interface NodeCrypto {
   /** One call, no Hash object (Node 20.12, Bun, Deno). */
-  hash?(algorithm: "sha1", text: string, encoding: "hex"): string;
-  createHash(algorithm: "sha1"): { update(text: string): { digest(encoding: "hex"): string } };
+  hash?(algorithm: "sha1", bytes: Uint8Array, encoding: "hex"): string;
+  createHash(algorithm: "sha1"): { update(bytes: Uint8Array): { digest(encoding: "hex"): string } };
 }
 
 /**
@@ -119,13 +88,13 @@ function nativeSha1(): Sha1 | null {
     return null;
   }
   const hash = crypto?.hash;
-  if (typeof hash === "function") return (text) => hash("sha1", text, "hex");
+  if (typeof hash === "function") return (bytes) => hash("sha1", bytes, "hex");
   const createHash = crypto?.createHash;
   if (typeof createHash !== "function") return null;
-  return (text) => createHash("sha1").update(text).digest("hex");
+  return (bytes) => createHash("sha1").update(bytes).digest("hex");
 }
 
-/** SHA-1 of a string's UTF-8 bytes, in hex. ETags are validators, not secrets. */
+/** SHA-1 of bytes, in hex. ETags are validators, not secrets. */
 export const sha1Hex: Sha1 = nativeSha1() ?? portableSha1Hex;
 
 function withoutFields(doc: Record<string, unknown>, fields: string[]): Record<string, unknown> {
@@ -147,7 +116,7 @@ function withoutFields(doc: Record<string, unknown>, fields: string[]): Record<s
 
 export function documentEtag(doc: Record<string, unknown>, ignoreFields?: string[] | null): string {
   const source = ignoreFields?.length ? withoutFields(doc, ignoreFields) : doc;
-  return sha1Hex(etagSource(source));
+  return sha1Hex(relaxedJsonBytes(source));
 }
 
 /** Strips quotes and the weak prefix from an ETag header value (Eve accepts both forms). */

@@ -39,7 +39,7 @@ function keyPrefix(key: string): string {
   return prefix;
 }
 
-function pyNumber(value: number): string {
+export function pyNumber(value: number): string {
   if (Number.isNaN(value)) return "NaN";
   if (!Number.isFinite(value)) return value > 0 ? "Infinity" : "-Infinity";
   return String(value);
@@ -55,7 +55,7 @@ export class JsonText {
  * keys of one object are few: an insertion sort allocates nothing, where sort() copies the
  * array for its merge sort (4% of a POST's allocated bytes went there, for every ETag).
  */
-function sortStrings(keys: string[]): void {
+export function sortStrings(keys: string[]): void {
   if (keys.length > 32) {
     keys.sort();
     return;

@@ -2,10 +2,12 @@ import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { Decimal128, ObjectId } from "bson";
 import { etagSource, portableSha1Hex, sha1Hex } from "../../src/render/etag.ts";
+import { dumps } from "../../src/render/pyjson.ts";
 
 // ETags are SHA-1 of their source whichever implementation a runtime gets: the native one
 // (process.getBuiltinModule) or the JavaScript one a Worker without nodejs_compat falls back to.
 const reference = (text: string) => createHash("sha1").update(text).digest("hex");
+const utf8 = (text: string) => new TextEncoder().encode(text);
 
 function randomText(seed: number): string {
   let state = seed;
@@ -29,13 +31,13 @@ describe("SHA-1 of an ETag source", () => {
     const texts = ["", "a", "x".repeat(55), "x".repeat(56), "x".repeat(64), "é".repeat(40), "\ud800", "🦄"];
     for (let seed = 1; seed <= 500; seed++) texts.push(randomText(seed));
     for (const text of texts) {
-      expect(portableSha1Hex(text)).toBe(reference(text));
-      expect(sha1Hex(text)).toBe(reference(text));
+      expect(portableSha1Hex(utf8(text))).toBe(reference(text));
+      expect(sha1Hex(utf8(text))).toBe(reference(text));
     }
   });
 
   it("gives the standard test vector of \"abc\"", () => {
-    expect(sha1Hex("abc")).toBe("a9993e364706816aba3e25717850c26c9cd0d89d");
+    expect(sha1Hex(utf8("abc"))).toBe("a9993e364706816aba3e25717850c26c9cd0d89d");
   });
 });
 
@@ -55,5 +57,35 @@ describe("the ETag source", () => {
         '"id": {"$oid": "5f0c1e2d3a4b5c6d7e8f9012"}, "list": [{"a": "\\u00e9", "b": 1}], "price": {"$numberDecimal": "1.50"}, ' +
         '"whole": {"$date": "2020-01-02T03:04:05Z"}, "z": {"$date": "2020-01-02T03:04:05.678Z"}}',
     );
+  });
+
+  it("writes plain documents as the body serialiser's json.dumps does, sorted, whatever their characters and size", () => {
+    let state = 7;
+    // The high bits of the generator: its low ones repeat with a short period.
+    const pick = (n: number) => Math.floor(((state = (state * 1103515245 + 12345) & 0x7fffffff) / 0x80000000) * n);
+    const scalar = (seed: number): unknown => {
+      switch (pick(6)) {
+        case 0: return randomText(seed);
+        case 1: return pick(2000) - 1000;
+        case 2: return pick(1000) / 7;
+        case 3: return pick(2) === 0;
+        case 4: return null;
+        default: return String.fromCharCode(...Array.from({ length: 40 }, (_, i) => i)) + "\x7f\"\\";
+      }
+    };
+    const node = (depth: number, seed: number): unknown => {
+      if (depth > 3 || pick(3) === 0) return scalar(seed);
+      const size = pick(6);
+      if (pick(2) === 0) return Array.from({ length: size }, (_, i) => (i === 2 ? undefined : node(depth + 1, seed + i)));
+      return Object.fromEntries(Array.from({ length: size }, (_, i) => [i === 1 ? randomText(seed + i) : `k${pick(50)}`, node(depth + 1, seed * 3 + i)]));
+    };
+    for (let seed = 1; seed <= 300; seed++) {
+      const doc = node(0, seed);
+      expect(etagSource(doc)).toBe(dumps(doc, { sortKeys: true }));
+    }
+    // Past the buffer it keeps between calls, and a small one after it.
+    const large = { text: "é".repeat(20_000), list: Array.from({ length: 2000 }, (_, i) => ({ i })) };
+    expect(etagSource(large)).toBe(dumps(large, { sortKeys: true }));
+    expect(etagSource({ b: 1, a: [] })).toBe('{"a": [], "b": 1}');
   });
 });

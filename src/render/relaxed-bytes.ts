@@ -1,0 +1,197 @@
+// What Eve hashes for an ETag, `bson.json_util.dumps(value, sort_keys=True)` (relaxed Extended
+// JSON through Python's json.dumps), written straight into bytes. json.dumps escapes everything
+// outside printable ASCII, so the text is ASCII and each character is one byte: nothing to encode
+// before hashing, and no string built from hundreds of pieces that the hash must first flatten
+// (on Bun that flattening cost more than the hash; bench/README.md, "eighth round").
+import { ObjectId, Decimal128 } from "bson";
+import { cachedByTime } from "./dates.ts";
+import { bytesToBase64 } from "./plain.ts";
+import { pyNumber, sortStrings } from "./pyjson.ts";
+import { objectIdHex, objectIdWords } from "../util/objectid.ts";
+
+const isoDate = cachedByTime((date) => {
+  const iso = date.toISOString();
+  return `{"$date": "${iso.endsWith(".000Z") ? iso.slice(0, -5) + "Z" : iso}"}`;
+});
+
+/** The first instant of year 10000: bson writes years 1970-9999 as ISO text, others as the number. */
+const YEAR_10000 = 253_402_300_800_000;
+
+function relaxedDate(date: Date): string {
+  const time = date.getTime();
+  // The number itself is cheaper to write than to look up, and no year need be worked out.
+  if (time < 0 || time >= YEAR_10000) return `{"$date": {"$numberLong": "${time}"}}`;
+  return isoDate(date);
+}
+
+/** Lower-case hex digits by value, as character codes. */
+const HEX = Uint8Array.from("0123456789abcdef", (digit) => digit.charCodeAt(0));
+
+/** json.dumps' two-character escapes by character code (0 where it writes \u00XX instead). */
+const SHORT_ESCAPE = new Uint8Array(0x5d);
+for (const [char, letter] of Object.entries({ '"': '"', "\\": "\\", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t" })) {
+  SHORT_ESCAPE[char.charCodeAt(0)] = letter.charCodeAt(0);
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/** A buffer grown past this for one large document is dropped at the next call, not kept for good. */
+const KEPT_BYTES = 64 * 1024;
+
+/** The six hex digits of one of an ObjectId's 24-bit numbers, at `p`; returns the position after them. */
+function hexWord(bytes: Uint8Array, p: number, word: number): number {
+  for (let shift = 20; shift >= 0; shift -= 4) bytes[p++] = HEX[(word >>> shift) & 15]!;
+  return p;
+}
+
+/**
+ * ASCII written into a growing buffer. An object's fields, not module variables: V8 checks a
+ * module-level `let` for its temporal dead zone on every read, and these are read per byte.
+ */
+class AsciiWriter {
+  bytes = new Uint8Array(1024);
+  at = 0;
+
+  /** The buffer, with room for `count` more bytes. */
+  room(count: number): Uint8Array {
+    if (this.at + count > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(this.bytes.length * 2, this.at + count));
+      grown.set(this.bytes.subarray(0, this.at));
+      this.bytes = grown;
+    }
+    return this.bytes;
+  }
+
+  /** Text known to be ASCII (numbers, dates, digits, literals). */
+  ascii(text: string): void {
+    const length = text.length;
+    const bytes = this.room(length);
+    let p = this.at;
+    for (let i = 0; i < length; i++) bytes[p++] = text.charCodeAt(i);
+    this.at = p;
+  }
+
+  /** One byte: a bracket or a brace. */
+  byte(code: number): void {
+    this.room(1)[this.at++] = code;
+  }
+
+  /** Two bytes: the separators `, ` and `: `. */
+  pair(first: number, second: number): void {
+    const bytes = this.room(2);
+    bytes[this.at] = first;
+    bytes[this.at + 1] = second;
+    this.at += 2;
+  }
+
+  /** A string as json.dumps(ensure_ascii=True) writes it: UTF-16 code units outside ASCII as \uXXXX. */
+  quoted(text: string): void {
+    const length = text.length;
+    const bytes = this.room(length * 6 + 2);
+    let p = this.at;
+    bytes[p++] = QUOTE;
+    for (let i = 0; i < length; i++) {
+      const code = text.charCodeAt(i);
+      if (code >= 0x20 && code < 0x7f && code !== QUOTE && code !== BACKSLASH) {
+        bytes[p++] = code;
+        continue;
+      }
+      bytes[p++] = BACKSLASH;
+      const letter = code < 0x5d ? SHORT_ESCAPE[code]! : 0;
+      if (letter !== 0) {
+        bytes[p++] = letter;
+        continue;
+      }
+      bytes[p++] = 0x75; // u
+      bytes[p++] = HEX[code >>> 12]!;
+      bytes[p++] = HEX[(code >>> 8) & 15]!;
+      bytes[p++] = HEX[(code >>> 4) & 15]!;
+      bytes[p++] = HEX[code & 15]!;
+    }
+    bytes[p++] = QUOTE;
+    this.at = p;
+  }
+
+  /** `{"$oid": "<24 hex digits>"}`, the digits from the id's numbers where bson 7 keeps them. */
+  objectId(id: ObjectId): void {
+    const words = objectIdWords(id);
+    if (!words) return this.ascii(`{"$oid": "${objectIdHex(id)}"}`);
+    this.ascii('{"$oid": "');
+    const bytes = this.room(26);
+    let p = hexWord(bytes, this.at, words.i0);
+    p = hexWord(bytes, p, words.i1);
+    p = hexWord(bytes, p, words.i2);
+    p = hexWord(bytes, p, words.i3);
+    bytes[p++] = QUOTE;
+    bytes[p++] = 0x7d; // }
+    this.at = p;
+  }
+
+  /** bson's `json_util._json_convert` of a canonical leaf; false for any other object. */
+  leaf(value: object): boolean {
+    if (value instanceof Date) this.ascii(relaxedDate(value));
+    else if (value instanceof ObjectId) this.objectId(value);
+    else if (value instanceof Decimal128) this.ascii(`{"$numberDecimal": "${value.toString()}"}`);
+    else if (value instanceof Uint8Array) this.ascii(`{"$binary": {"base64": "${bytesToBase64(value)}", "subType": "00"}}`);
+    else return false;
+    return true;
+  }
+
+  write(node: unknown): void {
+    switch (typeof node) {
+      case "string":
+        return this.quoted(node);
+      case "number":
+        return this.ascii(pyNumber(node));
+      case "boolean":
+        return this.ascii(node ? "true" : "false");
+      case "bigint":
+        return this.ascii(node.toString());
+      case "undefined":
+        return this.ascii("null");
+    }
+    if (node === null) return this.ascii("null");
+    if (Array.isArray(node)) {
+      this.byte(0x5b); // [
+      for (let i = 0; i < node.length; i++) {
+        if (i > 0) this.pair(0x2c, 0x20);
+        this.write(node[i]);
+      }
+      this.byte(0x5d); // ]
+      return;
+    }
+    if (Object.getPrototypeOf(node) !== Object.prototype && this.leaf(node as object)) return;
+    // Any other object is written as its own enumerable properties, as json.dumps writes a dict.
+    const object = node as Record<string, unknown>;
+    const keys = Object.keys(object);
+    sortStrings(keys);
+    this.byte(0x7b); // {
+    let first = true;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
+      const value = object[key];
+      if (value === undefined) continue;
+      if (!first) this.pair(0x2c, 0x20);
+      this.quoted(key);
+      this.pair(0x3a, 0x20);
+      this.write(value);
+      first = false;
+    }
+    this.byte(0x7d); // }
+  }
+}
+
+/** One writer for every call: its bytes are hashed or decoded before the next call, and no call awaits. */
+const writer = new AsciiWriter();
+
+/**
+ * `bson.json_util.dumps(value, sort_keys=True)` as ASCII bytes: a view of a shared buffer, valid
+ * until the next call, so it must be used (hashed, decoded) at once.
+ */
+export function relaxedJsonBytes(value: unknown): Uint8Array {
+  if (writer.bytes.length > KEPT_BYTES) writer.bytes = new Uint8Array(1024);
+  writer.at = 0;
+  writer.write(value);
+  return writer.bytes.subarray(0, writer.at);
+}
