@@ -8,7 +8,7 @@ import { freshStore } from "./lib/stores.ts";
 import { load, probe, type Measurement, type Step, type Traffic } from "./lib/load.ts";
 import { pinning, pinSelf, runtimes, startServer, type Runtime, type Server } from "./lib/proc.ts";
 import { fmt, table } from "./lib/table.ts";
-import { floorTraffic, sampleDocs, WORKLOADS, type SampleDoc } from "./lib/workloads.ts";
+import { floorTraffic, sampleDocs, WORKLOADS, type SampleDoc, type Workload } from "./lib/workloads.ts";
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
@@ -61,6 +61,18 @@ interface Contender {
   /** Why this server could not be measured at all. */
   error?: string;
   rows: Map<string, Row>;
+  /**
+   * Each workload's Traffic, kept from the warm-up to the measurement: a PATCH that a load's end
+   * left unanswered took its document's new ETag with it, and only the Traffic that lent the
+   * document knows not to send it again.
+   */
+  traffic: Map<Workload, Traffic>;
+}
+
+function trafficOf(contender: Contender, workload: Workload): Traffic {
+  let traffic = contender.traffic.get(workload);
+  if (!traffic) contender.traffic.set(workload, (traffic = workload.traffic(contender.sample)));
+  return traffic;
 }
 
 async function start(runtime: Runtime, kind: Kind): Promise<Contender> {
@@ -69,10 +81,10 @@ async function start(runtime: Runtime, kind: Kind): Promise<Contender> {
     const db = kind === "everest" ? ["--db", freshStore(database)] : [];
     // Seeding goes through HTTP: a million documents take minutes.
     server = await startServer(runtime, [kind, "--documents", String(DOCUMENTS), ...db], cores?.server ?? null, Math.max(120_000, DOCUMENTS));
-    return { server, sample: kind === "floor" ? [] : await sampleDocs(server.url), rows: new Map() };
+    return { server, sample: kind === "floor" ? [] : await sampleDocs(server.url), rows: new Map(), traffic: new Map() };
   } catch (error) {
     await server?.stop();
-    return { sample: [], error: firstLines(error), rows: new Map() };
+    return { sample: [], error: firstLines(error), rows: new Map(), traffic: new Map() };
   }
 }
 
@@ -102,6 +114,18 @@ async function measure(contender: Contender, traffic: Traffic, probing: boolean,
 }
 
 /**
+ * Every workload in turn for one warm-up's length, before any is measured: a server in use sees
+ * all kinds of request, and without this each measurement also timed the JIT recompiling code
+ * for the kind it had not seen yet (on Bun, 120-150 ms of compiling inside PATCH's 1.5 s for
+ * everest; bench/README.md, "eighth round"). Failures show in the measurements themselves.
+ */
+async function warmEveryWorkload(contender: Contender, { warmup }: Plan): Promise<void> {
+  for (const workload of workloads) {
+    await load(contender.server!.url, trafficOf(contender, workload), { connections: CONNECTIONS, duration: warmup }).catch(() => undefined);
+  }
+}
+
+/**
  * All three servers run side by side and take turns workload by workload, so background load
  * on the machine hits the three alike instead of whichever happened to run during it.
  */
@@ -110,10 +134,11 @@ async function compare(runtime: Runtime): Promise<Record<Kind, Contender>> {
   const timing = plan(runtime);
   for (const kind of KINDS) contenders[kind] = await start(runtime, kind);
   try {
+    for (const kind of ["everest", "hand"] as const) if (contenders[kind].server) await warmEveryWorkload(contenders[kind], timing);
     for (const workload of workloads) {
       for (const kind of ["everest", "hand"] as const) {
         const contender = contenders[kind];
-        if (contender.server) contender.rows.set(workload.name, await measure(contender, workload.traffic(contender.sample), true, timing));
+        if (contender.server) contender.rows.set(workload.name, await measure(contender, trafficOf(contender, workload), true, timing));
       }
       // The floor answers the request everest got with a body the size of everest's answer (the equivalent's where everest had none).
       const probed = [contenders.everest, contenders.hand].map((c) => c.rows.get(workload.name)).find((row) => row?.step);
