@@ -113,15 +113,20 @@ async function measure(contender: Contender, traffic: Traffic, probing: boolean,
   return row;
 }
 
+/** Requests of each workload before any is measured; a bulk workload sends this many documents. */
+const MIXED_WARMUP_REQUESTS = 5_000;
+
 /**
- * Every workload in turn for one warm-up's length, before any is measured: a server in use sees
- * all kinds of request, and without this each measurement also timed the JIT recompiling code
- * for the kind it had not seen yet (on Bun, 120-150 ms of compiling inside PATCH's 1.5 s for
- * everest; bench/README.md, "eighth round"). Failures show in the measurements themselves.
+ * Every workload in turn, before any is measured: a server in use sees all kinds of request, and
+ * without this each measurement also timed the JIT recompiling code for the kind it had not seen
+ * yet (on Bun, 120-150 ms of compiling inside PATCH's 1.5 s for everest; bench/README.md, "eighth
+ * round"). A count, not a time, so the faster server does not end up holding more documents.
+ * Failures show in the measurements themselves.
  */
-async function warmEveryWorkload(contender: Contender, { warmup }: Plan): Promise<void> {
+async function warmEveryWorkload(contender: Contender): Promise<void> {
   for (const workload of workloads) {
-    await load(contender.server!.url, trafficOf(contender, workload), { connections: CONNECTIONS, duration: warmup }).catch(() => undefined);
+    const amount = Math.ceil(MIXED_WARMUP_REQUESTS / (workload.batch ?? 1));
+    await load(contender.server!.url, trafficOf(contender, workload), { connections: CONNECTIONS, duration: 0, amount }).catch(() => undefined);
   }
 }
 
@@ -134,7 +139,7 @@ async function compare(runtime: Runtime): Promise<Record<Kind, Contender>> {
   const timing = plan(runtime);
   for (const kind of KINDS) contenders[kind] = await start(runtime, kind);
   try {
-    for (const kind of ["everest", "hand"] as const) if (contenders[kind].server) await warmEveryWorkload(contenders[kind], timing);
+    for (const kind of ["everest", "hand"] as const) if (contenders[kind].server) await warmEveryWorkload(contenders[kind]);
     for (const workload of workloads) {
       for (const kind of ["everest", "hand"] as const) {
         const contender = contenders[kind];

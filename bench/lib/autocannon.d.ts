@@ -14,6 +14,8 @@ declare module "autocannon" {
     url: string;
     connections?: number;
     duration?: number;
+    /** Requests to send; overrides duration. */
+    amount?: number;
     pipelining?: number;
     timeout?: number;
     requests?: RequestSpec[];

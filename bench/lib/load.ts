@@ -35,6 +35,8 @@ export interface LoadOptions {
   connections: number;
   /** Seconds. */
   duration: number;
+  /** A number of requests to send instead, however long they take. */
+  amount?: number;
 }
 
 /** The q-quantile of unsorted values (sorts them). */
@@ -72,8 +74,8 @@ export async function load(url: string, traffic: Traffic, options: LoadOptions):
     },
   ];
   const result = await new Promise<Result>((resolve, reject) => {
-    const { connections, duration } = options;
-    autocannon({ url, connections, duration, requests }, (error, done) => (error ? reject(error) : resolve(done))).on("response", record);
+    const { connections, duration, amount } = options;
+    autocannon({ url, connections, duration, amount, requests }, (error, done) => (error ? reject(error) : resolve(done))).on("response", record);
   });
   const measured = latencies.subarray(0, count);
   const statuses = Object.entries(result.statusCodeStats)

@@ -13,6 +13,8 @@ export interface SampleDoc {
 export interface Workload {
   name: string;
   traffic(sample: SampleDoc[]): Traffic;
+  /** Documents one request writes, where it writes more than one. */
+  batch?: number;
 }
 
 const JSON_HEADERS = { "Content-Type": "application/json" };
@@ -79,6 +81,7 @@ export const WORKLOADS: Workload[] = [
   },
   {
     name: "POST 100 documents",
+    batch: 100,
     traffic: () => ({
       readsResponses: false,
       next: () => ({ method: "POST", path: "/people", headers: JSON_HEADERS, body: JSON.stringify(Array.from({ length: 100 }, freshPerson)) }),
