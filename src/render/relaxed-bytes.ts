@@ -2,7 +2,10 @@
 // JSON through Python's json.dumps), written straight into bytes. json.dumps escapes everything
 // outside printable ASCII, so the text is ASCII and each character is one byte: nothing to encode
 // before hashing, and no string built from hundreds of pieces that the hash must first flatten
-// (on Bun that flattening cost more than the hash; bench/README.md, "eighth round").
+// (on Bun that flattening cost more than the hash; bench/README.md, "eighth round"). Bodies are
+// still written as text by src/render/pyjson.ts: one byte writer for both, with a leaf hook and
+// indentation, made the handler slower on every runtime (same section), so json.dumps' rules
+// live in both, each held to Python's output by tests (test/render/).
 import { ObjectId, Decimal128 } from "bson";
 import { cachedByTime } from "./dates.ts";
 import { bytesToBase64 } from "./plain.ts";
