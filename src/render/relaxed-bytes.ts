@@ -5,7 +5,7 @@
 // (on Bun that flattening cost more than the hash; bench/README.md, "eighth round"). Bodies are
 // still written as text by src/render/pyjson.ts: one byte writer for both, with a leaf hook and
 // indentation, made the handler slower on every runtime (same section), so json.dumps' rules
-// live in both, each held to Python's output by tests (test/render/).
+// live in both, held to each other and to Eve's recorded output by test/render/.
 import { ObjectId, Decimal128 } from "bson";
 import { cachedByTime } from "./dates.ts";
 import { bytesToBase64 } from "./plain.ts";
