@@ -10,7 +10,7 @@ import { ObjectId, Decimal128 } from "bson";
 import { cachedByTime } from "./dates.ts";
 import { bytesToBase64 } from "./plain.ts";
 import { pyNumber, sortStrings } from "./pyjson.ts";
-import { objectIdHex, objectIdWords } from "../util/objectid.ts";
+import { objectIdHex } from "../util/objectid.ts";
 
 const isoDate = cachedByTime((date) => {
   const iso = date.toISOString();
@@ -27,7 +27,7 @@ function relaxedDate(date: Date): string {
   return isoDate(date);
 }
 
-/** Lower-case hex digits by value, as character codes. */
+/** Lower-case hex digits by value, as character codes, for json.dumps' \uXXXX escapes. */
 const HEX = Uint8Array.from("0123456789abcdef", (digit) => digit.charCodeAt(0));
 
 /** json.dumps' two-character escapes by character code (0 where it writes \u00XX instead). */
@@ -41,12 +41,6 @@ const BACKSLASH = 0x5c;
 
 /** A buffer grown past this for one large document is dropped at the next call, not kept for good. */
 const KEPT_BYTES = 64 * 1024;
-
-/** The six hex digits of one of an ObjectId's 24-bit numbers, at `p`; returns the position after them. */
-function hexWord(bytes: Uint8Array, p: number, word: number): number {
-  for (let shift = 20; shift >= 0; shift -= 4) bytes[p++] = HEX[(word >>> shift) & 15]!;
-  return p;
-}
 
 /**
  * ASCII written into a growing buffer. An object's fields, not module variables: V8 checks a
@@ -116,19 +110,14 @@ class AsciiWriter {
     this.at = p;
   }
 
-  /** `{"$oid": "<24 hex digits>"}`, the digits from the id's numbers where bson 7 keeps them. */
+  /**
+   * `{"$oid": "<24 hex digits>"}`. The digits through objectIdHex, which keeps the last id's: the
+   * body and the self link written after the ETag then find them made.
+   */
   objectId(id: ObjectId): void {
-    const words = objectIdWords(id);
-    if (!words) return this.ascii(`{"$oid": "${objectIdHex(id)}"}`);
     this.ascii('{"$oid": "');
-    const bytes = this.room(26);
-    let p = hexWord(bytes, this.at, words.i0);
-    p = hexWord(bytes, p, words.i1);
-    p = hexWord(bytes, p, words.i2);
-    p = hexWord(bytes, p, words.i3);
-    bytes[p++] = QUOTE;
-    bytes[p++] = 0x7d; // }
-    this.at = p;
+    this.ascii(objectIdHex(id));
+    this.pair(QUOTE, 0x7d); // "}
   }
 
   /** bson's `json_util._json_convert` of a canonical leaf; false for any other object. */
