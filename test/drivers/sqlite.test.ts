@@ -214,8 +214,13 @@ function writer(path: string, name: string, acked: Map<string, number>): { child
     for (const wait of waiting.splice(0)) if (Number(step) >= wait.n) wait.resolve(true);
     else waiting.push(wait);
   });
-  child.once("exit", () => waiting.splice(0).forEach((wait) => wait.resolve(false)));
-  return { child, steps: (n) => new Promise((resolve) => waiting.push({ n, resolve })) };
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+    waiting.splice(0).forEach((wait) => wait.resolve(false));
+  });
+  // A writer that died before it was asked fails the test at once, not at its timeout.
+  return { child, steps: (n) => new Promise((resolve) => (exited ? resolve(false) : waiting.push({ n, resolve }))) };
 }
 
 describe.skipIf(!available || !!(globalThis as { Bun?: unknown }).Bun)("sqlite driver: crashes", () => {

@@ -16,7 +16,9 @@ export interface SyncDatabase {
   close(): void;
 }
 
-export const OPEN_PRAGMAS = ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL", "PRAGMA busy_timeout = 5000"];
+// busy_timeout first: switching a new file to WAL takes a lock, and a second process opening the
+// file at that moment failed at once with "database is locked" instead of waiting for it.
+export const OPEN_PRAGMAS = ["PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"];
 
 /** Prepared statements kept per connection; the driver's SQL comes from a small set of shapes. */
 const CACHE_LIMIT = 500;
