@@ -9,7 +9,7 @@
 import { ObjectId, Decimal128 } from "bson";
 import { cachedByTime } from "./dates.ts";
 import { bytesToBase64 } from "./plain.ts";
-import { pyNumber, sortStrings } from "./pyjson.ts";
+import { pyNumber, sortedKeys } from "./pyjson.ts";
 import { objectIdHex } from "../util/objectid.ts";
 
 const isoDate = cachedByTime((date) => {
@@ -156,8 +156,7 @@ class AsciiWriter {
     if (Object.getPrototypeOf(node) !== Object.prototype && this.leaf(node as object)) return;
     // Any other object is written as its own enumerable properties, as json.dumps writes a dict.
     const object = node as Record<string, unknown>;
-    const keys = Object.keys(object);
-    sortStrings(keys);
+    const keys = sortedKeys(object);
     this.byte(0x7b); // {
     let first = true;
     for (let i = 0; i < keys.length; i++) {

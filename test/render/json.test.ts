@@ -23,6 +23,20 @@ describe("toJson", () => {
     expect(toJson(value)).toBe(text);
   });
 
+  it("sorts keys (JSON_SORT_KEYS) right for many key lists that share a first key, in any order", () => {
+    // More lists per first key than are kept, visited forwards, backwards and again, so lists
+    // already seen, lists pushed out and new ones all come up.
+    const lists = Array.from({ length: 12 }, (_, n) => ["_id", ...Array.from({ length: n % 5 }, (_, i) => `f${(n * 7 + i * 3) % 11}`), `z${n}`, "a"]);
+    const written = (keys: string[]) => `{${[...new Set(keys)].sort().map((key) => `"${key}": ${keys.indexOf(key)}`).join(", ")}}`;
+    for (const keys of [...lists, ...lists.slice().reverse(), ...lists]) {
+      const object = Object.fromEntries(keys.map((key, i) => [key, keys.indexOf(key) === i ? i : keys.indexOf(key)]));
+      expect(toJson(object, false, undefined, true)).toBe(written(keys));
+    }
+    // A long key list (data, not shape) is sorted too.
+    const long = Array.from({ length: 40 }, (_, i) => `k${(i * 17) % 40}`);
+    expect(toJson(Object.fromEntries(long.map((key) => [key, long.indexOf(key)])), false, undefined, true)).toBe(written(long));
+  });
+
   it("escapes non-ASCII as \\uXXXX (ensure_ascii)", () => {
     expect(toJson({ name: "Zoë 😀\u007f" })).toBe('{"name": "Zo\\u00eb \\ud83d\\ude00\\u007f"}');
   });
