@@ -56,6 +56,11 @@ export interface Server {
   cpuSeconds(): number | null;
   /** Resident set now, in bytes; null where unknown. */
   rss(): number | null;
+  /**
+   * Live heap: the server collects all its garbage and reports what is left (server.ts, on
+   * SIGUSR2), in bytes; null if it does not answer within a few seconds.
+   */
+  heapAfterGc(): Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -103,6 +108,26 @@ export function cpuSeconds(pid: number): number | null {
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once("exit", () => resolve())));
 
+/** Signals the server to collect its garbage and waits for the `HEAP <bytes>` line it then prints. */
+function reportedHeap(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    let text = "";
+    const done = (bytes: number | null) => {
+      clearTimeout(timer);
+      child.stdout!.off("data", read);
+      resolve(bytes);
+    };
+    const read = (chunk: string) => {
+      text += chunk;
+      const bytes = /HEAP (\d+)\n/.exec(text)?.[1];
+      if (bytes) done(Number(bytes));
+    };
+    const timer = setTimeout(() => done(null), 10_000);
+    child.stdout!.on("data", read);
+    child.kill("SIGUSR2");
+  });
+}
+
 /** Starts `server.ts <args>` on a runtime and waits for its READY line; rejects with its stderr if it dies first. */
 export function startServer(runtime: Runtime, args: string[], core: number | null, timeoutMs = 120_000): Promise<Server> {
   // The servers serve everest as the package ships it (bench/lib/package.ts).
@@ -128,7 +153,8 @@ export function startServer(runtime: Runtime, args: string[], core: number | nul
       if (!port) return;
       clearTimeout(timer);
       child.stdout!.removeAllListeners("data").resume();
-      resolve({ url: `http://127.0.0.1:${port}`, resetPeak: () => resetPeak(pid), peakRss: () => peakRss(pid), cpuSeconds: () => cpuSeconds(pid), rss: () => currentRss(pid), stop });
+      const heapAfterGc = () => reportedHeap(child);
+      resolve({ url: `http://127.0.0.1:${port}`, resetPeak: () => resetPeak(pid), peakRss: () => peakRss(pid), cpuSeconds: () => cpuSeconds(pid), rss: () => currentRss(pid), heapAfterGc, stop });
     });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);

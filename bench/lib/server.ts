@@ -6,9 +6,12 @@
 //   … --adapter hono|everest             on Node: which server adapter; by default everest's for
 //                                        everest and @hono/node-server for the equivalent, the one
 //                                        its developer would use (bench/adapters.ts compares them)
-// It prints `READY <port>` once it listens on 127.0.0.1 (on a port of the system's choosing).
+// It prints `READY <port>` once it listens on 127.0.0.1 (on a port of the system's choosing), and
+// on SIGUSR2 collects all its garbage and prints `HEAP <bytes>`, the live heap (memory.ts's leak check).
 // Each kind imports only what it needs, so the baselines still run while everest cannot.
 import process from "node:process";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { builtEverest } from "./package.ts";
 
 type Fetch = (request: Request, env?: unknown) => Promise<Response> | Response;
@@ -26,6 +29,25 @@ const runtime = globalThis as { Bun?: BunRuntime; Deno?: DenoRuntime };
 function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
   return at > 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
+}
+
+/**
+ * A full collection: Bun's own call, and V8's gc() on Node and Deno, reachable without starting
+ * the runtime with a flag once the flag is set (so the measured servers run as they otherwise would).
+ */
+function collector(): () => void {
+  const bun = (globalThis as { Bun?: { gc(force: boolean): void } }).Bun;
+  if (bun) return () => bun.gc(true);
+  v8.setFlagsFromString("--expose-gc");
+  return vm.runInNewContext("gc") as () => void;
+}
+
+function reportHeapOnSignal(): void {
+  let collect: (() => void) | null = null;
+  process.on("SIGUSR2", () => {
+    (collect ??= collector())();
+    process.stdout.write(`HEAP ${process.memoryUsage().heapUsed}\n`);
+  });
 }
 
 /** Serves a fetch handler with the runtime's own server (Node: the adapter chosen for the kind). */
@@ -92,6 +114,7 @@ async function main(): Promise<void> {
   } else {
     throw new Error(`unknown server kind '${kind}' (floor, hand or everest)`);
   }
+  reportHeapOnSignal();
   process.stdout.write(`READY ${port}\n`);
 }
 
