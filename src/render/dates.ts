@@ -129,10 +129,24 @@ export function compileDateFormat(format: string): RegExp {
 const indexOfName = (list: string[], name: string, length?: number) =>
   list.findIndex((n) => (length ? n.slice(0, length) : n).toLowerCase() === name.toLowerCase());
 
-// Each name in lower case (strptime ignores case) and as toUTCString writes it, which is then
-// found without lowering a copy first.
-const DAY_ABBREVIATIONS = new Set(DAYS.flatMap((day) => [day.slice(0, 3), day.slice(0, 3).toLowerCase()]));
-const MONTH_OF_ABBREVIATION = new Map(MONTHS.flatMap((month, index) => [[month.slice(0, 3), index], [month.slice(0, 3).toLowerCase(), index]] as const));
+/**
+ * Three ASCII letters at `start` as one number, in lower case (strptime ignores case); -1 for
+ * anything else. A name is then found without cutting it out of the text as a new string.
+ */
+function letters3(text: string, start: number): number {
+  let key = 0;
+  for (let i = start; i < start + 3; i++) {
+    let code = text.charCodeAt(i);
+    if (code >= 65 && code <= 90) code += 32;
+    if (code < 97 || code > 122) return -1;
+    key = (key << 8) | code;
+  }
+  return key;
+}
+
+const DAY_ABBREVIATIONS = new Set(DAYS.map((day) => letters3(day, 0)));
+const MONTH_OF_ABBREVIATION = new Map(MONTHS.map((month, index) => [letters3(month, 0), index] as const));
+const GMT = letters3("GMT", 0);
 
 /** The number written by `length` ASCII digits at `start`; -1 if any is not a digit. */
 function digitsAt(text: string, start: number, length: number): number {
@@ -154,11 +168,9 @@ function digitsAt(text: string, start: number, length: number): number {
  */
 function parseCanonicalRfc1123(text: string): Date | null | undefined {
   if (text.length !== 29 || text[3] !== "," || text[4] !== " " || text[7] !== " " || text[11] !== " " || text[16] !== " ") return undefined;
-  if (text[19] !== ":" || text[22] !== ":" || text[25] !== " " || !(text.endsWith("GMT") || text.slice(26).toLowerCase() === "gmt")) return undefined;
-  const dayName = text.slice(0, 3);
-  if (!DAY_ABBREVIATIONS.has(dayName) && !DAY_ABBREVIATIONS.has(dayName.toLowerCase())) return undefined;
-  const monthName = text.slice(8, 11);
-  const month = MONTH_OF_ABBREVIATION.get(monthName) ?? MONTH_OF_ABBREVIATION.get(monthName.toLowerCase());
+  if (text[19] !== ":" || text[22] !== ":" || text[25] !== " " || letters3(text, 26) !== GMT) return undefined;
+  if (!DAY_ABBREVIATIONS.has(letters3(text, 0))) return undefined;
+  const month = MONTH_OF_ABBREVIATION.get(letters3(text, 8));
   const day = digitsAt(text, 5, 2);
   const year = digitsAt(text, 12, 4);
   const hour = digitsAt(text, 17, 2);
