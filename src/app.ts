@@ -242,15 +242,32 @@ export class App {
     const admitting = this.access.admit(ctx);
     if (admitting) await admitting;
 
-    const reply = await this.dispatch(ctx);
+    const dispatching = this.dispatch(ctx);
+    const reply = dispatching instanceof Promise ? await dispatching : dispatching;
     if (LOGGED_WRITES.has(ctx.method)) this.logger.info(`${ctx.method} ${ctx.resource?.name ?? ctx.url.pathname}: ${reply.status}`, ctx);
-    const response = await renderReply(this.rendering, ctx, reply);
+    const rendering = renderReply(this.rendering, ctx, reply);
+    const response = rendering instanceof Promise ? await rendering : rendering;
     if (!this.hooks.empty) await this.emitPost(ctx, response);
     return response;
   }
 
-  private async dispatch(ctx: RequestContext): Promise<Reply> {
+  /**
+   * Not async: a method's promise is handed on as it is. An async function returning a promise
+   * adopts it with two more turns of the microtask queue, on every request.
+   */
+  private dispatch(ctx: RequestContext): Promise<Reply> | Reply {
     const { kind, resource } = ctx.endpoint;
+    if (kind !== "collection" && kind !== "item") return this.dispatchOther(ctx);
+    const handler = (kind === "collection" ? COLLECTION_METHODS : ITEM_METHODS)[ctx.method];
+    if (!resource || !handler) throw new HttpError(404);
+    const lookup = kind === "item" ? itemLookup(ctx, this.config) : pathConditions(ctx, resource, this.config);
+    if (!this.hooks.empty) return this.emitPre(ctx, resource, lookup).then(() => handler(this.services, ctx, lookup));
+    return handler(this.services, ctx, lookup);
+  }
+
+  /** The endpoints that are not a resource's collection or item. */
+  private async dispatchOther(ctx: RequestContext): Promise<Reply> {
+    const kind = ctx.endpoint.kind;
     if (kind === "home") return home(this.services, ctx);
     if (kind === "schema") return schemaEndpoint(this.services, ctx);
     if (kind === "media") return serveMedia(this.services, ctx);
@@ -261,12 +278,7 @@ export class App {
       if (!raw) throw new HttpError(404);
       return { status: raw.status, body: null, raw };
     }
-    const table = kind === "collection" ? COLLECTION_METHODS : kind === "item" ? ITEM_METHODS : undefined;
-    const handler = table?.[ctx.method];
-    if (!resource || !handler) throw new HttpError(404);
-    const lookup = kind === "item" ? itemLookup(ctx, this.config) : pathConditions(ctx, resource, this.config);
-    if (!this.hooks.empty) await this.emitPre(ctx, resource, lookup);
-    return handler(this.services, ctx, lookup);
+    throw new HttpError(404);
   }
 
   /** on_pre_<METHOD>[_<resource>]; callbacks may add conditions to `lookup`. */

@@ -52,7 +52,8 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const authField = resource.auth_field;
   if (authField && authField in changes && ctx.requestAuthValue != null) changes[authField] = ctx.requestAuthValue;
 
-  const result = await services.validators.get(resource.name)!.validate(changes, "PATCH", validationEnv(services, ctx, original));
+  const validating = services.validators.get(resource.name)!.validate(changes, "PATCH", validationEnv(services, ctx, original));
+  const result = validating instanceof Promise ? await validating : validating;
   if (!result.valid) throw validationFailure(config, result.issues);
 
   const updates: Doc = result.document;

@@ -94,7 +94,11 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   const documentsOnly = (items.length === 1 && isPlainObject(items[0]) ? items : items.filter(isPlainObject)) as Doc[];
   const incoming = declared ? documentsOnly.map((item) => ({ ...item, ...path.declared })) : documentsOnly;
   const validator = services.validators.get(resource.name)!;
-  const validateAll = async (env: ValidationEnv) => (incoming.length === 1 ? [await validator.validate(incoming[0]!, "POST", env)] : validator.validateMany(incoming, env));
+  const validateAll = (env: ValidationEnv): ValidationResult[] | Promise<ValidationResult[]> => {
+    if (incoming.length !== 1) return validator.validateMany(incoming, env);
+    const validating = validator.validate(incoming[0]!, "POST", env);
+    return validating instanceof Promise ? validating.then((result) => [result]) : [validating];
+  };
   const refusal = (results: ValidationResult[]): HttpError | null => {
     if (incoming.length === items.length && results.every((r) => r.valid)) return null;
     // A list item that is no document fails on its own, in Cerberus' words, as in Eve.
@@ -107,7 +111,8 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
     return insertionFailure(config, outcomes);
   };
   const byIndex = uniqueByIndex(services, resource);
-  const results = await validateAll(validationEnv(services, ctx, undefined, byIndex));
+  const validated = validateAll(validationEnv(services, ctx, undefined, byIndex));
+  const results = validated instanceof Promise ? await validated : validated;
   const refused = refusal(results);
   if (refused) throw refused;
 

@@ -31,7 +31,8 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   checkImmutableId(resource.id_field, payload, original);
   const fields = withoutKey(payload, resource.id_field);
   const path = pathFields(ctx, resource, config);
-  const result = await services.validators.get(resource.name)!.validate({ ...fields, ...path.declared }, "PUT", validationEnv(services, ctx, original));
+  const validating = services.validators.get(resource.name)!.validate({ ...fields, ...path.declared }, "PUT", validationEnv(services, ctx, original));
+  const result = validating instanceof Promise ? await validating : validating;
   if (!result.valid) throw validationFailure(config, result.issues);
 
   const stamp = now();

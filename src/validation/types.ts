@@ -48,7 +48,8 @@ export interface ValidationResult {
 }
 
 export interface ResourceValidator {
-  validate(document: Doc, mode: ValidationMode, env: ValidationEnv): Promise<ValidationResult>;
+  /** The result itself when nothing had to be waited for (most documents), else its promise. */
+  validate(document: Doc, mode: ValidationMode, env: ValidationEnv): ValidationResult | Promise<ValidationResult>;
   /**
    * A bulk POST: each document validated, plus `unique` across the documents of the batch
    * (docs/decisions.md §5: two documents of one request sharing a unique value both fail).

@@ -95,8 +95,15 @@ export function compileValidator(resource: Resource, config: Config, extensions:
   const expandDots = (resource.raw.normalize_dotted_fields ?? config.NORMALIZE_DOTTED_FIELDS) !== false;
   const asList = config.VALIDATION_ERROR_AS_LIST === true;
 
-  async function check(input: Doc, mode: ValidationMode, env: ValidationEnv): Promise<Checked> {
-    if (jsonReady !== null && json === null) await jsonReady;
+  // Not async, like validate below: a document with nothing to wait for (no custom async rule,
+  // uniqueness left to the index, the JSON engine loaded or not used) is checked without a
+  // promise, where two async frames cost every write their promises and microtask turns.
+  function check(input: Doc, mode: ValidationMode, env: ValidationEnv): Checked | Promise<Checked> {
+    if (jsonReady !== null && json === null) return jsonReady.then(() => checkNow(input, mode, env));
+    return checkNow(input, mode, env);
+  }
+
+  function checkNow(input: Doc, mode: ValidationMode, env: ValidationEnv): Checked | Promise<Checked> {
     if (!isPlainDocument(input)) throw new TypeError(`a document must be an object, got ${pyRepr(input)}`);
     const keyIssues: KeyIssue[] = [];
     const document = prepare(input, [], expandDots, keyIssues) as Doc;
@@ -111,9 +118,8 @@ export function compileValidator(resource: Resource, config: Config, extensions:
     const update = mode === "PATCH";
     const residual = json !== null && json.check(document, run, level, update);
     validateDict({ doc: run, level, path: [], residual, update }, root, document);
-    // Most documents leave nothing pending (no custom async rule, uniqueness left to the index).
-    if (run.pending.length) await settle(run.pending);
-    return new Checked(document, level, run);
+    const checked = new Checked(document, level, run);
+    return run.pending.length ? settle(run.pending).then(() => checked) : checked;
   }
 
   function result({ document, level }: Checked): ValidationResult {
@@ -132,10 +138,10 @@ export function compileValidator(resource: Resource, config: Config, extensions:
   const deferring = (checked: Checked) => checked.run.unique.some((candidate) => candidate.deferred);
 
   return {
-    async validate(document, mode, env) {
-      const checked = await check(document, mode, env);
-      if (deferring(checked) && refused(checked)) await lookUpDeferred([checked]);
-      return result(checked);
+    validate(document, mode, env) {
+      const finish = (checked: Checked) => (deferring(checked) && refused(checked) ? lookUpDeferred([checked]).then(() => result(checked)) : result(checked));
+      const checking = check(document, mode, env);
+      return checking instanceof Promise ? checking.then(finish) : finish(checking);
     },
 
     async validateMany(documents, env) {

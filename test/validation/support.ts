@@ -66,7 +66,7 @@ export function harness(settings: Settings, options: { engine: ValidationEngine;
   return {
     store,
     lookups,
-    validate: (resource, document, mode = "POST", extra) => validators.get(resource)!.validate(document as Doc, mode, env(resource, extra)),
+    validate: async (resource, document, mode = "POST", extra) => validators.get(resource)!.validate(document as Doc, mode, env(resource, extra)),
     validateMany: (resource, documents, extra) => validators.get(resource)!.validateMany(documents as Doc[], env(resource, extra)),
   };
 }
