@@ -123,7 +123,13 @@ export function handWritten(): Hono {
       _links: links,
       _meta: { page, max_results: size, total },
     };
-    return json(c, body, 200, { "X-Total-Count": String(total) });
+    // Eve's Last-Modified for a page: the latest _updated among its documents (exchange 4 of
+    // test/fixtures/reference/exchanges.txt).
+    let latest = 0;
+    for (const doc of items) latest = Math.max(latest, (doc._updated as Date).getTime());
+    const headers: Record<string, string> = { "X-Total-Count": String(total) };
+    if (latest > 0) headers["Last-Modified"] = new Date(latest).toUTCString();
+    return json(c, body, 200, headers);
   });
 
   app.get("/people/:id", (c) => {
@@ -192,7 +198,9 @@ export function handWritten(): Hono {
     }
     const { _etag: _, ...rest } = Object.assign(doc, changes, { _updated: now() });
     doc._etag = etag(rest);
-    return json(c, meta(doc));
+    // The new ETag in the header too, as Eve answers a PATCH (exchange 20): a client following
+    // ETags reads it there.
+    return json(c, meta(doc), 200, { ETag: `"${doc._etag as string}"` });
   });
 
   return app;
