@@ -1,5 +1,5 @@
 // Memory and many connections: what the server holds per 10,000 documents, what a request in
-// flight costs, the latency of every workload under 64 connections, and whether resident memory
+// flight costs, the latency of every workload under 64 connections, and whether the live heap
 // grows over a mixed run (a leak check) — everest beside the hand-written equivalent, on every
 // installed runtime, with the servers and pinning of http.ts.
 //   npx tsx bench/memory.ts [--quick] [--runtimes node,bun,deno] [--leak-minutes 5]
