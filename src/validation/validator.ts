@@ -137,9 +137,12 @@ export function compileValidator(resource: Resource, config: Config, extensions:
 
   const deferring = (checked: Checked) => checked.run.unique.some((candidate) => candidate.deferred);
 
+  /** One document's result, after its deferred lookups where it failed anyway. */
+  const finish = (checked: Checked): ValidationResult | Promise<ValidationResult> =>
+    deferring(checked) && refused(checked) ? lookUpDeferred([checked]).then(() => result(checked)) : result(checked);
+
   return {
     validate(document, mode, env) {
-      const finish = (checked: Checked) => (deferring(checked) && refused(checked) ? lookUpDeferred([checked]).then(() => result(checked)) : result(checked));
       const checking = check(document, mode, env);
       return checking instanceof Promise ? checking.then(finish) : finish(checking);
     },
