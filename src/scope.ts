@@ -22,6 +22,8 @@ export interface ScopeInit {
   args: URLSearchParams;
   /** The client's address, or how to find it when first asked (Bun's requestIP costs 0.5 µs). */
   clientIp: string | null | (() => string | null);
+  /** The answer is only rendered into a response (an HTTP request), never handed to server code. */
+  rendered?: boolean;
 }
 
 export class CallScope {
@@ -30,6 +32,11 @@ export class CallScope {
   readonly origin: string;
   readonly path: string;
   readonly args: URLSearchParams;
+  /**
+   * Whether the answer only becomes a response's body. Server code (src/internal.ts) gets the
+   * documents themselves and may change them anywhere, so its reads never share the store's values.
+   */
+  readonly rendered: boolean;
   endpoint: Endpoint = { kind: "home" };
   /** Path values: the item lookup value and sub-resource segments. */
   params: Record<string, string> = {};
@@ -46,6 +53,7 @@ export class CallScope {
     this.origin = init.origin;
     this.path = init.path;
     this.args = init.args;
+    this.rendered = init.rendered ?? false;
     this.#clientIp = init.clientIp;
   }
 

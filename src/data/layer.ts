@@ -20,6 +20,8 @@ export interface FindOptions {
   count?: boolean;
   /** Look past the datasource filter and user-restricted access (Eve's `unique` checks the whole collection). */
   wholeCollection?: boolean;
+  /** The documents are only read below their top level (FindQuery.shared). */
+  shared?: boolean;
 }
 
 export interface Bound {
@@ -50,6 +52,7 @@ function findQuery(filter: Filter, options: FindOptions): FindQuery {
   if (options.projection && Object.keys(options.projection).length) query.projection = options.projection;
   if (options.skip) query.skip = options.skip;
   if (options.limit) query.limit = options.limit;
+  if (options.shared) query.shared = true;
   return query;
 }
 
@@ -118,7 +121,7 @@ export class DataLayer {
     return { documents, total };
   }
 
-  async findOne(ctx: CallScope | null, resource: Resource, lookup: Filter, options: Pick<FindOptions, "showDeleted" | "projection" | "wholeCollection"> = {}): Promise<Doc | null> {
+  async findOne(ctx: CallScope | null, resource: Resource, lookup: Filter, options: Pick<FindOptions, "showDeleted" | "projection" | "wholeCollection" | "shared"> = {}): Promise<Doc | null> {
     const binding = this.bind(ctx, resource);
     const { driver, target } = binding instanceof Promise ? await binding : binding;
     const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: lookup, wholeCollection: options.wholeCollection });

@@ -22,6 +22,12 @@ export interface FindQuery {
   projection?: Projection;
   skip?: number;
   limit?: number;
+  /**
+   * The caller only reads the documents below their top level (it renders them and drops
+   * them): a driver that keeps documents in memory may hand out the values it holds instead of
+   * copies. Each document's top level is still the caller's own to change.
+   */
+  shared?: boolean;
 }
 
 /** `$set`/`$unset` with dotted paths; the only update forms the core sends. */

@@ -54,12 +54,21 @@ export class FeaturePipeline {
    * undefined still makes a promise and a microtask hop (about 200 bytes per await, bench/README.md).
    */
   run<S extends Stage>(stage: S, ...args: Parameters<NonNullable<DocumentFeature[S]>>): Promise<void> | undefined {
-    const resource = args[1] as Resource;
+    const taking = this.taking(stage, args[1] as Resource);
+    return taking.length === 0 ? undefined : runStage(taking, stage, args);
+  }
+
+  /** Whether any feature takes part in the stage for the resource. */
+  has(stage: Stage, resource: Resource): boolean {
+    return this.taking(stage, resource).length > 0;
+  }
+
+  private taking(stage: Stage, resource: Resource): DocumentFeature[] {
     let byStage = this.stages.get(resource);
     if (!byStage) this.stages.set(resource, (byStage = new Map()));
     let taking = byStage.get(stage);
     if (!taking) byStage.set(stage, (taking = this.features.filter((feature) => feature[stage] && feature.appliesTo?.(resource) !== false)));
-    return taking.length === 0 ? undefined : runStage(taking, stage, args);
+    return taking;
   }
 
   /** No feature's beforeInsert changes what validation saw or acts outside the documents (keepsInserts). */

@@ -19,7 +19,7 @@ import { versionListing } from "../endpoints/versions.ts";
 import { getAggregation } from "../endpoints/aggregation.ts";
 import { buildResponseDocument, lastUpdated } from "../read/document.ts";
 import type { Reply } from "../render/reply.ts";
-import type { Config } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
 
 /** The parsed query of a collection read. */
 export interface ReadQuery {
@@ -63,6 +63,16 @@ function readQuery(config: Config, ctx: CallScope, filter: Filter, clientSort: S
 }
 
 /**
+ * Whether a read's documents may share the store's values below their top level
+ * (FindQuery.shared): they only become the response's body, and nothing changes them on the
+ * way there — no hook or feature is handed them and nothing is embedded in them. The memory
+ * store then gives out its values instead of deep copies of them.
+ */
+function onlyRendered(services: Services, ctx: CallScope, resource: Resource, fetchedEvent: string, embedded: string[]): boolean {
+  return ctx.rendered && embedded.length === 0 && !services.hooks.hasForResource(fetchedEvent, resource.name) && !services.features.has("beforeRespond", resource);
+}
+
+/**
  * Eve's get_internal: a page of the collection, `lookup` ANDed with the `where` of the call's
  * args. It reads nothing else of a request, so it is the HTTP method as it stands.
  */
@@ -75,6 +85,7 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
   const embedded = resolveEmbeddedFields(config, ctx, resource);
   const showDeleted = resource.soft_delete && ctx.args.has(config.SHOW_DELETED_PARAM);
+  const shared = onlyRendered(services, ctx, resource, "on_fetched_resource", embedded);
   const { documents, total } = await services.data.find(ctx, resource, {
     filter: combineFilters(lookup, query.filter),
     sort: query.sort,
@@ -83,6 +94,7 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
     limit: query.limit,
     showDeleted,
     count: !resource.optimize_pagination_for_speed,
+    shared,
   });
 
   let lastModified: Date | undefined;
@@ -127,7 +139,8 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
   const config = services.config;
   const embedded = resolveEmbeddedFields(config, ctx, resource);
   const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
-  const stored = await services.data.findOne(ctx, resource, lookup, { showDeleted: true, projection });
+  const shared = onlyRendered(services, ctx, resource, "on_fetched_item", embedded);
+  const stored = await services.data.findOne(ctx, resource, lookup, { showDeleted: true, projection, shared });
   if (!stored) throw new HttpError(404);
 
   // The primary document's time, whichever version is sent.

@@ -342,6 +342,19 @@ describe("memory driver: shared values stay private", () => {
     expect(await driver.count(t, { _created: new Date("2026-11-24T03:00:00Z") })).toBe(2);
   });
 
+  it("a shared read's documents are the caller's own at the top level, projected or not", async () => {
+    const driver = await MemoryDriver.open({ databaseName: "main" });
+    const t = { collection: "c" };
+    await driver.insertMany(t, [{ _id: 1, name: "a", place: { city: "Rome" } }]);
+    for (const projection of [undefined, { name: 1 as const, place: 1 as const }]) {
+      const [doc] = await driver.find(t, { filter: { _id: 1 }, shared: true, ...(projection ? { projection } : {}) });
+      doc!.name = "changed";
+      doc!.place = { city: "Oslo" };
+      delete doc!._id;
+    }
+    expect(await driver.find(t, { filter: {} })).toEqual([{ _id: 1, name: "a", place: { city: "Rome" } }]);
+  });
+
   it("documents keep ids of every type apart, and ObjectIds equal by value find each other", async () => {
     const driver = await MemoryDriver.open({ databaseName: "main" });
     const t = { collection: "c" };

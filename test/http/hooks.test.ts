@@ -14,7 +14,12 @@ const settings: Settings = {
     people: {
       resource_methods: ["GET", "POST", "DELETE"],
       item_methods: ["GET", "PATCH", "PUT", "DELETE"],
-      schema: { title: { type: "string", maxlength: 10 }, touched: { type: "boolean" } },
+      schema: {
+        title: { type: "string", maxlength: 10 },
+        touched: { type: "boolean" },
+        place: { type: "dict", schema: { city: { type: "string" } } },
+        tags: { type: "list" },
+      },
     },
   },
 };
@@ -243,6 +248,40 @@ describe("fetch hooks", () => {
     expect(list._items[0].badge).toBe("★");
     expect(list._meta).toBeUndefined();
     expect((await json(await api.get(`/people/${created._id}`))).title).toBe("A");
+  });
+
+  it("change what is sent, never what is stored, however deep they reach", async () => {
+    const created = await create({ title: "a", place: { city: "Rome" }, tags: ["x"] });
+    const deeper = (document: Doc) => {
+      (document.place as Doc).city = "Oslo";
+      (document.tags as string[]).push("y");
+    };
+    const forPage = (response: Doc) => (response._items as Doc[]).forEach(deeper);
+    on("on_fetched_item_people", deeper);
+    on("on_fetched_resource_people", forPage);
+    for (let i = 0; i < 2; i++) {
+      expect(await json(await api.get(`/people/${created._id}`))).toMatchObject({ place: { city: "Oslo" }, tags: ["x", "y"] });
+      expect((await json(await api.get("/people")))._items[0]).toMatchObject({ place: { city: "Oslo" }, tags: ["x", "y"] });
+    }
+    api.handler.app.hooks.off("on_fetched_item_people", deeper).off("on_fetched_resource_people", forPage);
+    expect(await json(await api.get(`/people/${created._id}`))).toMatchObject({ place: { city: "Rome" }, tags: ["x"] });
+    expect((await json(await api.get("/people")))._items[0]).toMatchObject({ place: { city: "Rome" }, tags: ["x"] });
+  });
+
+  it("as a document feature's beforeRespond does", async () => {
+    const beforeRespond = (_ctx: unknown, _resource: unknown, document: Doc) => {
+      (document.place as Doc).city = "Oslo";
+    };
+    const featured = testApi(settings, { features: [{ beforeRespond }] });
+    try {
+      const created = await json(await featured.post("/people", { title: "a", place: { city: "Rome" } }));
+      expect(await json(await featured.get(`/people/${created._id}`))).toMatchObject({ place: { city: "Oslo" } });
+      expect((await json(await featured.get("/people")))._items[0]).toMatchObject({ place: { city: "Oslo" } });
+      const raw = await featured.handler.app.data.findOne(null, featured.handler.app.config.DOMAIN.people!, { title: "a" });
+      expect(raw!.place).toEqual({ city: "Rome" });
+    } finally {
+      await featured.close();
+    }
   });
 
   it("leave ETag and Last-Modified describing the stored document", async () => {

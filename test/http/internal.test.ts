@@ -112,6 +112,20 @@ describe("app.internal", () => {
     expect((await internal.deleteItem("transactions", { _id: id })).status).toBe(404);
   });
 
+  it("hands server code documents of its own: what it changes in them, however deep, is not stored", async () => {
+    const id = (await internal.post("transactions", { original_resource: "own", entities: ["0123456789abcdef01234567"] })).body!._id;
+    const item = (await internal.getItem("transactions", { _id: id })).body!;
+    (item.entities as unknown[]).push("changed");
+    (item._created as Date).setTime(0);
+    const page = (await internal.get("transactions", { _id: id })).body!._items as Doc[];
+    (page[0]!.entities as unknown[]).push("changed");
+    (page[0]!._updated as Date).setTime(0);
+    const again = (await internal.getItem("transactions", { _id: id })).body!;
+    expect((again.entities as unknown[]).map(String)).toEqual(["0123456789abcdef01234567"]);
+    expect((again._created as Date).getTime()).toBeGreaterThan(0);
+    expect((again._updated as Date).getTime()).toBeGreaterThan(0);
+  });
+
   it("creates at a given id with PUT, deletes by a lookup, 204 when nothing matches (Eve)", async () => {
     const id = "0123456789abcdef01234567";
     expect((await internal.put("transactions", { _id: id }, { original_resource: "upsert" })).status).toBe(201);

@@ -26,7 +26,7 @@ import type { Stored } from "./document-table.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
 import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
-import { copyDocument, copyValue, valueKey } from "./values.ts";
+import { copyDocument, copyValue, shallowCopy, valueKey } from "./values.ts";
 
 /** Stages that write collections, which would bypass the store's indexes and journal. */
 const WRITING_STAGES = new Set(["$out", "$merge"]);
@@ -95,8 +95,8 @@ export class MemoryDriver implements Driver {
           else if (page.push(doc) >= limit) break;
         }
       }
-      if (query.projection && Object.keys(query.projection).length > 0) return project(page, query.projection, true);
-      return page.map(copyDocument);
+      if (query.projection && Object.keys(query.projection).length > 0) return project(page, query.projection, !query.shared);
+      return page.map(query.shared ? shallowCopy : copyDocument);
     });
   }
 
