@@ -346,7 +346,7 @@ describe("memory driver: shared values stay private", () => {
     const driver = await MemoryDriver.open({ databaseName: "main" });
     const t = { collection: "c" };
     await driver.insertMany(t, [{ _id: 1, name: "a", place: { city: "Rome" } }]);
-    for (const projection of [undefined, { name: 1 as const, place: 1 as const }]) {
+    for (const projection of [undefined, { name: 1 as const, place: 1 as const }, { "place.city": 0 as const }, { "place.city": 1 as const, name: 1 as const }]) {
       const [doc] = await driver.find(t, { filter: { _id: 1 }, shared: true, ...(projection ? { projection } : {}) });
       doc!.name = "changed";
       doc!.place = { city: "Oslo" };

@@ -4,6 +4,21 @@ import { peopleSettings } from "../support/settings.ts";
 
 const NAMES = ["Adams", "Baker", "Clark", "Davis", "Evans"];
 
+describe("a projection", () => {
+  // A resource without a schema sends the client's projection to the store as it is.
+  const api = testApi({ DOMAIN: { notes: { allow_unknown: true, schema: {}, resource_methods: ["GET", "POST"] } } });
+  afterAll(() => api.close());
+
+  it("of a nested field leaves the stored document whole", async () => {
+    const { _id } = await json(await api.post("/notes", { place: { city: "Rome", zip: "00100" } }));
+    const without = encodeURIComponent('{"place.city": 0}');
+    expect((await json(await api.get(`/notes/${_id}?projection=${without}`))).place).toEqual({ zip: "00100" });
+    expect((await json(await api.get(`/notes?projection=${without}`)))._items[0].place).toEqual({ zip: "00100" });
+    expect((await json(await api.get(`/notes/${_id}`))).place).toEqual({ city: "Rome", zip: "00100" });
+    expect((await json(await api.get("/notes")))._items[0].place).toEqual({ city: "Rome", zip: "00100" });
+  });
+});
+
 describe("collection GET", () => {
   const api = testApi(peopleSettings({ PAGINATION_DEFAULT: 2, PAGINATION_LIMIT: 3 }));
   const ids: string[] = [];

@@ -247,10 +247,9 @@ function makeFieldTest(fields: Projection): FieldTest {
  */
 export function project(docs: Doc[], fields: Projection, copies = false): Doc[] {
   const keep = fieldTest(fields);
-  if (!keep) {
-    const projected = cursor(docs, fields).all();
-    return copies ? projected.map(copyDocument) : projected;
-  }
+  // mingo excludes a dotted path by deleting it from the nested object it was given: handed the
+  // store's documents, a read with `?projection={"a.b": 0}` deleted `a.b` from the stored one.
+  if (!keep) return cursor(docs.map(copyDocument), fields).all();
   return docs.map((doc) => {
     const out: Doc = {};
     // assign keeps a stored "__proto__" field a field.
