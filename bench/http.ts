@@ -122,7 +122,7 @@ async function measure(contender: Contender, traffic: Traffic, round: number, pr
  * on Bun, over the same code, everest read 1,202-1,791 µs and hand 1,247-1,443 in such windows;
  * measured four times longer, 1,351 and 1,396 against 1,486 and 1,560 (bench/README.md, ninth
  * round). Twice, since each workload has three rounds (tenth round): four times over three
- * rounds stored 1.3 million documents on Bun, 1.9 GB of everest's heap.
+ * rounds stored some 1.25 million documents on Bun (1.9 GB of RSS for everest).
  */
 const BULK_LONGER = 2;
 
