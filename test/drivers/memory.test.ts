@@ -13,6 +13,7 @@ import {
   type Doc,
   type FileAccess,
   type Filter,
+  type FindQuery,
   type Target,
 } from "../../src/drivers/types.ts";
 import { rejection, runDriverConformance } from "./conformance.ts";
@@ -346,8 +347,9 @@ describe("memory driver: shared values stay private", () => {
     const driver = await MemoryDriver.open({ databaseName: "main" });
     const t = { collection: "c" };
     await driver.insertMany(t, [{ _id: 1, name: "a", place: { city: "Rome" } }]);
-    for (const projection of [undefined, { name: 1 as const, place: 1 as const }, { "place.city": 0 as const }, { "place.city": 1 as const, name: 1 as const }]) {
-      const [doc] = await driver.find(t, { filter: { _id: 1 }, shared: true, ...(projection ? { projection } : {}) });
+    const projections: Array<FindQuery["projection"]> = [undefined, { name: 1, place: 1 }, { "place.city": 0 }, { "place.city": 1, name: 1 }];
+    for (const projection of projections) {
+      const [doc] = await driver.find(t, { filter: { _id: 1 }, shared: true, projection });
       doc!.name = "changed";
       doc!.place = { city: "Oslo" };
       delete doc!._id;
