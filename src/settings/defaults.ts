@@ -1,5 +1,6 @@
 // Eve 2.3.1's defaults (docs/decisions.md §2), under Eve's names. Resource keys default to the
 // lower-case global of the same name; RESOURCE_KEY_DEFAULTS lists which globals cascade.
+import { OPT_IN_CASCADING, OPT_IN_DEFAULTS } from "./opt-in.ts";
 import { EVE_DB_SUFFIXES, PREFIXED_DB_KEYS, type PrefixedDbKey, type Settings } from "./types.ts";
 
 export const GLOBAL_DEFAULTS = {
@@ -157,6 +158,9 @@ export const GLOBAL_DEFAULTS = {
 
   LOG_LEVEL: "WARNING",
   ACCESS_LOG: null,
+
+  // Beyond Eve, every one off (docs/decisions.md §9).
+  ...OPT_IN_DEFAULTS,
 } satisfies Settings;
 
 /** Settings' named keys; Omit over the `<PREFIX>_DB_*` index signatures would drop them all. */
@@ -205,6 +209,7 @@ export const CASCADING_GLOBALS = [
   "ITEM_URL",
   "IF_MATCH",
   "ENFORCE_IF_MATCH",
+  ...OPT_IN_CASCADING,
 ] as const;
 
 /** Resource-only keys (no global counterpart) and their defaults. */

@@ -4,6 +4,7 @@ import type { Filter, Projection, Sort } from "../drivers/types.ts";
 import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, SETTING_ALIASES, type GlobalConfig } from "./defaults.ts";
 import { oplogDefinition } from "./oplog.ts";
 import { converterRegex, parseUrlParams, type PathParam } from "./urls.ts";
+import type { CountStrategy, UpdateOperatorName } from "./opt-in.ts";
 import type { HttpMethod, ResourceSettings, Schema, Settings, SortSetting } from "./types.ts";
 
 export interface Resource {
@@ -51,6 +52,13 @@ export interface Resource {
   upsert_on_put: boolean;
   if_match: boolean;
   enforce_if_match: boolean;
+  /** Beyond Eve (docs/decisions.md §9, docs/contracts.md); all off by default. */
+  change_feed: boolean;
+  pagination_cursor: boolean;
+  pagination_count: CountStrategy;
+  update_operators: UpdateOperatorName[];
+  patch_by_filter: boolean;
+  delete_by_filter: boolean;
   item_lookup: boolean;
   item_lookup_field: string;
   /** The field that names a document in its URL, links and Location (Eve's `id_field`). */

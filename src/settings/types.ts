@@ -1,5 +1,6 @@
 // User-facing settings types. Names are Eve's so that a settings.py ports almost verbatim:
 // upper-case globals, lower-case resource keys.
+import type { OptInResourceSettings, OptInSettings } from "./opt-in.ts";
 
 /** Database settings a db prefix may have its own of (`<PREFIX>_DB_URI`, …), by their unprefixed name. */
 export const PREFIXED_DB_KEYS = ["DB_URI", "DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "DB_AUTH_SOURCE", "DB_OPTIONS", "DB_DRIVER"] as const;
@@ -121,6 +122,9 @@ export interface FieldSchema extends CustomRules {
   versioned?: boolean;
   rename?: string;
   rename_handler?: unknown;
+  /** Field rules (docs/contracts.md): the roles that may read / write this field; absent: everyone who may use the resource. */
+  allowed_read_roles?: string[];
+  allowed_write_roles?: string[];
   /** Cerberus' type savers: `anyof_type: ["string", "integer"]` … */
   [typeSaver: `${LogicRule}_${string}`]: unknown[] | undefined;
 }
@@ -138,7 +142,7 @@ export interface DatasourceSettings {
 }
 
 /** A resource definition in DOMAIN. Every global listed here is the default of its lower-case key. */
-export interface ResourceSettings {
+export interface ResourceSettings extends OptInResourceSettings {
   url?: string;
   item_title?: string;
   resource_title?: string;
@@ -205,7 +209,7 @@ export interface ResourceSettings {
   description?: string;
 }
 
-export interface Settings {
+export interface Settings extends OptInSettings {
   DOMAIN?: Record<string, ResourceSettings>;
   URL_PREFIX?: string;
   API_VERSION?: string;

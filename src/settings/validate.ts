@@ -8,6 +8,7 @@ import { compileDateFormat } from "../render/dates.ts";
 import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
 import { anything, bool, int, isObject, listOf, name, nullable, object, oneOf, oneOrMany, show, strings, text, type Check } from "./checks.ts";
 import { converterRegex } from "./urls.ts";
+import { OPT_IN_CHECKS } from "./opt-in.ts";
 import { PREFIXED_DB_KEYS, type Settings } from "./types.ts";
 import { didYouMean } from "./suggest.ts";
 
@@ -152,6 +153,7 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   RATE_LIMIT_DELETE: rateLimit,
   LOG_LEVEL: oneOf(["DEBUG", "INFO", "WARNING", "ERROR"]),
   ACCESS_LOG: nullable((v) => (v === false ? null : oneOf(["text", "json"])(v))),
+  ...OPT_IN_CHECKS,
 };
 
 /** The check of a global: explicit, or implied by the type of its default. */

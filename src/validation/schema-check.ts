@@ -30,6 +30,7 @@ const isString: ValueCheck = (v) => (typeof v === "string" ? undefined : "must b
 const isOrderable: ValueCheck = (v) => (typeof v === "number" || typeof v === "string" || v instanceof Date ? undefined : "must be a number, a string or a date");
 const isNames: ValueCheck = (v) => (typeof v === "string" || (Array.isArray(v) && v.every((x) => typeof x === "string")) ? undefined : "must be a field name or a list of field names");
 const anything: ValueCheck = () => undefined;
+const isRoles: ValueCheck = (v) => (Array.isArray(v) && v.every((x) => typeof x === "string" && x !== "") ? undefined : "must be a list of role names");
 
 const BOOLEAN_RULES = ["required", "readonly", "nullable", "empty", "unique", "unique_to_user", "unique_within_resource", "allow_unknown", "require_all", "purge_unknown", "versioned"];
 
@@ -49,6 +50,9 @@ const VALUE_CHECKS: Record<string, ValueCheck> = {
   meta: anything,
   // Documentation only (OpenAPI), never checked against documents.
   description: isString,
+  // Field rules, enforced by access control (docs/contracts.md), never by validation.
+  allowed_read_roles: isRoles,
+  allowed_write_roles: isRoles,
 };
 
 class SchemaInspector {

@@ -45,6 +45,9 @@ export const PASSIVE_RULES = [
   "default_setter",
   "rename",
   "rename_handler",
+  // Field rules, read by access control rather than by validation (docs/contracts.md).
+  "allowed_read_roles",
+  "allowed_write_roles",
 ] as const;
 
 export const KNOWN_RULES: readonly string[] = [...PRIORITY_RULES, ...QUEUE_RULES, ...PASSIVE_RULES];

@@ -1,4 +1,4 @@
-// The log (docs/decisions.md §9): records carry clientip, the full URL and the method; writes
+// The log (docs/decisions.md §10): records carry clientip, the full URL and the method; writes
 // and database errors are recorded; a 500 is logged with its stack while the client gets the
 // envelope without internals.
 import { afterEach, describe, expect, it } from "vitest";

@@ -1,0 +1,89 @@
+// The settings of the features everest has beyond Eve (docs/decisions.md §9): their types, their
+// defaults (every one off, so an Eve settings file behaves as on Eve) and their start-up checks.
+// One home for them, so types.ts, defaults.ts and validate.ts stay Eve's lists. How the features
+// meet each other is docs/contracts.md.
+import { bool, nullable, oneOf, type Check } from "./checks.ts";
+
+/** `PAGINATION_COUNT` / `pagination_count`: how a page's total is found (docs/contracts.md). */
+export type CountStrategy = "exact" | "estimated" | "none";
+
+export const COUNT_STRATEGIES: readonly CountStrategy[] = ["exact", "estimated", "none"];
+
+/** The update operators a PATCH may carry where UPDATE_OPERATORS lists them. */
+export const UPDATE_OPERATOR_NAMES = ["$set", "$unset", "$inc", "$mul", "$min", "$max", "$push", "$pull", "$addToSet", "$currentDate"] as const;
+
+export type UpdateOperatorName = (typeof UPDATE_OPERATOR_NAMES)[number];
+
+/** Switches that can differ per resource: each global is the default of its lower-case key. */
+export interface OptInResourceSettings {
+  /** Live changes: GET with `Accept: text/event-stream` streams the resource's changes. */
+  change_feed?: boolean;
+  /** Keyset paging: `_links.next` carries an opaque cursor instead of a page number. */
+  pagination_cursor?: boolean;
+  pagination_count?: CountStrategy;
+  /** Update operators a PATCH may use on this resource; none by default. */
+  update_operators?: UpdateOperatorName[];
+  /** PATCH on the collection URL with `where`. */
+  patch_by_filter?: boolean;
+  /** DELETE on the collection URL with `where` deletes only what matches. */
+  delete_by_filter?: boolean;
+}
+
+export interface OptInSettings {
+  CHANGE_FEED?: boolean;
+  PAGINATION_CURSOR?: boolean;
+  PAGINATION_COUNT?: CountStrategy;
+  UPDATE_OPERATORS?: UpdateOperatorName[];
+  PATCH_BY_FILTER?: boolean;
+  DELETE_BY_FILTER?: boolean;
+  /** Where an orchestrator probes liveness and readiness; null: no such endpoint. */
+  HEALTH_ENDPOINT?: string | null;
+  /** Where Prometheus scrapes metrics; null: no such endpoint. */
+  METRICS_ENDPOINT?: string | null;
+  /** Where rate-limit counts live: this process ("memory"), the database, or a Redis server. */
+  RATE_LIMIT_STORE?: string;
+}
+
+export const OPT_IN_DEFAULTS = {
+  CHANGE_FEED: false,
+  PAGINATION_CURSOR: false,
+  PAGINATION_COUNT: "exact" as CountStrategy,
+  UPDATE_OPERATORS: [] as UpdateOperatorName[],
+  PATCH_BY_FILTER: false,
+  DELETE_BY_FILTER: false,
+  HEALTH_ENDPOINT: null as string | null,
+  METRICS_ENDPOINT: null as string | null,
+  RATE_LIMIT_STORE: "memory",
+} satisfies OptInSettings;
+
+/** The switches that cascade to a resource key of the same name in lower case. */
+export const OPT_IN_CASCADING = ["CHANGE_FEED", "PAGINATION_CURSOR", "PAGINATION_COUNT", "UPDATE_OPERATORS", "PATCH_BY_FILTER", "DELETE_BY_FILTER"] as const;
+
+const endpointPath: Check = nullable((v) =>
+  typeof v === "string" && /^[A-Za-z0-9_.~-]+(\/[A-Za-z0-9_.~-]+)*$/.test(v.replace(/^\/+|\/+$/g, ""))
+    ? null
+    : "must be null or a path such as \"health\" (letters, digits, '-', '_', '.', '~' and '/')",
+);
+
+const updateOperators: Check = (v) => {
+  if (!Array.isArray(v)) return `must be a list of update operators (${UPDATE_OPERATOR_NAMES.join(", ")})`;
+  const bad = v.find((op) => !(UPDATE_OPERATOR_NAMES as readonly unknown[]).includes(op));
+  return bad === undefined ? null : `has unsupported operator ${JSON.stringify(bad)} (supported: ${UPDATE_OPERATOR_NAMES.join(", ")})`;
+};
+
+const rateLimitStore: Check = (v) =>
+  v === "memory" || v === "database" || (typeof v === "string" && /^rediss?:\/\/./.test(v))
+    ? null
+    : 'must be "memory", "database" or a redis:// URI';
+
+export const OPT_IN_CHECKS: Record<keyof typeof OPT_IN_DEFAULTS, Check> = {
+  CHANGE_FEED: bool,
+  PAGINATION_CURSOR: bool,
+  PAGINATION_COUNT: oneOf([...COUNT_STRATEGIES]),
+  UPDATE_OPERATORS: updateOperators,
+  PATCH_BY_FILTER: bool,
+  DELETE_BY_FILTER: bool,
+  HEALTH_ENDPOINT: endpointPath,
+  METRICS_ENDPOINT: endpointPath,
+  RATE_LIMIT_STORE: rateLimitStore,
+};
