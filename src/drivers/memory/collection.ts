@@ -3,10 +3,12 @@
 // place (a write stores a new object), so an index can always recompute what an old version
 // contributed. Writes are split into a checking `prepare…` step that throws and an `apply` step
 // that cannot fail, so the driver can journal between the two.
-import { DuplicateKeyError, type Doc, type Filter, type IndexSpec } from "../types.ts";
+import { DuplicateKeyError, type Doc, type Filter, type IndexSpec, type NormalizedIndexSpec, type Sort } from "../types.ts";
 import { DocumentTable, type Stored } from "./document-table.ts";
 import { FieldIndex, normalizeSpec, UniqueIndex } from "./indexes.ts";
+import { pageOfCandidates, pageOfWalk, type KeysetRead } from "./keyset.ts";
 import { isEquality, planFilter } from "./planner.ts";
+import { SortIndex } from "./sort-index.ts";
 import { copyValue, DatePool, valueKey } from "./values.ts";
 
 /** How reads found their documents; cumulative, for tests and diagnostics. */
@@ -24,9 +26,11 @@ const LOOKUP_DIRECTIONS = new Set<unknown>([1, -1, "hashed"]);
 
 export class Collection {
   private docs = new DocumentTable();
-  private specs = new Map<string, Required<IndexSpec>>();
+  private specs = new Map<string, NormalizedIndexSpec>();
   private fields = new Map<string, FieldIndex>();
   private uniques: UniqueIndex[] = [];
+  /** Sort indexes (orderOnly specs) by their sort's JSON. */
+  private sorts = new Map<string, SortIndex>();
   private readonly dates = new DatePool();
 
   constructor(private readonly stats: ScanStats) {
@@ -42,7 +46,7 @@ export class Collection {
     return this.docs.values();
   }
 
-  indexSpecs(): Array<Required<IndexSpec>> {
+  indexSpecs(): Array<NormalizedIndexSpec> {
     return [...this.specs.values()];
   }
 
@@ -55,6 +59,38 @@ export class Collection {
       this.stats.documentsExamined++;
       if (test(stored.doc)) yield stored;
     }
+  }
+
+  /**
+   * A keyset read's page: along the sort index of its order (or of the reverse order, read
+   * backwards), unless the filter's index candidates are fewer than the walk would pass; else
+   * the candidates sorted.
+   */
+  keysetPage(filter: Filter, read: KeysetRead): Stored[] {
+    const found = this.sortIndexFor(read.sort);
+    if (found) {
+      const unfiltered = Object.keys(filter).length === 0;
+      const plan = unfiltered ? null : planFilter(filter, (path) => this.fields.get(path));
+      // The walk passes about size/matches documents per one it keeps.
+      const walked = (read.skip + read.limit) * (this.size / Math.max(1, plan?.size ?? this.size));
+      if (!plan || plan.size * 4 >= walked) {
+        this.stats.indexScans++;
+        const { index, backward } = found;
+        // Without a filter or a position, the skipped documents need not be looked at.
+        if (unfiltered && !read.after && read.skip > 0) return pageOfWalk(index.skipping(read.skip, backward), { ...read, skip: 0 }, this.stats);
+        return pageOfWalk(index.walk(read.after, backward), read, this.stats);
+      }
+    }
+    return pageOfCandidates(this.candidates(filter, false), read, this.stats);
+  }
+
+  /** The sort index of an order, or of its reverse where reading it backwards gives the same order. */
+  private sortIndexFor(sort: Sort): { index: SortIndex; backward: boolean } | null {
+    if (this.sorts.size === 0) return null;
+    const index = this.sorts.get(JSON.stringify(sort));
+    if (index) return { index, backward: false };
+    const reverse = this.sorts.get(JSON.stringify(sort.map(([path, direction]) => [path, -direction])));
+    return reverse?.reversible ? { index: reverse, backward: true } : null;
   }
 
   /** The document with this `_id`, if it passes `test`. */
@@ -139,6 +175,7 @@ export class Collection {
         this.docs.add(id, doc);
         for (const index of this.fields.values()) index.add(id, doc);
         for (const unique of this.uniques) unique.add(id, doc);
+        if (this.sorts.size > 0) for (const sorted of this.sorts.values()) sorted.add(this.docs.get(id)!);
       }
     };
   }
@@ -152,7 +189,10 @@ export class Collection {
       const previous = stored.doc;
       for (const index of this.fields.values()) index.replace(id, previous, next);
       for (const unique of this.uniques) unique.replace(id, previous, next);
+      const sorts = this.sorts.size > 0 ? [...this.sorts.values()] : null;
+      if (sorts) for (const sorted of sorts) sorted.remove(stored, previous);
       stored.doc = next;
+      if (sorts) for (const sorted of sorts) sorted.add(stored);
     };
   }
 
@@ -166,11 +206,13 @@ export class Collection {
     if (!this.docs.delete(id)) return;
     for (const index of this.fields.values()) index.remove(id, stored.doc);
     for (const unique of this.uniques) unique.remove(id, stored.doc);
+    if (this.sorts.size > 0) for (const sorted of this.sorts.values()) sorted.remove(stored);
   }
 
   clear(): void {
     this.docs = new DocumentTable();
     this.fields = new Map();
+    this.sorts = new Map();
     this.install(this.specs, this.uniques.map((unique) => new UniqueIndex(unique.spec, this.docs)));
   }
 
@@ -179,9 +221,9 @@ export class Collection {
    * old one, as Eve does when an index definition changes. Building a unique index over
    * documents that break it throws, leaving every index as it was.
    */
-  prepareIndexes(specs: IndexSpec[]): { changed: Array<Required<IndexSpec>>; apply: () => void } {
+  prepareIndexes(specs: IndexSpec[]): { changed: Array<NormalizedIndexSpec>; apply: () => void } {
     const next = new Map(this.specs);
-    const changed: Array<Required<IndexSpec>> = [];
+    const changed: Array<NormalizedIndexSpec> = [];
     for (const spec of specs.map(normalizeSpec)) {
       const existing = next.get(spec.name);
       if (existing && JSON.stringify(existing) === JSON.stringify(spec)) continue;
@@ -195,17 +237,34 @@ export class Collection {
     return { changed, apply: () => this.install(next, uniques) };
   }
 
-  private install(specs: Map<string, Required<IndexSpec>>, uniques: UniqueIndex[]): void {
+  private install(specs: Map<string, NormalizedIndexSpec>, uniques: UniqueIndex[]): void {
     const paths = new Set(["_id"]);
     for (const spec of specs.values()) {
+      if (spec.orderOnly) continue;
       const [path, direction] = spec.keys[0] ?? [];
       if (path !== undefined && LOOKUP_DIRECTIONS.has(direction)) paths.add(path);
     }
     const fields = new Map<string, FieldIndex>();
     for (const path of paths) fields.set(path, this.fields.get(path) ?? new FieldIndex(path, this.docs, path === "_id"));
     for (const unique of uniques) unique.share(fields.get(unique.spec.keys[0]![0]));
+    const sorts = new Map<string, SortIndex>();
+    for (const spec of specs.values()) {
+      const sort = orderOf(spec);
+      if (!sort) continue;
+      const key = JSON.stringify(sort);
+      sorts.set(key, this.sorts.get(key) ?? new SortIndex(sort, this.docs));
+    }
     this.specs = specs;
     this.fields = fields;
     this.uniques = uniques;
+    this.sorts = sorts;
   }
+}
+
+/** The order an orderOnly spec keeps: its keys, every one ascending or descending, `_id` last. */
+function orderOf(spec: NormalizedIndexSpec): Sort | null {
+  if (!spec.orderOnly) return null;
+  const keys = spec.keys;
+  if (keys.length === 0 || keys[keys.length - 1]![0] !== "_id" || !keys.every(([, direction]) => direction === 1 || direction === -1)) return null;
+  return keys as Sort;
 }

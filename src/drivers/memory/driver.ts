@@ -24,6 +24,7 @@ import type { Compactor, CompactionPolicy } from "./compaction.ts";
 import { Databases } from "./databases.ts";
 import type { Stored } from "./document-table.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
+import { pageOfCandidates } from "./keyset.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
 import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
 import { copyDocument, copyValue, shallowCopy, valueKey } from "./values.ts";
@@ -80,7 +81,11 @@ export class MemoryDriver implements Driver {
       let page: Doc[] = [];
       // As in MongoDB, a $near orders the results nearest first unless a sort is given.
       const near = query.sort?.length || opened.id !== undefined ? null : nearDistance(query.filter);
-      if (query.sort?.length) {
+      if (query.after !== undefined && query.sort?.length) {
+        const read = { sort: query.sort, after: query.after, skip, limit, test: opened.test };
+        const found = opened.id !== undefined ? pageOfCandidates(this.matching(opened, query.filter, false), read, this.stats) : collection.keysetPage(query.filter, read);
+        page = found.map((stored) => stored.doc);
+      } else if (query.sort?.length) {
         const matches = Array.from(this.matching(opened, query.filter, true), (stored) => stored.doc);
         const sorted = cursor(matches).sort(Object.fromEntries(query.sort)).skip(skip);
         page = (limit === Infinity ? sorted : sorted.limit(limit)).all();
@@ -111,6 +116,11 @@ export class MemoryDriver implements Driver {
       for (const _ of this.matching(opened, filter, false)) count++;
       return count;
     });
+  }
+
+  async estimatedCount(target: Target): Promise<number> {
+    this.assertUsable();
+    return this.collection(target)?.size ?? 0;
   }
 
   async insertMany(target: Target, docs: Doc[]): Promise<void> {

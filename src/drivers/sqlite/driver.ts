@@ -7,7 +7,7 @@
 // that was matched (`WHERE id = ? AND doc = ?`), which makes check-and-write atomic even
 // between processes sharing the file or isolates sharing a D1 database.
 import { ObjectId } from "bson";
-import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type Target, type Update } from "../types.ts";
+import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type NormalizedIndexSpec, type Target, type Update } from "../types.ts";
 import { applyUpdate, compileFilter, cursor, loadFor, nearDistance, project, runPipeline, withMingo } from "../memory/mingo.ts";
 import { copyValue, valuesAtPath } from "../memory/values.ts";
 import { decodeDocument, encodeDocument, encodeValue, idKey } from "./codec.ts";
@@ -16,6 +16,8 @@ import { failedIndex, identifier, INDEX_TABLE, indexStatements, keyValueOf, norm
 import { sqliteMedia, MEDIA_SCHEMA } from "./media.ts";
 import { SqlError, unavailable, type Row, type SqlPort, type SqlValue, type Statement } from "./port.ts";
 import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
+import { keysetColumns, keysetPage } from "./keyset.ts";
+import { sortedPage } from "../sort-order.ts";
 
 const WRITING_STAGES = new Set(["$out", "$merge"]);
 /** Attempts of a conditional write whose row another writer changed in between. */
@@ -85,7 +87,15 @@ export class SqliteDriver implements Driver {
     let docs: Doc[];
     const order = translateSort(query.sort);
     const where = translateFilter(query.filter, await this.hint(target));
-    if (where.exact && order !== null && !near) {
+    const columns = query.after !== undefined && query.sort?.length ? keysetColumns(query.sort) : null;
+    if (columns) {
+      const select = { table: this.table(target), where, test, columns, after: query.after ?? null, skip: Math.max(0, query.skip ?? 0), limit: query.limit ?? 0 };
+      docs = await keysetPage((statement) => this.read(target, statement), select);
+    } else if (query.after !== undefined && query.sort?.length) {
+      // A sort on a field SQL cannot name: MongoDB's order, in JavaScript.
+      const matches = (await this.select(target, query.filter, test, {})).map((m) => m.doc);
+      docs = sortedPage(matches, (doc) => doc, query.sort, query.after ?? null, query.skip ?? 0, query.limit ?? 0);
+    } else if (where.exact && order !== null && !near) {
       docs = (await this.select(target, query.filter, test, { order, skip: query.skip, limit: query.limit })).map((m) => m.doc);
     } else {
       const matches = (await this.select(target, query.filter, test, {})).map((m) => m.doc);
@@ -111,6 +121,11 @@ export class SqliteDriver implements Driver {
       return Number(rows[0]?.n ?? 0);
     }
     return (await this.select(target, filter, test, {})).length;
+  }
+
+  /** The count the triggers keep (counts.ts), which is exact. */
+  estimatedCount(target: Target): Promise<number> {
+    return this.count(target, {});
   }
 
   async insertMany(target: Target, docs: Doc[]): Promise<void> {
@@ -235,7 +250,7 @@ export class SqliteDriver implements Driver {
     if (!hint) {
       hint = this.specs(table).then((specs) => ({
         table: identifier(table),
-        indexed: new Set([...specs.values()].flatMap((spec) => (spec.keys[0] && spec.keys[0][1] !== "2dsphere" && spec.keys[0][1] !== "2d" && spec.keys[0][1] !== "text" ? [spec.keys[0][0]] : []))),
+        indexed: new Set([...specs.values()].flatMap((spec) => (!spec.orderOnly && spec.keys[0] && spec.keys[0][1] !== "2dsphere" && spec.keys[0][1] !== "2d" && spec.keys[0][1] !== "text" ? [spec.keys[0][0]] : []))),
       }));
       hint.catch(() => this.hints.delete(table));
       this.hints.set(table, hint);
@@ -243,9 +258,9 @@ export class SqliteDriver implements Driver {
     return hint;
   }
 
-  private async specs(table: string): Promise<Map<string, Required<IndexSpec>>> {
+  private async specs(table: string): Promise<Map<string, NormalizedIndexSpec>> {
     const rows = (await guarded(() => this.port.all({ sql: `SELECT name, spec FROM ${INDEX_TABLE} WHERE tbl = ?`, params: [table] }))) ?? [];
-    return new Map(rows.map((row) => [String(row.name), JSON.parse(String(row.spec)) as Required<IndexSpec>]));
+    return new Map(rows.map((row) => [String(row.name), JSON.parse(String(row.spec)) as NormalizedIndexSpec]));
   }
 
   /** The operators a filter names loaded, the driver usable, the filter compiled (and checked, as mingo checks it). */
