@@ -7,6 +7,7 @@ import type { Doc, Driver, Filter, FindQuery, IndexSpec, MediaStore, Projection,
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DriverPool } from "./pool.ts";
 import { authFieldFilter } from "../auth/access.ts";
+import { keysetSort } from "../query/keyset.ts";
 
 export interface FindOptions {
   filter?: Filter;
@@ -18,6 +19,13 @@ export interface FindOptions {
   showDeleted?: boolean;
   /** Skip the count (OPTIMIZE_PAGINATION_FOR_SPEED). */
   count?: boolean;
+  /**
+   * The count may come from the store's statistics (`estimated`, docs/contracts.md §5): only
+   * where the scoped filter is empty, so a restricted read never learns the collection's size.
+   */
+  estimate?: boolean;
+  /** A keyset read from this position (FindQuery.after). */
+  after?: Doc | null;
   /** Look past the datasource filter and user-restricted access (Eve's `unique` checks the whole collection). */
   wholeCollection?: boolean;
   /** The documents are only read below their top level (FindQuery.shared). */
@@ -53,6 +61,7 @@ function findQuery(filter: Filter, options: FindOptions): FindQuery {
   if (options.skip) query.skip = options.skip;
   if (options.limit) query.limit = options.limit;
   if (options.shared) query.shared = true;
+  if (options.after !== undefined) query.after = options.after;
   return query;
 }
 
@@ -111,12 +120,17 @@ export class DataLayer {
     return combineFilters(...parts);
   }
 
-  async find(ctx: CallScope | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null }> {
+  /** The documents, and their count unless `count` is false; `estimated` when the count came from statistics. */
+  async find(ctx: CallScope | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null; estimated?: boolean }> {
     const binding = this.bind(ctx, resource);
     const { driver, target } = binding instanceof Promise ? await binding : binding;
     const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter, wholeCollection: options.wholeCollection });
     const query = findQuery(filter, options);
     if (options.count === false) return { documents: await driver.find(target, query), total: null };
+    if (options.estimate && Object.keys(filter).length === 0) {
+      const [documents, total] = await Promise.all([driver.find(target, query), driver.estimatedCount(target)]);
+      return { documents, total, estimated: true };
+    }
     const [documents, total] = await Promise.all([driver.find(target, query), driver.count(target, filter)]);
     return { documents, total };
   }
@@ -228,5 +242,25 @@ export function indexSpecs(resource: Resource): IndexSpec[] {
       : (definition as { key: Array<[string, 1 | -1]>; options?: Record<string, unknown> });
     specs.push({ keys: key, name, unique: options?.unique === true, sparse: options?.sparse === true });
   }
-  return specs;
+  return [...specs, ...orderSpecs(resource)];
+}
+
+/**
+ * The orders cursor pages are read in most (docs/paging.md): the default_sort's, and that of
+ * each mongo_indexes entry whose keys all sort, each with `_id` last as a cursor read orders.
+ */
+function orderSpecs(resource: Resource): IndexSpec[] {
+  if (!resource.pagination_cursor || !resource.pagination || resource.datasource.aggregation) return [];
+  const orders: Array<[string, Sort]> = [["default_sort", keysetSort(resource.datasource.default_sort)]];
+  for (const [name, definition] of Object.entries(resource.mongo_indexes)) {
+    const key = (Array.isArray(definition) ? definition : (definition as { key: unknown }).key) as Array<[string, unknown]>;
+    if (key.every(([, direction]) => direction === 1 || direction === -1)) orders.push([name, keysetSort(key as Sort)]);
+  }
+  const seen = new Set<string>();
+  return orders.flatMap(([name, keys]) => {
+    const text = JSON.stringify(keys);
+    if (keys.length === 1 || seen.has(text)) return [];
+    seen.add(text);
+    return [{ keys, name: `${name}_order`, orderOnly: true }];
+  });
 }

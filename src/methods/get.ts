@@ -2,15 +2,14 @@
 import type { RequestContext } from "../context.ts";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
-import type { Doc, Filter, Sort } from "../drivers/types.ts";
+import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { combineFilters } from "../data/layer.ts";
 import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
 import { homeLink, paginationLinks, resourceLink } from "../render/hateoas.ts";
-import { parseWhere } from "../query/where.ts";
-import { parseSort } from "../query/sort.ts";
 import { resolveProjection } from "../query/projection.ts";
-import { pageMeta, parsePaging, type Paging } from "../query/paging.ts";
+import { pageMeta } from "../query/paging.ts";
+import { parseReadQuery } from "../query/read-query.ts";
 import { etagMatches } from "../render/etag.ts";
 import { parseHttpDate } from "../render/http-date.ts";
 import { isSoftDeleted, softDeletedBody } from "../read/soft-delete.ts";
@@ -18,67 +17,24 @@ import { itemEtag, requestedVersion, storedVersion, versionLinks } from "../read
 import { versionListing } from "../endpoints/versions.ts";
 import { getAggregation } from "../endpoints/aggregation.ts";
 import { buildResponseDocument, lastUpdated } from "../read/document.ts";
+import { onlyRendered, renderPage } from "../read/page.ts";
+import { getPaged, pagedResource } from "./get-paged.ts";
 import type { Reply } from "../render/reply.ts";
-import type { Config, Resource } from "../settings/normalize.ts";
 
-/** The parsed query of a collection read. */
-export interface ReadQuery {
-  filter: Filter;
-  paging: Paging;
-  skip: number;
-  limit: number;
-}
-
-type ParsedQuery = ReadQuery & { sort: Sort | null };
-
-/**
- * A promise only for a `where` or a `sort` that may be in Python's syntax, whose parsers are
- * imported on first use (src/query/where.ts, src/query/sort.ts). The where's 400 still comes
- * before the sort's, and the sort's before the paging's.
- */
-export function parseReadQuery(config: Config, ctx: CallScope): ParsedQuery | Promise<ParsedQuery> {
-  const rawWhere = ctx.args.get(config.QUERY_WHERE);
-  const filter = rawWhere ? parseWhere(rawWhere, ctx.resource!, config) : {};
-  return filter instanceof Promise ? filter.then((parsed) => withSort(config, ctx, parsed)) : withSort(config, ctx, filter);
-}
-
-function withSort(config: Config, ctx: CallScope, filter: Filter): ParsedQuery | Promise<ParsedQuery> {
-  const rawSort = ctx.args.get(config.QUERY_SORT);
-  const sort = rawSort !== null ? parseSort(rawSort, ctx.resource!) : null;
-  return sort instanceof Promise ? sort.then((parsed) => readQuery(config, ctx, filter, parsed)) : readQuery(config, ctx, filter, sort);
-}
-
-function readQuery(config: Config, ctx: CallScope, filter: Filter, clientSort: Sort | null): ParsedQuery {
-  const resource = ctx.resource!;
-  // No client sort (absent, empty, `[]`, sorting off) falls back to the resource's default.
-  const sort = clientSort ?? (resource.sorting ? resource.datasource.default_sort : null);
-  const paging = parsePaging(ctx.args, resource, config);
-  return {
-    filter,
-    sort,
-    paging,
-    skip: resource.pagination ? (paging.page - 1) * paging.maxResults : 0,
-    limit: paging.maxResults,
-  };
-}
-
-/**
- * Whether a read's documents may share the store's values below their top level
- * (FindQuery.shared): they only become the response's body, and nothing changes them on the
- * way there — no hook or feature is handed them and nothing is embedded in them. The memory
- * store then gives out its values instead of deep copies of them.
- */
-function onlyRendered(services: Services, ctx: CallScope, resource: Resource, fetchedEvent: string, embedded: string[]): boolean {
-  return ctx.rendered && embedded.length === 0 && !services.hooks.hasForResource(fetchedEvent, resource.name) && !services.features.has("beforeRespond", resource);
+/** The HTTP method: the core, given the request's `Prefer` where the resource's paging reads it (a count strategy). */
+export function getCollection(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
+  return getInternal(services, ctx, lookup, pagedResource(ctx.resource!) ? ctx.request.headers.get("prefer") : null);
 }
 
 /**
  * Eve's get_internal: a page of the collection, `lookup` ANDed with the `where` of the call's
- * args. It reads nothing else of a request, so it is the HTTP method as it stands.
+ * args; with cursors or count strategies on, methods/get-paged.ts reads it. `prefer`: a
+ * request's Prefer header, which may choose a count strategy.
  */
-export async function getInternal(services: Services, ctx: CallScope, lookup: Filter): Promise<Reply> {
+export async function getInternal(services: Services, ctx: CallScope, lookup: Filter, prefer: string | null = null): Promise<Reply> {
   const resource = ctx.resource!;
   if (resource.datasource.aggregation) return getAggregation(services, ctx);
+  if (pagedResource(resource)) return getPaged(services, ctx, lookup, prefer);
   const config = services.config;
   const parsing = parseReadQuery(config, ctx);
   const query = parsing instanceof Promise ? await parsing : parsing;
@@ -97,26 +53,13 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
     shared,
   });
 
-  let lastModified: Date | undefined;
-  const items: Doc[] = [];
-  for (const stored of documents) {
-    const building = buildResponseDocument(services, ctx, stored, resource);
-    const document = building instanceof Promise ? await building : building;
-    const updated = lastUpdated(config, document);
-    if (updated.getTime() > 0 && (!lastModified || updated > lastModified)) lastModified = updated;
-    items.push(document);
-  }
-  const embedding = embedDocuments(services, ctx, resource, items, embedded);
-  if (embedding) await embedding;
-
-  const response: Doc = { [config.ITEMS]: items };
-  if (resource.hateoas) response[config.LINKS] = paginationLinks(config, ctx, query.paging, total);
-  if (resource.pagination) response[config.META] = pageMeta(config, query.paging, total);
-  const onFetchedResource = services.hooks.emitForResource("on_fetched_resource", resource.name, response);
-  if (onFetchedResource) await onFetchedResource;
   const headers: Record<string, string> = {};
   if (total !== null) headers["X-Total-Count"] = String(total);
-  return { status: 200, body: response, lastModified, headers };
+  return renderPage(services, ctx, resource, documents, embedded, {
+    links: resource.hateoas ? paginationLinks(config, ctx, query.paging, total) : undefined,
+    meta: resource.pagination ? pageMeta(config, query.paging, total) : undefined,
+    headers,
+  });
 }
 
 /** The cache validators a client sent (If-Modified-Since, If-None-Match); none from server code. */

@@ -55,7 +55,8 @@ export interface Resource {
   /** Beyond Eve (docs/decisions.md §9, docs/contracts.md); all off by default. */
   change_feed: boolean;
   pagination_cursor: boolean;
-  pagination_count: CountStrategy;
+  /** Null: Eve's count, no choice per request (docs/paging.md). */
+  pagination_count: CountStrategy | null;
   update_operators: UpdateOperatorName[];
   patch_by_filter: boolean;
   delete_by_filter: boolean;

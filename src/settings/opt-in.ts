@@ -2,9 +2,12 @@
 // defaults (every one off, so an Eve settings file behaves as on Eve) and their start-up checks.
 // One home for them, so types.ts, defaults.ts and validate.ts stay Eve's lists. How the features
 // meet each other is docs/contracts.md.
-import { bool, nullable, oneOf, type Check } from "./checks.ts";
+import { bool, isObject, name, nullable, oneOf, type Check } from "./checks.ts";
 
-/** `PAGINATION_COUNT` / `pagination_count`: how a page's total is found (docs/contracts.md). */
+/**
+ * `PAGINATION_COUNT` / `pagination_count`: how a page's total is found (docs/paging.md,
+ * docs/contracts.md §5). Unset (null), a resource counts as Eve does and offers no choice.
+ */
 export type CountStrategy = "exact" | "estimated" | "none";
 
 export const COUNT_STRATEGIES: readonly CountStrategy[] = ["exact", "estimated", "none"];
@@ -20,7 +23,8 @@ export interface OptInResourceSettings {
   change_feed?: boolean;
   /** Keyset paging: `_links.next` carries an opaque cursor instead of a page number. */
   pagination_cursor?: boolean;
-  pagination_count?: CountStrategy;
+  /** Set (to any strategy): the default count, which a client may change per request. */
+  pagination_count?: CountStrategy | null;
   /** Update operators a PATCH may use on this resource; none by default. */
   update_operators?: UpdateOperatorName[];
   /** PATCH on the collection URL with `where`. */
@@ -32,7 +36,17 @@ export interface OptInResourceSettings {
 export interface OptInSettings {
   CHANGE_FEED?: boolean;
   PAGINATION_CURSOR?: boolean;
-  PAGINATION_COUNT?: CountStrategy;
+  PAGINATION_COUNT?: CountStrategy | null;
+  /**
+   * The key that seals cursors (docs/paging.md): instances given the same one accept each
+   * other's cursors. A list rotates keys: the first seals, every one opens. Null: cursors are
+   * sealed with a key everest derives, which detects damage but not forgery.
+   */
+  PAGINATION_CURSOR_SECRET?: string | string[] | null;
+  /** The query parameter that carries a cursor. */
+  PAGINATION_CURSOR_PARAM?: string;
+  /** The query parameter that chooses a count strategy (also `Prefer: count=…`). */
+  PAGINATION_COUNT_PARAM?: string;
   UPDATE_OPERATORS?: UpdateOperatorName[];
   PATCH_BY_FILTER?: boolean;
   DELETE_BY_FILTER?: boolean;
@@ -47,7 +61,10 @@ export interface OptInSettings {
 export const OPT_IN_DEFAULTS = {
   CHANGE_FEED: false,
   PAGINATION_CURSOR: false,
-  PAGINATION_COUNT: "exact" as CountStrategy,
+  PAGINATION_COUNT: null as CountStrategy | null,
+  PAGINATION_CURSOR_SECRET: null as string | string[] | null,
+  PAGINATION_CURSOR_PARAM: "cursor",
+  PAGINATION_COUNT_PARAM: "count",
   UPDATE_OPERATORS: [] as UpdateOperatorName[],
   PATCH_BY_FILTER: false,
   DELETE_BY_FILTER: false,
@@ -71,6 +88,15 @@ const updateOperators: Check = (v) => {
   return bad === undefined ? null : `has unsupported operator ${JSON.stringify(bad)} (supported: ${UPDATE_OPERATOR_NAMES.join(", ")})`;
 };
 
+/** Shorter keys are guessable; 16 characters of a random string are 96 bits or more. */
+const MIN_SECRET = 16;
+const secret: Check = nullable((v) => {
+  const keys = Array.isArray(v) ? v : [v];
+  return keys.length > 0 && keys.every((key) => typeof key === "string" && key.length >= MIN_SECRET)
+    ? null
+    : `must be null, a secret of at least ${MIN_SECRET} characters, or a list of them (the first seals new cursors)`;
+});
+
 const rateLimitStore: Check = (v) =>
   v === "memory" || v === "database" || (typeof v === "string" && /^rediss?:\/\/./.test(v))
     ? null
@@ -79,7 +105,10 @@ const rateLimitStore: Check = (v) =>
 export const OPT_IN_CHECKS: Record<keyof typeof OPT_IN_DEFAULTS, Check> = {
   CHANGE_FEED: bool,
   PAGINATION_CURSOR: bool,
-  PAGINATION_COUNT: oneOf([...COUNT_STRATEGIES]),
+  PAGINATION_COUNT: nullable(oneOf([...COUNT_STRATEGIES])),
+  PAGINATION_CURSOR_SECRET: secret,
+  PAGINATION_CURSOR_PARAM: name,
+  PAGINATION_COUNT_PARAM: name,
   UPDATE_OPERATORS: updateOperators,
   PATCH_BY_FILTER: bool,
   DELETE_BY_FILTER: bool,
@@ -87,3 +116,44 @@ export const OPT_IN_CHECKS: Record<keyof typeof OPT_IN_DEFAULTS, Check> = {
   METRICS_ENDPOINT: endpointPath,
   RATE_LIMIT_STORE: rateLimitStore,
 };
+
+/** Field definitions along a dotted path of a schema (a dict's `schema`, a list's items' `schema`). */
+function definitionsAlong(schema: unknown, path: string): Array<Record<string, unknown>> {
+  const found: Array<Record<string, unknown>> = [];
+  let fields: unknown = schema;
+  for (const segment of path.split(".")) {
+    const definition = isObject(fields) ? fields[segment] : undefined;
+    if (!isObject(definition)) break;
+    found.push(definition);
+    let inner = definition.schema;
+    // A list's `schema` is its items' rules; a list of dicts has the fields one level down.
+    if (isObject(inner) && typeof inner.type === "string" && isObject(inner.schema)) inner = inner.schema;
+    fields = inner;
+  }
+  return found;
+}
+
+/**
+ * Start-up checks of paging that depend on several settings of a resource: `def` its raw
+ * definition, `globals` the global settings with their defaults.
+ * - OPTIMIZE_PAGINATION_FOR_SPEED is Eve's "no count": a count strategy that counts contradicts it.
+ * - A cursor carries the default_sort's values: where a field of it has read rules, only a
+ *   secret key keeps them from the callers who may not read them (a derived key can be forged,
+ *   and a forged position probes the field's values).
+ */
+export function pagingProblems(at: string, def: Record<string, unknown>, globals: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  const own = <T>(key: string, global: string): T => (def[key] !== undefined ? def[key] : globals[global]) as T;
+  const count = own<CountStrategy | null>("pagination_count", "PAGINATION_COUNT");
+  if (own<boolean>("optimize_pagination_for_speed", "OPTIMIZE_PAGINATION_FOR_SPEED") && (count === "exact" || count === "estimated")) {
+    problems.push(`${at} optimize_pagination_for_speed makes no count, which contradicts pagination_count '${count}' (use 'none', or drop one of them)`);
+  }
+  const datasource = isObject(def.datasource) ? def.datasource : {};
+  const defaultSort = datasource.default_sort ?? def.default_sort;
+  if (own<boolean>("pagination_cursor", "PAGINATION_CURSOR") && globals.PAGINATION_CURSOR_SECRET == null && defaultSort != null) {
+    const fields = typeof defaultSort === "string" ? defaultSort.split(",").map((f) => f.trim().replace(/^-/, "")) : Array.isArray(defaultSort) ? defaultSort.map((pair) => String((pair as unknown[])[0])) : [];
+    const ruled = fields.filter((field) => definitionsAlong(def.schema, field).some((rules) => rules.allowed_read_roles !== undefined));
+    if (ruled.length > 0) problems.push(`${at} cursors carry the default_sort's values, and ${ruled.map((f) => `'${f}'`).join(", ")} has read rules: set PAGINATION_CURSOR_SECRET so that they stay sealed`);
+  }
+  return problems;
+}
