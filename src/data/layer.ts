@@ -7,7 +7,6 @@ import type { Doc, Driver, Filter, FindQuery, IndexSpec, MediaStore, Projection,
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DriverPool } from "./pool.ts";
 import { authFieldFilter } from "../auth/access.ts";
-import { keysetSort } from "../query/keyset.ts";
 
 export interface FindOptions {
   filter?: Filter;
@@ -127,12 +126,9 @@ export class DataLayer {
     const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter, wholeCollection: options.wholeCollection });
     const query = findQuery(filter, options);
     if (options.count === false) return { documents: await driver.find(target, query), total: null };
-    if (options.estimate && Object.keys(filter).length === 0) {
-      const [documents, total] = await Promise.all([driver.find(target, query), driver.estimatedCount(target)]);
-      return { documents, total, estimated: true };
-    }
-    const [documents, total] = await Promise.all([driver.find(target, query), driver.count(target, filter)]);
-    return { documents, total };
+    const estimated = options.estimate === true && Object.keys(filter).length === 0;
+    const [documents, total] = await Promise.all([driver.find(target, query), estimated ? driver.estimatedCount(target) : driver.count(target, filter)]);
+    return estimated ? { documents, total, estimated } : { documents, total };
   }
 
   async findOne(ctx: CallScope | null, resource: Resource, lookup: Filter, options: Pick<FindOptions, "showDeleted" | "projection" | "wholeCollection" | "shared"> = {}): Promise<Doc | null> {
@@ -206,7 +202,10 @@ export class DataLayer {
     let pending = this.indexed.get(key);
     if (!pending) {
       const specs = indexSpecs(resource);
-      pending = specs.length ? driver.createIndexes(target, specs) : Promise.resolve();
+      // A cursor resource's orders come from a module of their own, imported only for it.
+      pending = resource.pagination_cursor
+        ? import("../query/keyset.ts").then(({ orderSpecs }) => driver.createIndexes(target, [...specs, ...orderSpecs(resource)]))
+        : specs.length ? driver.createIndexes(target, specs) : Promise.resolve();
       // A failed creation (e.g. existing duplicates) must not wedge the resource: retry next time.
       pending.catch(() => this.indexed.delete(key));
       this.indexed.set(key, pending);
@@ -242,25 +241,5 @@ export function indexSpecs(resource: Resource): IndexSpec[] {
       : (definition as { key: Array<[string, 1 | -1]>; options?: Record<string, unknown> });
     specs.push({ keys: key, name, unique: options?.unique === true, sparse: options?.sparse === true });
   }
-  return [...specs, ...orderSpecs(resource)];
-}
-
-/**
- * The orders cursor pages are read in most (docs/paging.md): the default_sort's, and that of
- * each mongo_indexes entry whose keys all sort, each with `_id` last as a cursor read orders.
- */
-function orderSpecs(resource: Resource): IndexSpec[] {
-  if (!resource.pagination_cursor || !resource.pagination || resource.datasource.aggregation) return [];
-  const orders: Array<[string, Sort]> = [["default_sort", keysetSort(resource.datasource.default_sort)]];
-  for (const [name, definition] of Object.entries(resource.mongo_indexes)) {
-    const key = (Array.isArray(definition) ? definition : (definition as { key: unknown }).key) as Array<[string, unknown]>;
-    if (key.every(([, direction]) => direction === 1 || direction === -1)) orders.push([name, keysetSort(key as Sort)]);
-  }
-  const seen = new Set<string>();
-  return orders.flatMap(([name, keys]) => {
-    const text = JSON.stringify(keys);
-    if (keys.length === 1 || seen.has(text)) return [];
-    seen.add(text);
-    return [{ keys, name: `${name}_order`, orderOnly: true }];
-  });
+  return specs;
 }

@@ -1,5 +1,7 @@
 // A collection page where cursors (pagination_cursor) or count strategies (pagination_count)
-// are on (docs/paging.md); every other page is Eve's (methods/get.ts), unchanged.
+// are on (docs/paging.md); every other page is Eve's (methods/get.ts, which parses the query,
+// builds the documents and imports this module on a paged resource's first read). It imports
+// nothing get.ts does, so a Worker without these features carries none of it.
 // - Count strategies: exact (a count of the scoped filter), estimated (the store's statistics,
 //   where the scoped filter is empty; otherwise it counts), none. `_meta.count` says which the
 //   client got; X-Total-Count is sent for an exact total only (X-Total-Count-Estimate for an
@@ -11,28 +13,48 @@
 //   `prev` carry cursors sealed for this resource, sort and where (query/cursor.ts).
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
-import type { Doc, Filter } from "../drivers/types.ts";
+import type { Doc, Filter, Projection } from "../drivers/types.ts";
+import type { FindOptions } from "../data/layer.ts";
 import { HttpError } from "../errors.ts";
-import { combineFilters, type FindOptions } from "../data/layer.ts";
-import { resolveEmbeddedFields } from "../read/embedding.ts";
-import { onlyRendered, renderPage } from "../read/page.ts";
-import { placeLinks } from "../render/hateoas.ts";
-import type { Reply } from "../render/reply.ts";
-import { countChoice, type CountChoice } from "../query/count.ts";
+import { countChoice } from "../query/count.ts";
 import { openCursor, sealCursor, cursorFingerprint, type CursorDirection } from "../query/cursor.ts";
 import { keysetSort, reverseSort, withSortFields } from "../query/keyset.ts";
-import type { Place, Places } from "../query/links.ts";
-import { resolveProjection } from "../query/projection.ts";
-import { parseReadQuery, type ParsedQuery } from "../query/read-query.ts";
+import type { PaginationQueries } from "../query/links.ts";
+import type { ParsedQuery } from "../query/read-query.ts";
 import { sortFields } from "../drivers/sort-order.ts";
 import type { Resource } from "../settings/normalize.ts";
 
-/** Whether a resource's pages are read here: decided by its settings alone. */
-export function pagedResource(resource: Resource): boolean {
-  return resource.pagination && (resource.pagination_cursor || resource.pagination_count !== null);
+/** What get.ts has made of the request. */
+export interface PageRequest {
+  query: ParsedQuery;
+  /** The URL's lookup and the where. */
+  filter: Filter;
+  projection: Projection | null;
+  showDeleted: boolean;
+  shared: boolean;
+  /** The query string of a link to a page, by its number or its cursor (query/links.ts querydef). */
+  href: (maxResults: number, page: number, cursor?: string) => string;
 }
 
-/** What a read gives the page's envelope. */
+/** Where a link leads: a page number or a cursor. */
+type Place = { page: number; cursor?: string };
+
+interface Places {
+  self: Place;
+  next?: Place;
+  prev?: Place;
+  last?: Place;
+}
+
+/** The page's documents as stored, its links' query strings, its _meta and its headers. */
+export interface Page {
+  documents: Doc[];
+  queries: PaginationQueries;
+  meta: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+/** What a read found. */
 interface Read {
   documents: Doc[];
   total: number | null;
@@ -43,65 +65,37 @@ interface Read {
   maxResults: number;
 }
 
-interface Common {
-  services: Services;
-  ctx: CallScope;
-  resource: Resource;
-  query: ParsedQuery;
-  filter: Filter;
-  count: CountChoice;
-  /** What every find of the page shares. */
-  find: Omit<FindOptions, "filter" | "sort" | "skip" | "limit" | "after">;
-}
+/** What each read passes to the data layer, besides its own filter, order and window. */
+type Common = Omit<FindOptions, "filter" | "sort" | "skip" | "limit" | "after">;
 
-export async function getPaged(services: Services, ctx: CallScope, lookup: Filter, prefer: string | null): Promise<Reply> {
+export async function readPage(services: Services, ctx: CallScope, request: PageRequest, prefer: string | null): Promise<Page> {
   const resource = ctx.resource!;
   const config = services.config;
-  const parsing = parseReadQuery(config, ctx);
-  const query = parsing instanceof Promise ? await parsing : parsing;
   const count = countChoice(config, resource, ctx.args, prefer);
-  const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
-  const embedded = resolveEmbeddedFields(config, ctx, resource);
   const strategy = count.strategy;
-  const common: Common = {
-    services,
-    ctx,
-    resource,
-    query,
-    filter: combineFilters(lookup, query.filter),
-    count,
-    find: {
-      projection,
-      showDeleted: resource.soft_delete && ctx.args.has(config.SHOW_DELETED_PARAM),
-      count: strategy !== "none",
-      estimate: strategy === "estimated",
-      shared: onlyRendered(services, ctx, resource, "on_fetched_resource", embedded),
-    },
-  };
-  const read = resource.pagination_cursor ? await cursorRead(common) : await numberRead(common);
+  const common: Common = { projection: request.projection, showDeleted: request.showDeleted, count: strategy !== "none", estimate: strategy === "estimated", shared: request.shared };
+  const read = resource.pagination_cursor ? await cursorRead(services, ctx, request, common) : await numberRead(services, ctx, request, common, strategy);
 
-  const kind = read.total === null ? "none" : read.estimated ? "estimated" : "exact";
   const meta: Record<string, unknown> = {};
   if (read.page !== null) meta[config.QUERY_PAGE] = read.page;
   meta[config.QUERY_MAX_RESULTS] = read.maxResults;
   if (read.total !== null) meta.total = read.total;
-  meta.count = kind;
+  meta.count = read.total === null ? "none" : read.estimated ? "estimated" : "exact";
   const headers: Record<string, string> = { Vary: "Prefer" };
   if (read.total !== null) headers[read.estimated ? "X-Total-Count-Estimate" : "X-Total-Count"] = String(read.total);
   if (count.preferred) headers["Preference-Applied"] = `count=${strategy}`;
-  return renderPage(services, ctx, resource, read.documents, embedded, {
-    links: resource.hateoas ? placeLinks(config, ctx, read.maxResults, read.places) : undefined,
-    meta,
-    headers,
-  });
+  const to = (place: Place | undefined) => place && request.href(read.maxResults, place.page, place.cursor);
+  const { self, next, prev, last } = read.places;
+  return { documents: read.documents, queries: { self: to(self)!, next: to(next), prev: to(prev), last: to(last) }, meta, headers };
 }
 
 /** Eve's page numbers, counted as the strategy says. */
-async function numberRead({ services, ctx, resource, query, filter, count, find }: Common): Promise<Read> {
+async function numberRead(services: Services, ctx: CallScope, { query, filter }: PageRequest, common: Common, strategy: string): Promise<Read> {
+  const resource = ctx.resource!;
   const { page, maxResults } = query.paging;
-  const alwaysNext = count.strategy === "none" && resource.optimize_pagination_for_speed;
-  const probe = count.strategy !== "exact" && !alwaysNext;
-  const found = await services.data.find(ctx, resource, { ...find, filter, sort: query.sort, skip: query.skip, limit: maxResults + (probe ? 1 : 0) });
+  const alwaysNext = strategy === "none" && resource.optimize_pagination_for_speed;
+  const probe = strategy !== "exact" && !alwaysNext;
+  const found = await services.data.find(ctx, resource, { ...common, filter, sort: query.sort, skip: query.skip, limit: maxResults + (probe ? 1 : 0) });
   let documents = found.documents;
   const total = found.total;
   let more = alwaysNext || (total !== null && !probe && page * maxResults < total);
@@ -109,10 +103,9 @@ async function numberRead({ services, ctx, resource, query, filter, count, find 
     more = true;
     documents = documents.slice(0, maxResults);
   }
-  const exact = total !== null && !found.estimated;
   const places: Places = { self: { page } };
   if (more) places.next = { page: page + 1 };
-  if (more && exact) places.last = { page: Math.max(1, Math.ceil(total / maxResults)) };
+  if (more && total !== null && !found.estimated) places.last = { page: Math.max(1, Math.ceil(total / maxResults)) };
   if (page > 1) places.prev = { page: page - 1 };
   return { documents, total, estimated: found.estimated === true, places, page, maxResults };
 }
@@ -129,7 +122,8 @@ function strictMaxResults(resource: Resource, raw: string | null, name: string):
 }
 
 /** A page by cursor, or by page number on a cursor resource, in the keyset order. */
-async function cursorRead({ services, ctx, resource, query, filter, find }: Common): Promise<Read> {
+async function cursorRead(services: Services, ctx: CallScope, { query, filter }: PageRequest, common: Common): Promise<Read> {
+  const resource = ctx.resource!;
   const config = services.config;
   const args = ctx.args;
   const maxResults = strictMaxResults(resource, args.get(config.QUERY_MAX_RESULTS), config.QUERY_MAX_RESULTS);
@@ -141,9 +135,9 @@ async function cursorRead({ services, ctx, resource, query, filter, find }: Comm
   const cursor = token === null ? null : await openCursor(secret, token, fingerprint);
   const backward = cursor !== null && cursor.direction !== "after";
   const page = query.paging.page;
-  const { projection, restore } = withSortFields(find.projection ?? null, sort);
+  const { projection, restore } = withSortFields(common.projection ?? null, sort);
   const found = await services.data.find(ctx, resource, {
-    ...find,
+    ...common,
     projection,
     filter,
     sort: backward ? reverseSort(sort) : sort,
@@ -158,9 +152,10 @@ async function cursorRead({ services, ctx, resource, query, filter, find }: Comm
   const first = documents[0];
   const last = documents[documents.length - 1];
   const seal = async (direction: CursorDirection, doc?: Doc): Promise<Place> => ({
+    page: 1,
     cursor: await sealCursor(secret, { direction, position: doc ? sortFields(doc, sort) : null }, fingerprint),
   });
-  const places: Places = { self: token === null ? { page } : { cursor: token } };
+  const places: Places = { self: token === null ? { page } : { page: 1, cursor: token } };
   // Forwards, a next page exists when the read found more; backwards, the page the client came from follows.
   if (!backward ? more : cursor!.direction === "before") places.next = last ? await seal("after", last) : { page: 1 };
   if (backward ? more : token !== null || page > 1) places.prev = first ? await seal("before", first) : await seal("end");

@@ -7,6 +7,7 @@ import { HttpError } from "../errors.ts";
 import { combineFilters } from "../data/layer.ts";
 import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
 import { homeLink, paginationLinks, resourceLink } from "../render/hateoas.ts";
+import { linkQuery, querydef } from "../query/links.ts";
 import { resolveProjection } from "../query/projection.ts";
 import { pageMeta } from "../query/paging.ts";
 import { parseReadQuery } from "../query/read-query.ts";
@@ -17,24 +18,32 @@ import { itemEtag, requestedVersion, storedVersion, versionLinks } from "../read
 import { versionListing } from "../endpoints/versions.ts";
 import { getAggregation } from "../endpoints/aggregation.ts";
 import { buildResponseDocument, lastUpdated } from "../read/document.ts";
-import { onlyRendered, renderPage } from "../read/page.ts";
-import { getPaged, pagedResource } from "./get-paged.ts";
 import type { Reply } from "../render/reply.ts";
+import type { Resource } from "../settings/normalize.ts";
+
+/**
+ * Whether a read's documents may share the store's values below their top level
+ * (FindQuery.shared): they only become the response's body, and nothing changes them on the
+ * way there — no hook or feature is handed them and nothing is embedded in them. The memory
+ * store then gives out its values instead of deep copies of them.
+ */
+function onlyRendered(services: Services, ctx: CallScope, resource: Resource, fetchedEvent: string, embedded: string[]): boolean {
+  return ctx.rendered && embedded.length === 0 && !services.hooks.hasForResource(fetchedEvent, resource.name) && !services.features.has("beforeRespond", resource);
+}
 
 /** The HTTP method: the core, given the request's `Prefer` where the resource's paging reads it (a count strategy). */
 export function getCollection(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
-  return getInternal(services, ctx, lookup, pagedResource(ctx.resource!) ? ctx.request.headers.get("prefer") : null);
+  return getInternal(services, ctx, lookup, ctx.resource!.paged ? ctx.request.headers.get("prefer") : null);
 }
 
 /**
  * Eve's get_internal: a page of the collection, `lookup` ANDed with the `where` of the call's
- * args; with cursors or count strategies on, methods/get-paged.ts reads it. `prefer`: a
- * request's Prefer header, which may choose a count strategy.
+ * args. With cursors or count strategies on (docs/paging.md), methods/get-paged.ts reads the
+ * page, imported on first use; `prefer` is then a request's Prefer header.
  */
 export async function getInternal(services: Services, ctx: CallScope, lookup: Filter, prefer: string | null = null): Promise<Reply> {
   const resource = ctx.resource!;
   if (resource.datasource.aggregation) return getAggregation(services, ctx);
-  if (pagedResource(resource)) return getPaged(services, ctx, lookup, prefer);
   const config = services.config;
   const parsing = parseReadQuery(config, ctx);
   const query = parsing instanceof Promise ? await parsing : parsing;
@@ -42,24 +51,53 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   const embedded = resolveEmbeddedFields(config, ctx, resource);
   const showDeleted = resource.soft_delete && ctx.args.has(config.SHOW_DELETED_PARAM);
   const shared = onlyRendered(services, ctx, resource, "on_fetched_resource", embedded);
-  const { documents, total } = await services.data.find(ctx, resource, {
-    filter: combineFilters(lookup, query.filter),
-    sort: query.sort,
-    projection,
-    skip: query.skip,
-    limit: query.limit,
-    showDeleted,
-    count: !resource.optimize_pagination_for_speed,
-    shared,
-  });
+  const filter = combineFilters(lookup, query.filter);
+  let documents: Doc[];
+  let links: unknown;
+  let meta: unknown;
+  let headers: Record<string, string>;
+  if (resource.paged) {
+    // A link's query string: Eve's, with the cursor (if any) in the page number's place.
+    const href = (maxResults: number, page: number, cursor?: string) => querydef(linkQuery(ctx.args, resource, config, maxResults, config.PAGINATION_CURSOR_PARAM), page, config, cursor);
+    const page = await (await import("./get-paged.ts")).readPage(services, ctx, { query, filter, projection, showDeleted, shared, href }, prefer);
+    ({ documents, meta, headers } = page);
+    if (resource.hateoas) links = paginationLinks(config, ctx, query.paging, null, undefined, page.queries);
+  } else {
+    let total: number | null;
+    ({ documents, total } = await services.data.find(ctx, resource, {
+      filter,
+      sort: query.sort,
+      projection,
+      skip: query.skip,
+      limit: query.limit,
+      showDeleted,
+      count: !resource.optimize_pagination_for_speed,
+      shared,
+    }));
+    headers = {};
+    if (total !== null) headers["X-Total-Count"] = String(total);
+    if (resource.hateoas) links = paginationLinks(config, ctx, query.paging, total);
+    if (resource.pagination) meta = pageMeta(config, query.paging, total);
+  }
 
-  const headers: Record<string, string> = {};
-  if (total !== null) headers["X-Total-Count"] = String(total);
-  return renderPage(services, ctx, resource, documents, embedded, {
-    links: resource.hateoas ? paginationLinks(config, ctx, query.paging, total) : undefined,
-    meta: resource.pagination ? pageMeta(config, query.paging, total) : undefined,
-    headers,
-  });
+  let lastModified: Date | undefined;
+  const items: Doc[] = [];
+  for (const stored of documents) {
+    const building = buildResponseDocument(services, ctx, stored, resource);
+    const document = building instanceof Promise ? await building : building;
+    const updated = lastUpdated(config, document);
+    if (updated.getTime() > 0 && (!lastModified || updated > lastModified)) lastModified = updated;
+    items.push(document);
+  }
+  const embedding = embedDocuments(services, ctx, resource, items, embedded);
+  if (embedding) await embedding;
+
+  const response: Doc = { [config.ITEMS]: items };
+  if (links) response[config.LINKS] = links;
+  if (meta) response[config.META] = meta;
+  const onFetchedResource = services.hooks.emitForResource("on_fetched_resource", resource.name, response);
+  if (onFetchedResource) await onFetchedResource;
+  return { status: 200, body: response, lastModified, headers };
 }
 
 /** The cache validators a client sent (If-Modified-Since, If-None-Match); none from server code. */

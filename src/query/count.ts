@@ -3,8 +3,16 @@
 // pagination_count, or Eve's: none under OPTIMIZE_PAGINATION_FOR_SPEED, exact otherwise. An
 // unknown strategy is a 400 in either place, rather than a count the client did not ask for.
 import { HttpError } from "../errors.ts";
-import { COUNT_STRATEGIES, type CountStrategy } from "../settings/opt-in.ts";
+import type { CountStrategy } from "../settings/opt-in.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
+
+/**
+ * The strategies, checked against CountStrategy by the compiler. Not settings/opt-in.ts's list:
+ * that module is in every bundle, and an import of it from here, which only paged resources
+ * load, would split it out of a Worker's start-up chunk.
+ */
+const STRATEGIES: Record<CountStrategy, true> = { exact: true, estimated: true, none: true };
+export const COUNT_CHOICES = Object.keys(STRATEGIES) as CountStrategy[];
 
 export interface CountChoice {
   strategy: CountStrategy;
@@ -14,8 +22,8 @@ export interface CountChoice {
 
 function strategyOf(value: string, where: string): CountStrategy {
   const strategy = value.trim().toLowerCase();
-  if ((COUNT_STRATEGIES as readonly string[]).includes(strategy)) return strategy as CountStrategy;
-  throw new HttpError(400, `unknown count strategy '${value}' in ${where} (one of ${COUNT_STRATEGIES.join(", ")})`);
+  if (Object.hasOwn(STRATEGIES, strategy)) return strategy as CountStrategy;
+  throw new HttpError(400, `unknown count strategy '${value}' in ${where} (one of ${COUNT_CHOICES.join(", ")})`);
 }
 
 /** The value of the `count` preference in a Prefer header, or null: `Prefer: return=minimal, count="exact"`. */

@@ -1,8 +1,10 @@
 // What a cursor read asks of the driver besides the page: a total order (the sort with `_id`
 // last, so every document has one place), and the sort's fields in what it reads, which the
 // next and previous cursors are made of even when the client's projection leaves them out;
-// those are taken out again before the documents are built for the response.
-import type { Doc, Projection, Sort } from "../drivers/types.ts";
+// those are taken out again before the documents are built for the response. And the indexes
+// that keep the orders a cursor resource is read in most (data/layer.ts creates them).
+import type { Doc, IndexSpec, Projection, Sort } from "../drivers/types.ts";
+import type { Resource } from "../settings/normalize.ts";
 import { isPlainObject } from "../util/objects.ts";
 
 /** The order a cursor read pages in: the read's sort (none: `_id`) ending at `_id`, in the last key's direction. */
@@ -108,4 +110,24 @@ function pick(value: unknown, paths: string[][]): unknown {
     }
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * The orders cursor pages are read in most (docs/paging.md): the default_sort's, and that of
+ * each mongo_indexes entry whose keys all sort, each with `_id` last as a cursor read orders.
+ */
+export function orderSpecs(resource: Resource): IndexSpec[] {
+  if (!resource.pagination_cursor || !resource.pagination || resource.datasource.aggregation) return [];
+  const orders: Array<[string, Sort]> = [["default_sort", keysetSort(resource.datasource.default_sort)]];
+  for (const [name, definition] of Object.entries(resource.mongo_indexes)) {
+    const key = (Array.isArray(definition) ? definition : (definition as { key: unknown }).key) as Array<[string, unknown]>;
+    if (key.every(([, direction]) => direction === 1 || direction === -1)) orders.push([name, keysetSort(key as Sort)]);
+  }
+  const seen = new Set<string>();
+  return orders.flatMap(([name, keys]) => {
+    const text = JSON.stringify(keys);
+    if (keys.length === 1 || seen.has(text)) return [];
+    seen.add(text);
+    return [{ keys, name: `${name}_order`, orderOnly: true }];
+  });
 }

@@ -106,24 +106,3 @@ export function paginationQueries(args: URLSearchParams, resource: Resource, con
   if (page > 1) queries.prev = querydef(query, page - 1, config);
   return queries;
 }
-
-/** Where a link of a page with cursors or count strategies leads: a page number or a cursor. */
-export type Place = { page: number } | { cursor: string };
-
-export interface Places {
-  self: Place;
-  next?: Place;
-  prev?: Place;
-  last?: Place;
-}
-
-/** The query strings of such a page's links, each its own page number or cursor, in Eve's parameter order. */
-export function placeQueries(args: URLSearchParams, resource: Resource, config: Config, maxResults: number, places: Places): PaginationQueries {
-  const query = linkQuery(args, resource, config, maxResults, resource.pagination_cursor ? config.PAGINATION_CURSOR_PARAM : undefined);
-  const to = (place: Place) => ("cursor" in place ? querydef(query, 1, config, place.cursor) : querydef(query, place.page, config));
-  const queries: PaginationQueries = { self: to(places.self) };
-  if (places.next) queries.next = to(places.next);
-  if (places.last) queries.last = to(places.last);
-  if (places.prev) queries.prev = to(places.prev);
-  return queries;
-}

@@ -6,7 +6,7 @@ import type { CallScope } from "../scope.ts";
 import type { Doc } from "../drivers/types.ts";
 import type { Resource } from "../settings/normalize.ts";
 import type { FieldSchema } from "../settings/types.ts";
-import { linkQuery, paginationQueries, placeQueries, querydef, type PaginationQueries, type Places } from "../query/links.ts";
+import { linkQuery, paginationQueries, querydef, type PaginationQueries } from "../query/links.ts";
 import type { Paging } from "../query/paging.ts";
 import type { Config } from "../settings/normalize.ts";
 import { relationField } from "../settings/relations.ts";
@@ -63,11 +63,12 @@ function idString(id: unknown): string {
 /**
  * Eve's `_pagination_links` for a collection, or for the version listing of an item when
  * `itemId` is given (then self points at the item and parent/collection change as in Eve).
+ * `queries`: the query strings of self, next, prev and last where a page chose them itself
+ * (cursors and count strategies, methods/get-paged.ts).
  */
-export function paginationLinks(config: Config, ctx: CallScope, paging: Paging, total: number | null, itemId?: unknown): Record<string, Link> {
+export function paginationLinks(config: Config, ctx: CallScope, paging: Paging, total: number | null, itemId?: unknown, queries: PaginationQueries = paginationQueries(ctx.args, ctx.resource!, config, paging, total)): Record<string, Link> {
   const resource = ctx.resource!;
   const base = resourceLink(config, ctx);
-  const queries = paginationQueries(ctx.args, resource, config, paging, total);
   const links: Record<string, Link> = { parent: homeLink(), self: { title: resource.resource_title, href: base } };
   if (itemId !== undefined) {
     links.self = documentLink(config, ctx, resource, itemId);
@@ -80,24 +81,11 @@ export function paginationLinks(config: Config, ctx: CallScope, paging: Paging, 
     }
   }
   links.self = { ...links.self!, href: links.self!.href + queries.self };
-  return withPageLinks(links, queries);
-}
-
-/** next, last and prev after parent and self, as Eve orders them. */
-function withPageLinks(links: Record<string, Link>, queries: PaginationQueries): Record<string, Link> {
-  const stem = links.self!.href.split("?")[0]!;
+  const stem = links.self.href.split("?")[0]!;
   if (queries.next !== undefined) links.next = { title: "next page", href: stem + queries.next };
   if (queries.last !== undefined) links.last = { title: "last page", href: stem + queries.last };
   if (queries.prev !== undefined) links.prev = { title: "previous page", href: stem + queries.prev };
   return links;
-}
-
-/** The links of a collection page read with cursors or count strategies (methods/get-paged.ts). */
-export function placeLinks(config: Config, ctx: CallScope, maxResults: number, places: Places): Record<string, Link> {
-  const resource = ctx.resource!;
-  const base = resourceLink(config, ctx);
-  const queries = placeQueries(ctx.args, resource, config, maxResults, places);
-  return withPageLinks({ parent: homeLink(), self: { title: resource.resource_title, href: base + queries.self } }, queries);
 }
 
 type Relation = NonNullable<FieldSchema["data_relation"]>;

@@ -2,7 +2,7 @@
 // defaults (every one off, so an Eve settings file behaves as on Eve) and their start-up checks.
 // One home for them, so types.ts, defaults.ts and validate.ts stay Eve's lists. How the features
 // meet each other is docs/contracts.md.
-import { bool, isObject, name, nullable, oneOf, type Check } from "./checks.ts";
+import { bool, name, nullable, oneOf, type Check } from "./checks.ts";
 
 /**
  * `PAGINATION_COUNT` / `pagination_count`: how a page's total is found (docs/paging.md,
@@ -88,13 +88,10 @@ const updateOperators: Check = (v) => {
   return bad === undefined ? null : `has unsupported operator ${JSON.stringify(bad)} (supported: ${UPDATE_OPERATOR_NAMES.join(", ")})`;
 };
 
-/** Shorter keys are guessable; 16 characters of a random string are 96 bits or more. */
-const MIN_SECRET = 16;
+/** A secret of at least 16 characters (shorter ones are guessable), or a non-empty list of them. */
 const secret: Check = nullable((v) => {
-  const keys = Array.isArray(v) ? v : [v];
-  return keys.length > 0 && keys.every((key) => typeof key === "string" && key.length >= MIN_SECRET)
-    ? null
-    : `must be null, a secret of at least ${MIN_SECRET} characters, or a list of them (the first seals new cursors)`;
+  const keys = [v].flat();
+  return keys.length > 0 && keys.every((key) => typeof key === "string" && key.length >= 16) ? null : "must be null, or a secret (or a list of them) of 16 characters or more";
 });
 
 const rateLimitStore: Check = (v) =>
@@ -117,43 +114,18 @@ export const OPT_IN_CHECKS: Record<keyof typeof OPT_IN_DEFAULTS, Check> = {
   RATE_LIMIT_STORE: rateLimitStore,
 };
 
-/** Field definitions along a dotted path of a schema (a dict's `schema`, a list's items' `schema`). */
-function definitionsAlong(schema: unknown, path: string): Array<Record<string, unknown>> {
-  const found: Array<Record<string, unknown>> = [];
-  let fields: unknown = schema;
-  for (const segment of path.split(".")) {
-    const definition = isObject(fields) ? fields[segment] : undefined;
-    if (!isObject(definition)) break;
-    found.push(definition);
-    let inner = definition.schema;
-    // A list's `schema` is its items' rules; a list of dicts has the fields one level down.
-    if (isObject(inner) && typeof inner.type === "string" && isObject(inner.schema)) inner = inner.schema;
-    fields = inner;
-  }
-  return found;
-}
-
 /**
- * Start-up checks of paging that depend on several settings of a resource: `def` its raw
- * definition, `globals` the global settings with their defaults.
- * - OPTIMIZE_PAGINATION_FOR_SPEED is Eve's "no count": a count strategy that counts contradicts it.
- * - A cursor carries the default_sort's values: where a field of it has read rules, only a
- *   secret key keeps them from the callers who may not read them (a derived key can be forged,
- *   and a forged position probes the field's values).
+ * Start-up checks of paging that involve several settings of a resource (`def`, raw; `globals`
+ * with their defaults): OPTIMIZE_PAGINATION_FOR_SPEED is Eve's "no count", which a strategy
+ * that counts contradicts; and a cursor carries the values of the fields its page is sorted by,
+ * so where fields have read rules only a secret key keeps them sealed (a derived key can be
+ * forged, and a forged position probes a field's values).
  */
 export function pagingProblems(at: string, def: Record<string, unknown>, globals: Record<string, unknown>): string[] {
-  const problems: string[] = [];
-  const own = <T>(key: string, global: string): T => (def[key] !== undefined ? def[key] : globals[global]) as T;
-  const count = own<CountStrategy | null>("pagination_count", "PAGINATION_COUNT");
-  if (own<boolean>("optimize_pagination_for_speed", "OPTIMIZE_PAGINATION_FOR_SPEED") && (count === "exact" || count === "estimated")) {
-    problems.push(`${at} optimize_pagination_for_speed makes no count, which contradicts pagination_count '${count}' (use 'none', or drop one of them)`);
-  }
-  const datasource = isObject(def.datasource) ? def.datasource : {};
-  const defaultSort = datasource.default_sort ?? def.default_sort;
-  if (own<boolean>("pagination_cursor", "PAGINATION_CURSOR") && globals.PAGINATION_CURSOR_SECRET == null && defaultSort != null) {
-    const fields = typeof defaultSort === "string" ? defaultSort.split(",").map((f) => f.trim().replace(/^-/, "")) : Array.isArray(defaultSort) ? defaultSort.map((pair) => String((pair as unknown[])[0])) : [];
-    const ruled = fields.filter((field) => definitionsAlong(def.schema, field).some((rules) => rules.allowed_read_roles !== undefined));
-    if (ruled.length > 0) problems.push(`${at} cursors carry the default_sort's values, and ${ruled.map((f) => `'${f}'`).join(", ")} has read rules: set PAGINATION_CURSOR_SECRET so that they stay sealed`);
-  }
-  return problems;
+  const get = (key: string) => (def[key] !== undefined ? def[key] : globals[key.toUpperCase()]);
+  const count = get("pagination_count");
+  return [
+    get("optimize_pagination_for_speed") && count && count !== "none" && `${at} optimize_pagination_for_speed contradicts pagination_count '${count}'`,
+    get("pagination_cursor") && globals.PAGINATION_CURSOR_SECRET == null && JSON.stringify(def.schema ?? {}).includes('"allowed_read_roles"') && `${at} has field read rules: cursors need PAGINATION_CURSOR_SECRET`,
+  ].filter((problem): problem is string => typeof problem === "string");
 }

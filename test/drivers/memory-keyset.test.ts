@@ -37,8 +37,6 @@ describe("memory driver: keyset reads along a sort index", () => {
     const backward = await measure(driver, [["n", -1], ["_id", -1]], deep);
     expect(backward.docs).toEqual(all.slice(3975, 4000).reverse());
     expect(backward.examined).toBe(25);
-    // A page number without a filter steps over the skipped documents without looking at them.
-    expect((await measure(driver, BY_N, null, {}, 4000)).examined).toBe(25);
   });
 
   it("without the index, sorts what the filter selects", async () => {

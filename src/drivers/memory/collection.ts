@@ -3,12 +3,18 @@
 // place (a write stores a new object), so an index can always recompute what an old version
 // contributed. Writes are split into a checking `prepare…` step that throws and an `apply` step
 // that cannot fail, so the driver can journal between the two.
-import { DuplicateKeyError, type Doc, type Filter, type IndexSpec, type NormalizedIndexSpec, type Sort } from "../types.ts";
+import { DuplicateKeyError, type Doc, type Filter, type IndexSpec, type NormalizedIndexSpec } from "../types.ts";
 import { DocumentTable, type Stored } from "./document-table.ts";
+
+/** What writes keep up to date in a sort index (sort-index.ts). */
+export interface OrderIndex {
+  add(stored: Stored): void;
+  remove(stored: Stored, doc?: Doc): void;
+}
 import { FieldIndex, normalizeSpec, UniqueIndex } from "./indexes.ts";
-import { pageOfCandidates, pageOfWalk, type KeysetRead } from "./keyset.ts";
+import type { Candidates } from "./indexes.ts";
 import { isEquality, planFilter } from "./planner.ts";
-import { SortIndex } from "./sort-index.ts";
+import { SortedList } from "./sorted-list.ts";
 import { copyValue, DatePool, valueKey } from "./values.ts";
 
 /** How reads found their documents; cumulative, for tests and diagnostics. */
@@ -29,11 +35,15 @@ export class Collection {
   private specs = new Map<string, NormalizedIndexSpec>();
   private fields = new Map<string, FieldIndex>();
   private uniques: UniqueIndex[] = [];
-  /** Sort indexes (orderOnly specs) by their sort's JSON. */
-  private sorts = new Map<string, SortIndex>();
+  /**
+   * The sort indexes keyset reads have built (keyset.ts), by their order's JSON, which writes
+   * keep up to date; dropped when the documents or the index specs are replaced, and built
+   * again by the next read that needs one.
+   */
+  readonly sorts = new Map<string, OrderIndex>();
   private readonly dates = new DatePool();
 
-  constructor(private readonly stats: ScanStats) {
+  constructor(readonly stats: ScanStats) {
     this.fields.set("_id", new FieldIndex("_id", this.docs, true));
   }
 
@@ -62,35 +72,17 @@ export class Collection {
   }
 
   /**
-   * A keyset read's page: along the sort index of its order (or of the reverse order, read
-   * backwards), unless the filter's index candidates are fewer than the walk would pass; else
-   * the candidates sorted.
+   * An empty sorted list, for the sort indexes of keyset reads (sort-index.ts): their module,
+   * imported only by the first keyset read, takes the class from here so that importing it
+   * does not split sorted-list.ts out of the store's own bundle chunk.
    */
-  keysetPage(filter: Filter, read: KeysetRead): Stored[] {
-    const found = this.sortIndexFor(read.sort);
-    if (found) {
-      const unfiltered = Object.keys(filter).length === 0;
-      const plan = unfiltered ? null : planFilter(filter, (path) => this.fields.get(path));
-      // The walk passes about size/matches documents per one it keeps.
-      const walked = (read.skip + read.limit) * (this.size / Math.max(1, plan?.size ?? this.size));
-      if (!plan || plan.size * 4 >= walked) {
-        this.stats.indexScans++;
-        const { index, backward } = found;
-        // Without a filter or a position, the skipped documents need not be looked at.
-        if (unfiltered && !read.after && read.skip > 0) return pageOfWalk(index.skipping(read.skip, backward), { ...read, skip: 0 }, this.stats);
-        return pageOfWalk(index.walk(read.after, backward), read, this.stats);
-      }
-    }
-    return pageOfCandidates(this.candidates(filter, false), read, this.stats);
+  sortedList<T>(compare: (a: T, b: T) => number): SortedList<T> {
+    return new SortedList(compare);
   }
 
-  /** The sort index of an order, or of its reverse where reading it backwards gives the same order. */
-  private sortIndexFor(sort: Sort): { index: SortIndex; backward: boolean } | null {
-    if (this.sorts.size === 0) return null;
-    const index = this.sorts.get(JSON.stringify(sort));
-    if (index) return { index, backward: false };
-    const reverse = this.sorts.get(JSON.stringify(sort.map(([path, direction]) => [path, -direction])));
-    return reverse?.reversible ? { index: reverse, backward: true } : null;
+  /** The index candidates of a filter's narrowest indexed condition, or null (planner.ts). */
+  plan(filter: Filter): Candidates | null {
+    return Object.keys(filter).length === 0 ? null : planFilter(filter, (path) => this.fields.get(path));
   }
 
   /** The document with this `_id`, if it passes `test`. */
@@ -107,7 +99,8 @@ export class Collection {
     return this.docs.get(valueKey(id));
   }
 
-  private candidates(filter: Filter, ordered: boolean): Iterable<Stored> {
+  /** The documents a filter may match: its index candidates, or all; in natural order when `ordered`. */
+  candidates(filter: Filter, ordered: boolean): Iterable<Stored> {
     if (Object.keys(filter).length === 0) return this.docs.values();
     // An item's read and writes name one document by its id: the plan the planner would pick
     // (an equality on _id is the narrowest there is) in one probe of the id map.
@@ -189,10 +182,10 @@ export class Collection {
       const previous = stored.doc;
       for (const index of this.fields.values()) index.replace(id, previous, next);
       for (const unique of this.uniques) unique.replace(id, previous, next);
-      const sorts = this.sorts.size > 0 ? [...this.sorts.values()] : null;
-      if (sorts) for (const sorted of sorts) sorted.remove(stored, previous);
+      const sorted = this.sorts.size > 0;
+      if (sorted) for (const index of this.sorts.values()) index.remove(stored, previous);
       stored.doc = next;
-      if (sorts) for (const sorted of sorts) sorted.add(stored);
+      if (sorted) for (const index of this.sorts.values()) index.add(stored);
     };
   }
 
@@ -212,7 +205,6 @@ export class Collection {
   clear(): void {
     this.docs = new DocumentTable();
     this.fields = new Map();
-    this.sorts = new Map();
     this.install(this.specs, this.uniques.map((unique) => new UniqueIndex(unique.spec, this.docs)));
   }
 
@@ -247,24 +239,9 @@ export class Collection {
     const fields = new Map<string, FieldIndex>();
     for (const path of paths) fields.set(path, this.fields.get(path) ?? new FieldIndex(path, this.docs, path === "_id"));
     for (const unique of uniques) unique.share(fields.get(unique.spec.keys[0]![0]));
-    const sorts = new Map<string, SortIndex>();
-    for (const spec of specs.values()) {
-      const sort = orderOf(spec);
-      if (!sort) continue;
-      const key = JSON.stringify(sort);
-      sorts.set(key, this.sorts.get(key) ?? new SortIndex(sort, this.docs));
-    }
+    this.sorts.clear();
     this.specs = specs;
     this.fields = fields;
     this.uniques = uniques;
-    this.sorts = sorts;
   }
-}
-
-/** The order an orderOnly spec keeps: its keys, every one ascending or descending, `_id` last. */
-function orderOf(spec: NormalizedIndexSpec): Sort | null {
-  if (!spec.orderOnly) return null;
-  const keys = spec.keys;
-  if (keys.length === 0 || keys[keys.length - 1]![0] !== "_id" || !keys.every(([, direction]) => direction === 1 || direction === -1)) return null;
-  return keys as Sort;
 }

@@ -24,10 +24,12 @@ import type { Compactor, CompactionPolicy } from "./compaction.ts";
 import { Databases } from "./databases.ts";
 import type { Stored } from "./document-table.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
-import { pageOfCandidates } from "./keyset.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
 import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
 import { copyDocument, copyValue, shallowCopy, valueKey } from "./values.ts";
+
+/** The keyset reads' module (keyset.ts), imported by the first one. */
+let keysetModule: Promise<typeof import("./keyset.ts")> | undefined;
 
 /** Stages that write collections, which would bypass the store's indexes and journal. */
 const WRITING_STAGES = new Set(["$out", "$merge"]);
@@ -71,6 +73,7 @@ export class MemoryDriver implements Driver {
   }
 
   async find(target: Target, query: FindQuery): Promise<Doc[]> {
+    const keyset = query.after !== undefined && query.sort?.length ? await (keysetModule ??= import("./keyset.ts")) : null;
     const opening = this.open(target, query.filter);
     const opened = opening instanceof Promise ? await opening : opening;
     const collection = opened.collection;
@@ -81,10 +84,10 @@ export class MemoryDriver implements Driver {
       let page: Doc[] = [];
       // As in MongoDB, a $near orders the results nearest first unless a sort is given.
       const near = query.sort?.length || opened.id !== undefined ? null : nearDistance(query.filter);
-      if (query.after !== undefined && query.sort?.length) {
-        const read = { sort: query.sort, after: query.after, skip, limit, test: opened.test };
-        const found = opened.id !== undefined ? pageOfCandidates(this.matching(opened, query.filter, false), read, this.stats) : collection.keysetPage(query.filter, read);
-        page = found.map((stored) => stored.doc);
+      if (keyset) {
+        // An id lookup has its one candidate already.
+        const only = opened.id !== undefined ? this.matching(opened, query.filter, false) : undefined;
+        page = keyset.keysetPage(collection, query.filter, { sort: query.sort!, after: query.after!, skip, limit, test: opened.test }, only).map((stored) => stored.doc);
       } else if (query.sort?.length) {
         const matches = Array.from(this.matching(opened, query.filter, true), (stored) => stored.doc);
         const sorted = cursor(matches).sort(Object.fromEntries(query.sort)).skip(skip);
@@ -118,9 +121,9 @@ export class MemoryDriver implements Driver {
     });
   }
 
-  async estimatedCount(target: Target): Promise<number> {
-    this.assertUsable();
-    return this.collection(target)?.size ?? 0;
+  /** The collection's size, which the store keeps exact. */
+  estimatedCount(target: Target): Promise<number> {
+    return this.count(target, {});
   }
 
   async insertMany(target: Target, docs: Doc[]): Promise<void> {

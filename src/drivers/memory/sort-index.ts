@@ -5,8 +5,8 @@
 // up to date by every write, as FieldIndex's sorted part is.
 import type { Doc, Sort } from "../types.ts";
 import { compareValues, fromArray, sortValue } from "../sort-order.ts";
-import type { DocumentTable, Stored } from "./document-table.ts";
-import { SortedList, type Boundary } from "./sorted-list.ts";
+import type { Stored } from "./document-table.ts";
+import type { Boundary, SortedList } from "./sorted-list.ts";
 
 /** A document's place: its sort values on the keys before `_id` (one value, or a list of them), and the document. */
 interface Entry {
@@ -25,7 +25,10 @@ export class SortIndex {
 
   constructor(
     readonly sort: Sort,
-    private readonly docs: DocumentTable,
+    /** The collection's documents, read to build the index. */
+    private readonly documents: () => Iterable<Stored>,
+    /** An empty list in the given order (collection.ts sortedList). */
+    private readonly makeList: (compare: (a: Entry, b: Entry) => number) => SortedList<Entry>,
   ) {
     this.keys = sort.slice(0, -1);
     this.idDirection = sort[sort.length - 1]![1];
@@ -84,14 +87,9 @@ export class SortIndex {
     const list = this.ensure();
     const at = from ? this.position(from) : null;
     let entries: Iterable<Entry>;
-    if (!backward) entries = at ? list.between((e) => this.compare(e, at) > 0, NEVER) : list.skipping(0);
-    else entries = at ? list.descendingBefore((e) => this.compare(e, at) >= 0) : list.skipping(0, true);
+    if (!backward) entries = list.between(at ? (e) => this.compare(e, at) > 0 : ALWAYS, NEVER);
+    else entries = list.descendingBefore(at ? (e) => this.compare(e, at) >= 0 : NEVER);
     return storedOf(entries);
-  }
-
-  /** Every document past the first `skip` of this order (or of its reverse), without looking at the skipped ones. */
-  skipping(skip: number, backward: boolean): Iterable<Stored> {
-    return storedOf(this.ensure().skipping(skip, backward));
   }
 
   private hasArray(doc: Doc): boolean {
@@ -102,12 +100,12 @@ export class SortIndex {
     if (!this.list) {
       const entries: Entry[] = [];
       let arrays = 0;
-      for (const stored of this.docs.values()) {
+      for (const stored of this.documents()) {
         entries.push(this.entry(stored.doc, stored));
         if (this.hasArray(stored.doc)) arrays++;
       }
       entries.sort(this.compare);
-      const list = new SortedList<Entry>(this.compare);
+      const list = this.makeList(this.compare);
       // Built in order, so every insert lands at the end of the last chunk.
       for (const entry of entries) list.insert(entry);
       this.list = list;
@@ -118,6 +116,7 @@ export class SortIndex {
 }
 
 const NEVER: Boundary<Entry> = () => false;
+const ALWAYS: Boundary<Entry> = () => true;
 
 function* storedOf(entries: Iterable<Entry>): Generator<Stored> {
   for (const entry of entries) yield entry.stored;

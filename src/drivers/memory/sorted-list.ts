@@ -78,28 +78,6 @@ export class SortedList<T> {
     }
   }
 
-  /** Elements past the first `skip` ones, in order, or in reverse order past the last `skip` ones when `backward`. */
-  *skipping(skip: number, backward = false): Generator<T> {
-    let remaining = backward ? this.count - 1 - skip : skip;
-    if (remaining < 0 || remaining >= this.count) return;
-    let chunk = 0;
-    // Whole chunks are stepped over by their lengths, so a deep start costs chunks, not elements.
-    if (!backward) {
-      while (remaining >= this.chunks[chunk]!.length) remaining -= this.chunks[chunk++]!.length;
-      for (; chunk < this.chunks.length; chunk++, remaining = 0) {
-        const items = this.chunks[chunk]!;
-        for (let i = remaining; i < items.length; i++) yield items[i]!;
-      }
-      return;
-    }
-    while (remaining >= this.chunks[chunk]!.length) remaining -= this.chunks[chunk++]!.length;
-    for (let i = remaining; chunk >= 0; ) {
-      const items = this.chunks[chunk]!;
-      for (; i >= 0; i--) yield items[i]!;
-      if (--chunk >= 0) i = this.chunks[chunk]!.length - 1;
-    }
-  }
-
   /** Sums only the chunks the range spans, so counting a narrow range stays flat as the list grows. */
   countBetween(from: Boundary<T>, to: Boundary<T>): number {
     const start = this.locate(from);
