@@ -14,32 +14,21 @@ import { objectIdWords } from "../util/objectid.ts";
 /** The sort value of an empty array, which MongoDB places before null. */
 export const EMPTY_ARRAY: unique symbol = Symbol("empty array");
 
-const RANK_EMPTY = 1;
-const RANK_NULL = 2;
-const RANK_NUMBER = 3;
-const RANK_STRING = 4;
-const RANK_OBJECT = 5;
-const RANK_ARRAY = 6;
-const RANK_BINARY = 7;
-const RANK_OBJECTID = 8;
-const RANK_BOOLEAN = 9;
-const RANK_DATE = 10;
-const RANK_TIMESTAMP = 11;
-const RANK_REGEX = 12;
-const RANK_MAXKEY = 13;
+/** Where each type sorts; minKey is 0 (RANK_TYPES). */
+const RANK = { EMPTY: 1, NULL: 2, NUMBER: 3, STRING: 4, OBJECT: 5, ARRAY: 6, BINARY: 7, OBJECTID: 8, BOOLEAN: 9, DATE: 10, TIMESTAMP: 11, REGEX: 12, MAXKEY: 13 } as const;
 
 const BSON_RANKS: Record<string, number> = {
-  Decimal128: RANK_NUMBER,
-  Long: RANK_NUMBER,
-  Int32: RANK_NUMBER,
-  Double: RANK_NUMBER,
-  BSONSymbol: RANK_STRING,
-  Binary: RANK_BINARY,
-  ObjectId: RANK_OBJECTID,
-  Timestamp: RANK_TIMESTAMP,
-  BSONRegExp: RANK_REGEX,
+  Decimal128: RANK.NUMBER,
+  Long: RANK.NUMBER,
+  Int32: RANK.NUMBER,
+  Double: RANK.NUMBER,
+  BSONSymbol: RANK.STRING,
+  Binary: RANK.BINARY,
+  ObjectId: RANK.OBJECTID,
+  Timestamp: RANK.TIMESTAMP,
+  BSONRegExp: RANK.REGEX,
   MinKey: 0,
-  MaxKey: RANK_MAXKEY,
+  MaxKey: RANK.MAXKEY,
 };
 
 function bsonType(value: object): string | undefined {
@@ -48,45 +37,45 @@ function bsonType(value: object): string | undefined {
 
 /** Where a value's type sorts among MongoDB's types. */
 export function typeRank(value: unknown): number {
-  if (value === null || value === undefined) return RANK_NULL;
+  if (value === null || value === undefined) return RANK.NULL;
   switch (typeof value) {
     case "number":
     case "bigint":
-      return RANK_NUMBER;
+      return RANK.NUMBER;
     case "string":
-      return RANK_STRING;
+      return RANK.STRING;
     case "boolean":
-      return RANK_BOOLEAN;
+      return RANK.BOOLEAN;
     case "symbol":
-      return value === EMPTY_ARRAY ? RANK_EMPTY : RANK_OBJECT;
+      return value === EMPTY_ARRAY ? RANK.EMPTY : RANK.OBJECT;
     case "object":
       break;
     default:
-      return RANK_OBJECT;
+      return RANK.OBJECT;
   }
-  if (Array.isArray(value)) return RANK_ARRAY;
-  if (value instanceof Date) return RANK_DATE;
-  if (value instanceof RegExp) return RANK_REGEX;
-  if (value instanceof Uint8Array) return RANK_BINARY;
+  if (Array.isArray(value)) return RANK.ARRAY;
+  if (value instanceof Date) return RANK.DATE;
+  if (value instanceof RegExp) return RANK.REGEX;
+  if (value instanceof Uint8Array) return RANK.BINARY;
   const type = bsonType(value);
-  return type !== undefined && Object.hasOwn(BSON_RANKS, type) ? BSON_RANKS[type]! : RANK_OBJECT;
+  return type !== undefined && Object.hasOwn(BSON_RANKS, type) ? BSON_RANKS[type]! : RANK.OBJECT;
 }
 
 /** MongoDB's names of the types of each rank, for `$type` (keyset-filter.ts). */
 export const RANK_TYPES: Readonly<Record<number, readonly string[]>> = {
   0: ["minKey"],
-  [RANK_NULL]: ["null"],
-  [RANK_NUMBER]: ["number"],
-  [RANK_STRING]: ["string", "symbol"],
-  [RANK_OBJECT]: ["object"],
-  [RANK_ARRAY]: ["array"],
-  [RANK_BINARY]: ["binData"],
-  [RANK_OBJECTID]: ["objectId"],
-  [RANK_BOOLEAN]: ["bool"],
-  [RANK_DATE]: ["date"],
-  [RANK_TIMESTAMP]: ["timestamp"],
-  [RANK_REGEX]: ["regex"],
-  [RANK_MAXKEY]: ["maxKey"],
+  [RANK.NULL]: ["null"],
+  [RANK.NUMBER]: ["number"],
+  [RANK.STRING]: ["string", "symbol"],
+  [RANK.OBJECT]: ["object"],
+  [RANK.ARRAY]: ["array"],
+  [RANK.BINARY]: ["binData"],
+  [RANK.OBJECTID]: ["objectId"],
+  [RANK.BOOLEAN]: ["bool"],
+  [RANK.DATE]: ["date"],
+  [RANK.TIMESTAMP]: ["timestamp"],
+  [RANK.REGEX]: ["regex"],
+  [RANK.MAXKEY]: ["maxKey"],
 };
 
 const sign = (n: number): number => (n < 0 ? -1 : n > 0 ? 1 : 0);
@@ -175,32 +164,32 @@ export function compareValues(a: unknown, b: unknown): number {
   const rb = typeRank(b);
   if (ra !== rb) return ra < rb ? -1 : 1;
   switch (ra) {
-    case RANK_NUMBER:
+    case RANK.NUMBER:
       return compareNumbers(a, b);
-    case RANK_STRING:
+    case RANK.STRING:
       return sign(compareStrings(String(a), String(b)));
-    case RANK_BOOLEAN:
+    case RANK.BOOLEAN:
       return a === b ? 0 : a ? 1 : -1;
-    case RANK_DATE: {
+    case RANK.DATE: {
       const x = (a as Date).getTime();
       const y = (b as Date).getTime();
       if (Number.isNaN(x)) return Number.isNaN(y) ? 0 : -1;
       return Number.isNaN(y) ? 1 : sign(x - y);
     }
-    case RANK_OBJECTID:
+    case RANK.OBJECTID:
       return compareObjectIds(a as ObjectIdLike, b as ObjectIdLike);
-    case RANK_ARRAY:
+    case RANK.ARRAY:
       return compareArrays(a as unknown[], b as unknown[]);
-    case RANK_BINARY:
+    case RANK.BINARY:
       return sign(compareBytes(bytesOf(a as object), bytesOf(b as object)));
-    case RANK_REGEX: {
+    case RANK.REGEX: {
       const x = a as { source: string; flags?: string; pattern?: string; options?: string };
       const y = b as { source: string; flags?: string; pattern?: string; options?: string };
       return sign(compareStrings(x.source ?? x.pattern, y.source ?? y.pattern) || compareStrings(x.flags ?? x.options ?? "", y.flags ?? y.options ?? ""));
     }
-    case RANK_TIMESTAMP:
+    case RANK.TIMESTAMP:
       return compareNumbers(a, b);
-    case RANK_OBJECT:
+    case RANK.OBJECT:
       if (isPlainObject(a) && isPlainObject(b)) return compareObjects(a, b);
       return sign(compareStrings(JSON.stringify(a) ?? "", JSON.stringify(b) ?? ""));
     default:

@@ -3,22 +3,12 @@
 // cursor shows a caller only their own documents — and no count, estimated or not, reports
 // more than the caller's documents (docs/contracts.md §5).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TokenAuth } from "../../src/auth/auth.ts";
-import type { RequestContext } from "../../src/context.ts";
 import type { Settings } from "../../src/settings/types.ts";
 import { json, testApi, type TestApi } from "../support/api.ts";
+import { ALICE, BOB, TokenUsers as Users } from "../support/token-users.ts";
 
-class Users extends TokenAuth {
-  override checkAuth(token: string, _roles: string[], _resource: string | null, _method: string, ctx: RequestContext): boolean {
-    const user = ({ "alice-token": "alice", "bob-token": "bob" } as Record<string, string>)[token];
-    if (!user) return false;
-    ctx.setRequestAuthValue(user);
-    return true;
-  }
-}
-
-const alice = { Authorization: "Bearer alice-token" };
-const bob = { Authorization: "Bearer bob-token" };
+const alice = ALICE;
+const bob = BOB;
 
 const settings: Settings = {
   AUTH: Users,

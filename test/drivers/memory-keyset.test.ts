@@ -1,8 +1,12 @@
 // The memory driver's keyset reads: along a sort index a page costs its own documents however
 // deep it is, the index stays right through every kind of write, and where no index keeps the
 // order (or a document sorts by an array) the answers are still MongoDB's order.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { ObjectId } from "bson";
 import { describe, expect, it } from "vitest";
+import { NodeFileAccess } from "../../adapters/node-files.ts";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { sortFields, sortedPage } from "../../src/drivers/sort-order.ts";
 import type { Doc, Filter, Sort, Target } from "../../src/drivers/types.ts";
@@ -104,5 +108,26 @@ describe("memory driver: a sort index through writes", () => {
     const ids = async (sort: Sort) => (await driver.find(t, { filter: {}, sort, after: null })).map((d) => d._id);
     expect(await ids(BY_N)).toEqual([3, 5, 1, 4, 2]);
     expect(await ids([["n", -1], ["_id", -1]])).toEqual([4, 1, 2, 5, 3]);
+  });
+});
+
+describe("memory driver: a sort index from the journal", () => {
+  it("comes back with the order's spec after a restart, and serves deep pages again", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "everest-keyset-"));
+    try {
+      const open = () => MemoryDriver.open({ databaseName: "everest", journal: { files: new NodeFileAccess(), path: join(dir, "journal.jsonl") } });
+      const first = await open();
+      await first.createIndexes(t, [{ keys: BY_N, name: "by_n", orderOnly: true }]);
+      await first.insertMany(t, Array.from({ length: 3000 }, (_, i) => ({ _id: new ObjectId(), n: i })));
+      await first.close();
+      const again = await open();
+      const deep = (await again.find(t, { filter: {}, sort: BY_N, after: null, skip: 2500, limit: 1 }))[0]!;
+      const page = await measure(again, BY_N, sortFields(deep, BY_N));
+      expect(page.docs.map((d) => d.n)).toEqual(Array.from({ length: 25 }, (_, i) => 2501 + i));
+      expect(page.examined).toBe(25);
+      await again.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
