@@ -1,7 +1,9 @@
 // A collection page where cursors (pagination_cursor) or count strategies (pagination_count)
-// are on (docs/paging.md); every other page is Eve's (methods/get.ts, which parses the query,
-// builds the documents and imports this module on a paged resource's first read). It imports
-// nothing get.ts does, so a Worker without these features carries none of it.
+// are on (docs/paging.md); every other page is Eve's. methods/get.ts parses the query, builds
+// the documents and imports this module on a paged resource's first read; what it needs of
+// the start-up bundle (a link's query string) get.ts passes in, so that a Worker without these
+// features carries none of this, and one with them keeps its start-up chunk whole
+// (docs/architecture.md, "Features beyond Eve").
 // - Count strategies: exact (a count of the scoped filter), estimated (the store's statistics,
 //   where the scoped filter is empty; otherwise it counts), none. `_meta.count` says which the
 //   client got; X-Total-Count is sent for an exact total only (X-Total-Count-Estimate for an
@@ -23,6 +25,7 @@ import type { PaginationQueries } from "../query/links.ts";
 import type { ParsedQuery } from "../query/read-query.ts";
 import { sortFields } from "../drivers/sort-order.ts";
 import type { Resource } from "../settings/normalize.ts";
+import type { CountStrategy } from "../settings/opt-in.ts";
 
 /** What get.ts has made of the request. */
 export interface PageRequest {
@@ -90,7 +93,7 @@ export async function readPage(services: Services, ctx: CallScope, request: Page
 }
 
 /** Eve's page numbers, counted as the strategy says. */
-async function numberRead(services: Services, ctx: CallScope, { query, filter }: PageRequest, common: Common, strategy: string): Promise<Read> {
+async function numberRead(services: Services, ctx: CallScope, { query, filter }: PageRequest, common: Common, strategy: CountStrategy): Promise<Read> {
   const resource = ctx.resource!;
   const { page, maxResults } = query.paging;
   const alwaysNext = strategy === "none" && resource.optimize_pagination_for_speed;

@@ -129,3 +129,16 @@ describe("count strategies", () => {
     expect((await page(`/${first.body._links.next.href}&count=exact`)).body._meta).toEqual({ max_results: 6, total: 10, count: "exact" });
   });
 });
+
+describe("count strategies with CORS", () => {
+  it("add Prefer to the Vary that CORS sets", async () => {
+    const api = testApi({ X_DOMAINS: ["https://app.example"], DOMAIN: { exact: { schema, pagination_count: "exact" } } });
+    try {
+      const response = await api.get("/exact", { Origin: "https://app.example" });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("vary")).toBe("Origin, Prefer");
+    } finally {
+      await api.close();
+    }
+  });
+});
