@@ -8,16 +8,20 @@ import { HttpError } from "../errors.ts";
 import { enforceRateLimit, type RateLimitStore } from "../ratelimit/index.ts";
 import { SCHEMA_GROUP } from "../routing/router.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { Auth } from "./auth.ts";
+// The type only: an API without authentication never loads the auth classes (its settings
+// import them when it has any), which keeps them out of a Worker's bundle.
+import type { Auth } from "./auth.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** An `AUTH` / `authentication` setting → the one instance every request shares. */
+/**
+ * An `AUTH` / `authentication` setting → the one instance every request shares. An instance is
+ * recognised by its methods, not by instanceof, which an Auth from another copy of everest (a
+ * bundled settings module) would fail.
+ */
 function instantiate(value: unknown, setting: string): Auth | null {
   if (value === null || value === undefined || value === false) return null;
-  if (value instanceof Auth) return value;
   if (typeof value === "function") return instantiate(new (value as new () => unknown)(), setting);
-  // An Auth from another copy of everest (a bundled settings module) fails instanceof.
   if (typeof value === "object" && typeof (value as Auth).authorized === "function" && typeof (value as Auth).authenticate === "function") {
     return value as Auth;
   }
