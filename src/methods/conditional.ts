@@ -70,11 +70,14 @@ export function requiredEtag(config: Config, resource: Resource, original: Doc, 
  * writes check If-Match against the same view (get_document reads through the projection), so
  * fields outside the schema must not count here either. A dotted projection entry keeps its
  * whole top-level field, which is only exact for projections of top-level fields (the default).
+ * The store's `_id` comes back from every inclusive projection, so it is part of the view even
+ * where the resource names its documents by another id field (Eve's `products` by `sku`).
  */
 function asRead(config: Config, resource: Resource, original: Doc): Doc {
   const projection = resolveProjection(null, resource, config);
   if (!projection) return original;
   const shown: Doc = {};
+  if (Object.hasOwn(original, "_id")) shown._id = original._id;
   for (const field of Object.keys(projection)) {
     const top = field.split(".")[0]!;
     if (Object.hasOwn(original, top)) shown[top] = original[top];
