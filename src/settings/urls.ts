@@ -43,8 +43,8 @@ export function fillUrl(url: string, fill: (param: PathParam) => string): string
 }
 
 /**
- * The url as the home page lists it, each converter segment shown by its name
- * (`users/<person>/invoices`), as Eve's `config.URLS` shows it (eve/flaskapp.py). Eve keeps only
+ * The url as the home page and the oplog show it, each converter segment shown by its name
+ * (`users/<person>/invoices`), as Eve's `config.URLS` does (eve/flaskapp.py). Eve keeps only
  * the last name of a url with several; every one is kept here (docs/decisions.md §5).
  */
 export function displayUrl(url: string): string {
