@@ -17,7 +17,6 @@ import { isPlainObject } from "../util/objects.ts";
 import { pyStr } from "../validation/pyrepr.ts";
 import { writeResponse } from "./bandwidth.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { uniqueIndexFields } from "../data/layer.ts";
 import { absoluteUrl } from "../http/plain-path.ts";
 import { objectIdHex } from "../util/objectid.ts";
 
@@ -61,19 +60,15 @@ function duplicateFailure(config: Config, error: DuplicateKeyError, documents: D
 }
 
 /**
- * The unique fields whose check can be left to the store's unique index at insert time: none
- * when an on_insert hook or a document feature could change a document or act outside it
- * between validation and the insert (a refused insert must leave nothing behind).
+ * The unique fields whose check can be left to the store's unique index at insert time: those
+ * whose index the store keeps (Bound.uniqueIndexed), and none when an on_insert hook or a
+ * document feature could change a document or act outside it between validation and the
+ * insert (a refused insert must leave nothing behind).
  */
-function uniqueByIndex(services: Services, resource: Resource): ReadonlySet<string> | undefined {
-  let fields = indexedUnique.get(resource);
-  if (!fields) indexedUnique.set(resource, (fields = new Set(uniqueIndexFields(resource))));
+function uniqueByIndex(services: Services, resource: Resource, fields: ReadonlySet<string>): ReadonlySet<string> | undefined {
   if (fields.size === 0 || services.hooks.hasForResource("on_insert", resource.name)) return undefined;
   return services.features.keepsInserts(resource) ? fields : undefined;
 }
-
-/** uniqueIndexFields per resource, which depends on the settings alone. */
-const indexedUnique = new WeakMap<Resource, ReadonlySet<string>>();
 
 /** The HTTP method: the request body, handed to the core. */
 export async function postCollection(services: Services, ctx: RequestContext): Promise<Reply> {
@@ -110,7 +105,8 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
     });
     return insertionFailure(config, outcomes);
   };
-  const byIndex = uniqueByIndex(services, resource);
+  const binding = services.data.bind(ctx, resource);
+  const byIndex = uniqueByIndex(services, resource, (binding instanceof Promise ? await binding : binding).uniqueIndexed);
   const validated = validateAll(validationEnv(services, ctx, undefined, byIndex));
   const results = validated instanceof Promise ? await validated : validated;
   const refused = refusal(results);
