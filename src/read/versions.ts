@@ -4,66 +4,33 @@ import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc, Projection } from "../drivers/types.ts";
 import { badRequest, HttpError } from "../errors.ts";
-import { etagSource } from "../render/etag.ts";
 import { documentLink, type Link } from "../render/hateoas.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { shadowResource, synthesize, versionedIdField } from "../features/shadow.ts";
-import { versionedRelationKey } from "../settings/relations.ts";
+import { referencedVersion, type FindOne } from "../settings/relations.ts";
 import { buildResponseDocument } from "./document.ts";
 
 /**
  * The documents versioned references (`{<field>: …, <VERSION>: n}`) point to, in order: each
  * version rebuilt and made ready to send, or null when the document, the version, or the
- * version's being live (a soft-deleted version is gone) is missing. The value is looked up
- * where Eve looks it up (settings/relations.ts versionedRelationKey), a few queries whatever
- * the number of references: the copies, the current documents, and those stored before
- * versioning was turned on where a version 1 has no copy.
+ * version's being live (a soft-deleted version is gone) is missing. Each is looked up as
+ * validation looks it up (settings/relations.ts referencedVersion), the current documents
+ * through the datasource projection.
  */
 export async function referencedVersions(services: Services, ctx: CallScope, target: Resource, field: string, refs: Doc[]): Promise<Array<Doc | null>> {
   const config = services.config;
-  const pointer = versionedIdField(config, target);
-  const version = config.VERSION;
-  const key = versionedRelationKey(target, field);
-  const find = async (resource: Resource, filter: Doc, projection: Projection | null = null) =>
-    (await services.data.find(ctx, resource, { filter, projection, showDeleted: resource === target, count: false })).documents;
-  const values = (wanted: Doc[]) => ({ $in: wanted.map((ref) => ref[field]) });
-
-  // An unversioned field names the document whose copies are wanted; the others are in the copies.
-  const named = key === "current" ? await find(target, { [field]: values(refs) }, target.datasource.projection) : [];
-  const idOf = new Map(named.map((doc) => [etagSource(doc[field]), doc[target.id_field]]));
-  const copyCondition = (ref: Doc): Doc | null => {
-    if (key !== "current") return { [key === "id" ? pointer : field]: ref[field], [version]: ref[version] };
-    const id = idOf.get(etagSource(ref[field]));
-    return id === undefined ? null : { [pointer]: id, [version]: ref[version] };
-  };
-  const conditions = refs.map(copyCondition);
-  const wanted = conditions.filter((condition): condition is Doc => condition !== null);
-  const copies = wanted.length ? await find(shadowResource(config, target), { $or: wanted }) : [];
-  const copyKey = (condition: Doc) => Object.values(condition).map(etagSource).join("@");
-  const copyOf = new Map<string, Doc>();
-  for (const copy of copies) {
-    const condition = key === "copy" ? { [field]: copy[field], [version]: copy[version] } : { [pointer]: copy[pointer], [version]: copy[version] };
-    if (!copyOf.has(copyKey(condition))) copyOf.set(copyKey(condition), copy);
-  }
-  const found = conditions.map((condition) => (condition ? copyOf.get(copyKey(condition)) : undefined));
-
-  // Each copy is rebuilt over its current document; a version 1 without a copy is a document
-  // stored before versioning was turned on, or nothing.
-  const pointers = found.filter((copy): copy is Doc => copy !== undefined).map((copy) => copy[pointer]);
-  const currents = key === "current" ? named : pointers.length ? await find(target, { [target.id_field]: { $in: pointers } }, target.datasource.projection) : [];
-  const currentOf = new Map(currents.map((doc) => [etagSource(doc[target.id_field]), doc]));
-  const unversioned = refs.filter((ref, i) => !found[i] && ref[version] === 1);
-  const legacy = unversioned.length ? await find(target, { [field]: values(unversioned), [version]: { $exists: false } }, target.datasource.projection) : [];
-  const legacyOf = new Map(legacy.map((doc) => [etagSource(doc[field]), doc]));
-
-  const resolved: Array<Doc | null> = [];
-  for (const [i, ref] of refs.entries()) {
-    const copy = found[i];
-    const current = copy && currentOf.get(etagSource(copy[pointer]));
-    const document = copy && current ? synthesize(config, target, current, copy) : ref[version] === 1 ? legacyOf.get(etagSource(ref[field])) : undefined;
-    resolved.push(document ? await buildResponseDocument(services, ctx, document, target, { latest: current ?? document }) : null);
-  }
-  return resolved;
+  const findOne: FindOne = (name, filter, options) =>
+    name === target.name
+      ? services.data.findOne(ctx, target, filter, { showDeleted: options?.includeDeleted, projection: target.datasource.projection })
+      : services.data.findOne(ctx, shadowResource(config, target), filter);
+  return Promise.all(
+    refs.map(async (ref) => {
+      const found = await referencedVersion(config, target, field, ref, findOne, true);
+      if (!found?.current) return null;
+      const document = found.copy ? synthesize(config, target, found.current, found.copy) : found.current;
+      return buildResponseDocument(services, ctx, document, target, { latest: found.current });
+    }),
+  );
 }
 
 export type VersionRequest = number | "all" | "diffs" | null;

@@ -1,5 +1,6 @@
 // What a data_relation refers to, in its own module so that the validation and rendering code
 // that asks does not import the settings normaliser (and with it, into every bundle chunk).
+import type { Doc, Filter } from "../drivers/types.ts";
 import type { Config, Resource } from "./normalize.ts";
 
 /**
@@ -16,12 +17,33 @@ export function isVersionedField(resource: Resource, field: string): boolean {
   return field !== resource.id_field && rules !== undefined && (rules.versioned === undefined || rules.versioned === true);
 }
 
+/** Looks a document up in a resource by name (`<resource><VERSIONS>` is its shadow collection). */
+export type FindOne = (resource: string, filter: Filter, options?: { includeDeleted?: boolean }) => Promise<Doc | null>;
+
 /**
- * Where a versioned data_relation's value is found (Eve's get_data_version_relation_document):
- * `id`, the copies' pointer to their document; `copy`, a versioned field the copies hold;
- * `current`, an unversioned field only the current document holds, whose id then finds the copy.
+ * The version a versioned reference (`{<field>: …, <VERSION>: n}`) names, looked up where Eve's
+ * get_data_version_relation_document looks: by its value in the copies (the id through their
+ * pointer, a versioned field as they hold it), or, for an unversioned field only the current
+ * document holds, by that document's id. Answers the copy and, to rebuild the version over
+ * (`rebuild`), the current document; a document stored before versioning was turned on is its
+ * own version 1 (no copy). Null when there is no such version. Validation and embedding both
+ * ask here.
  */
-export function versionedRelationKey(target: Resource, field: string): "id" | "copy" | "current" {
-  if (field === target.id_field) return "id";
-  return isVersionedField(target, field) ? "copy" : "current";
+export async function referencedVersion(config: Config, target: Resource, field: string, reference: Doc, findOne: FindOne, rebuild = false): Promise<{ copy: Doc | null; current: Doc | null } | null> {
+  const version = reference[config.VERSION];
+  const value = reference[field];
+  const pointer = target.id_field + config.VERSION_ID_SUFFIX;
+  const copyWith = (condition: Filter) => findOne(target.name + config.VERSIONS, { ...condition, [config.VERSION]: version });
+  const current = (filter: Filter) => findOne(target.name, filter, { includeDeleted: true });
+  if (field === target.id_field || isVersionedField(target, field)) {
+    const copy = await copyWith({ [field === target.id_field ? pointer : field]: value });
+    if (copy) return { copy, current: rebuild ? await current({ [target.id_field]: copy[pointer] }) : null };
+  } else {
+    const named = await current({ [field]: value });
+    const copy = named && (await copyWith({ [pointer]: named[target.id_field] }));
+    if (copy) return { copy, current: named };
+  }
+  // A document stored before versioning was turned on is its own version 1.
+  const legacy = version === 1 && (await findOne(target.name, { [field]: value, [config.VERSION]: { $exists: false } }));
+  return legacy ? { copy: null, current: legacy } : null;
 }

@@ -1,13 +1,12 @@
 // Cerberus' rules as closures over a field being validated (walk.ts runs them in queue order).
-import type { Doc, Filter } from "../drivers/types.ts";
+import type { Doc } from "../drivers/types.ts";
 import { ObjectId } from "bson";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { relationField, versionedRelationKey } from "../settings/relations.ts";
+import { referencedVersion, relationField } from "../settings/relations.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
 import { bsonType } from "./datatypes.ts";
 import { Level, MESSAGES, type Path } from "./errors.ts";
 import type { CustomRule, FieldValidator } from "./extensions.ts";
-import type { ValidationEnv } from "./types.ts";
 import type { DocRun, FieldNode, FieldRun, RuleRun, UniqueCandidate } from "./tree.ts";
 import { type LogicRule } from "./vocabulary.ts";
 import { isPlainObject } from "../util/objects.ts";
@@ -302,21 +301,6 @@ function storedReference(id: unknown, target: Resource | undefined, field: strin
   return type === undefined || type === "objectid" ? new ObjectId(id) : id;
 }
 
-/** Whether the version a versioned reference names exists, looked up where its value is kept. */
-async function versionExists(env: ValidationEnv, config: Config, target: Resource, field: string, reference: Record<string, unknown>): Promise<boolean> {
-  const version = reference[config.VERSION];
-  const pointer = target.id_field + config.VERSION_ID_SUFFIX;
-  const key = versionedRelationKey(target, field);
-  let copy: Filter | null = { [key === "id" ? pointer : field]: reference[field], [config.VERSION]: version };
-  if (key === "current") {
-    const current = await env.findOne(target.name, { [field]: reference[field] }, { includeDeleted: true });
-    copy = current && { [pointer]: current[target.id_field], [config.VERSION]: version };
-  }
-  if (copy && (await env.findOne(target.name + config.VERSIONS, copy))) return true;
-  // A document stored before versioning was turned on has no copies, and is its own version 1.
-  return version === 1 && (await env.findOne(target.name, { [field]: reference[field], [config.VERSION]: { $exists: false } })) !== null;
-}
-
 /** Eve's `_validate_data_relation`: the referenced document exists and is not soft-deleted. */
 export function dataRelation(spec: RelationSpec, config: Config): RuleRun {
   const field = relationField(config, spec);
@@ -334,7 +318,7 @@ export function dataRelation(spec: RelationSpec, config: Config): RuleRun {
         fail(f, q, null, MESSAGES.unversionedRelation(target));
         return;
       }
-      return versionExists(env, config, config.DOMAIN[target]!, field, value).then((found) => {
+      return referencedVersion(config, config.DOMAIN[target]!, field, value, env.findOne).then((found) => {
         if (!found) fail(f, q, null, MESSAGES.versionedRelation(value[field], target, field, value[versionField]));
       });
     }
