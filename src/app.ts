@@ -158,9 +158,8 @@ export class App {
    * stored documents break is reported at start-up.
    */
   async open(): Promise<void> {
-    const prefixes = new Set<string | null>([null, ...Object.values(this.config.DOMAIN).map((resource) => resource.db_prefix)]);
-    await Promise.all([...prefixes].map((prefix) => this.pool.get(prefix)));
-    await Promise.all(Object.values(this.config.DOMAIN).map((resource) => this.data.bind(null, resource)));
+    // Binding a resource opens the database of its db_prefix.
+    await Promise.all([this.pool.get(null), ...Object.values(this.config.DOMAIN).map((resource) => this.data.bind(null, resource))]);
   }
 
   /** The generator is loaded on first use, so that deployments that never serve it do not load it. */

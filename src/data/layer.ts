@@ -31,7 +31,8 @@ export interface Bound {
   /**
    * Top-level `unique` fields whose unique index the store built and keeps for as long as it is
    * open (Driver.indexesStay): a POST may leave their check to the index. Elsewhere another
-   * client can drop a collection and its indexes with it, so every value is looked up first.
+   * client can drop a collection and its indexes with it, so every value is looked up first;
+   * and where one of the collection's indexes could not be built, every value of it is too.
    */
   uniqueIndexed: ReadonlySet<string>;
 }
@@ -62,8 +63,6 @@ function findQuery(filter: Filter, options: FindOptions): FindQuery {
   if (options.shared) query.shared = true;
   return query;
 }
-
-const NONE: ReadonlySet<string> = new Set();
 
 export class DataLayer {
   /** The unique fields each collection's indexes hold (Bound.uniqueIndexed), per database and collection. */
@@ -201,8 +200,7 @@ export class DataLayer {
     const key = `${driver.kind}\u0000${target.database ?? ""}\u0000${target.collection}\u0000${resource.name}`;
     let pending = this.indexed.get(key);
     if (!pending) {
-      const specs = indexSpecs(resource);
-      pending = specs.length ? this.buildIndexes(driver, target, specs, new Set(uniqueIndexFields(resource))) : Promise.resolve(NONE);
+      pending = this.buildIndexes(driver, target, resource);
       // A store that failed to answer must not wedge the resource: retry next time.
       pending.catch(() => this.indexed.delete(key));
       this.indexed.set(key, pending);
@@ -212,44 +210,22 @@ export class DataLayer {
 
   /**
    * Builds the indexes and answers which unique fields they hold. A unique index the documents
-   * already break (duplicates stored before it, or while it was gone) cannot be built: that is
-   * said once, loudly, and the resource is still served, its `unique` checked by lookups alone
-   * (Eve's way) until the duplicates are removed and everest restarted.
+   * already break (duplicates stored before it, or while it was gone) cannot be built: the
+   * others are built one by one, that one is reported (./unbuilt-indexes.ts), and the resource is
+   * still served, its `unique` checked by lookups alone, as Eve checks it.
    */
-  private async buildIndexes(driver: Driver, target: Target, specs: IndexSpec[], unique: Set<string>): Promise<ReadonlySet<string>> {
-    let built = specs;
+  private async buildIndexes(driver: Driver, target: Target, resource: Resource): Promise<ReadonlySet<string>> {
+    const specs = indexSpecs(resource);
     try {
-      await driver.createIndexes(target, specs);
+      if (specs.length) await driver.createIndexes(target, specs);
     } catch (error) {
       if (!(error instanceof DuplicateKeyError)) throw error;
-      built = [];
-      for (const spec of specs) {
-        try {
-          await driver.createIndexes(target, [spec]);
-          built.push(spec);
-        } catch (failure) {
-          if (!(failure instanceof DuplicateKeyError)) throw failure;
-          this.logger.warning(unbuiltIndexMessage(target, spec, failure));
-        }
-      }
+      // Imported on first use: a store whose data keeps its indexes never needs it.
+      await (await import("./unbuilt-indexes.ts")).buildEach(driver, target, specs, this.logger);
+      return new Set();
     }
-    if (!driver.indexesStay) return NONE;
-    const held = new Set<string>();
-    for (const spec of built) if (spec.unique && spec.keys.length === 1 && unique.has(spec.keys[0]![0])) held.add(spec.keys[0]![0]);
-    return held;
+    return new Set(driver.indexesStay ? uniqueIndexFields(resource) : []);
   }
-}
-
-/** What a unique index that cannot be built means for the API, and how to fix it. */
-function unbuiltIndexMessage(target: Target, spec: IndexSpec, error: DuplicateKeyError): string {
-  const fields = spec.keys.map(([field]) => field);
-  const values = Object.values(error.keyValue).filter((value) => value !== null && value !== undefined);
-  const shared = values.length ? ` (for instance ${values.map((value) => JSON.stringify(value)).join(", ")})` : "";
-  const where = `${target.database ? `${target.database}.` : ""}${target.collection}`;
-  return (
-    `the unique index '${spec.name ?? fields.join("_")}' on ${where} (${fields.join(", ")}) cannot be built: documents in it already share a value${shared}. ` +
-    `Until they are removed and everest is restarted, 'unique' on ${fields.join(", ")} is checked by looking values up before each write, which two concurrent writes can both pass.`
-  );
 }
 
 const GEO_TYPES = new Set(["point", "multipoint", "linestring", "multilinestring", "polygon", "multipolygon", "geometrycollection"]);
