@@ -9,7 +9,6 @@ import { buildResponseDocument } from "../read/document.ts";
 import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
 import type { Services } from "../services.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { withoutKey } from "../util/objects.ts";
 
 // Not async: a write answered with its meta fields (BANDWIDTH_SAVER, Eve's default) awaits
 // nothing, and a promise is made only where a feature or embedding needs one.
@@ -23,10 +22,11 @@ function shape(services: Services, ctx: CallScope, resource: Resource, document:
   document[config.STATUS] = config.STATUS_OK;
   if (resource.bandwidth_saver) return only(document, savedFields(config, resource));
   const projection = resource.projection ? resolveProjection(null, resource, config) : null;
-  let shown = projection ? only(document, new Set([...Object.keys(projection).map((field) => field.split(".")[0]!), config.LINKS, config.STATUS])) : document;
+  const shown = projection ? only(document, new Set([...Object.keys(projection).map((field) => field.split(".")[0]!), config.LINKS, config.STATUS])) : document;
   // The owner everest stamped on the document is not sent back unless the schema declares it
-  // (Eve's marshal_write_response: the auth_field is not meant to be public).
-  if (resource.auth_field && !Object.hasOwn(resource.schema, resource.auth_field)) shown = withoutKey(shown, resource.auth_field);
+  // (Eve's marshal_write_response: the auth_field is not meant to be public). The document is
+  // this answer's own (buildResponseDocument's copy).
+  if (resource.auth_field && !Object.hasOwn(resource.schema, resource.auth_field)) delete shown[resource.auth_field];
   const embedding = embedDocuments(services, ctx, resource, [shown], resolveEmbeddedFields(config, ctx, resource));
   return embedding ? embedding.then(() => shown) : shown;
 }

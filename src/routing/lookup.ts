@@ -51,22 +51,16 @@ export function pathFields(ctx: CallScope, resource: Resource, config: Config): 
 }
 
 /**
- * The condition on the id field for a URL's id. Eve casts 24 hex digits there to an ObjectId
- * whatever the schema types the field (eve/io/mongo/mongo.py `_mongotize`), so a resource that
- * declares its id a string still finds the documents it created without one, which the store
- * named by an ObjectId; everest also finds a document created with that string as its id.
+ * The item lookup of an item request, sub-resource segments included. Eve casts 24 hex digits
+ * on the id field to an ObjectId whatever the schema types the field (eve/io/mongo/mongo.py
+ * `_mongotize`), so a resource that declares its id a string still finds the documents it
+ * created without one, which the store named by an ObjectId; a document created with that
+ * string as its id is found too.
  */
-function idCondition(resource: Resource, field: string, value: string, config: Config): unknown {
-  const typed = convertPathValue(resource, field, value, config);
-  if (typeof typed !== "string" || !isObjectIdHex(typed) || resource.query_objectid_as_string) return typed;
-  return { $in: [new ObjectId(typed), typed] };
-}
-
-/** The item lookup of an item request, sub-resource segments included. */
 export function itemLookup(ctx: CallScope, config: Config): Filter {
   const resource = ctx.resource!;
   const field = ctx.endpoint.lookupField ?? resource.id_field;
-  const raw = ctx.params.lookup ?? "";
-  const value = field === resource.id_field ? idCondition(resource, field, raw, config) : convertPathValue(resource, field, raw, config);
-  return { ...pathConditions(ctx, resource, config), [field]: value };
+  const value = convertPathValue(resource, field, ctx.params.lookup ?? "", config);
+  const either = field === resource.id_field && typeof value === "string" && isObjectIdHex(value) && !resource.query_objectid_as_string;
+  return { ...pathConditions(ctx, resource, config), [field]: either ? { $in: [new ObjectId(value), value] } : value };
 }
