@@ -7,8 +7,8 @@
 # `wrangler dev`, a Worker with nodejs_compat on the native mongodb driver (the MongoDB server at
 # MONGODB_URI, as .ci/run starts it) and one whose DB_URI binding needs that driver but lacks its
 # import (must not start), the Hono mount, the TypeScript consumer (0 errors under strict
-# settings; the four typos must fail), and the unit suite from a copy of the repository with
-# nothing beside it.
+# settings; the four typos must fail), the documentation's code blocks compiled against the
+# installed declarations, and the unit suite from a copy of the repository with nothing beside it.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN="$ROOT/node_modules/.bin"
@@ -178,6 +178,9 @@ EOF
   [ "$errors" = 4 ] || fail "the four typos gave $errors errors ($resolution), not 4"
   echo "   $resolution: 0 errors; the four typos: 4 errors"
 done
+
+step "the documentation's code against the installed declarations"
+(cd "$ROOT" && node --import tsx scripts/doc-samples.ts "$APP") || fail "the documentation's code does not compile against the package"
 
 step "Worker: wrangler's default build from the consumer's own wrangler.toml, wrangler dev"
 WORKER="$WORK/worker"

@@ -1,14 +1,11 @@
-// The documentation's code compiles against the package's public API (test/support/doc-samples.ts
+// The documentation's code compiles against the package's public API (scripts/doc-samples.ts
 // has the rules; README.md "Code in the documentation" says them for writers), so a renamed
 // export or a stale import fails here rather than in a reader's editor.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { checkCodeBlocks, codeBlocks, type CodeBlock } from "./support/doc-samples.ts";
+import { checkCodeBlocks, codeBlocks, documentationBlocks, type CodeBlock } from "../scripts/doc-samples.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const PAGES = ["README.md", ...readdirSync(join(ROOT, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
 // One compilation of every block takes seconds, more on a busy machine.
 const COMPILE_MS = 120_000;
 
@@ -16,7 +13,7 @@ describe("the documentation's code", () => {
   it(
     "compiles: every TypeScript and JavaScript block of README.md and docs/*.md",
     () => {
-      const blocks = PAGES.flatMap((page) => codeBlocks(page, readFileSync(join(ROOT, page), "utf8")));
+      const blocks = documentationBlocks(ROOT);
       expect(blocks.length).toBeGreaterThan(10);
       const findings = checkCodeBlocks(ROOT, blocks).map((f) => `${f.file}:${f.line}: ${f.message}`);
       expect(findings).toEqual([]);

@@ -12,7 +12,13 @@
 //   says so in its info string: ```ts fragment. A fragment is not compiled, but its import
 //   lines are: each must name an export that exists.
 // All blocks are compiled in one TypeScript program, so the check costs one compilation.
+// `npm test` (test/doc-samples.test.ts) compiles them against the sources, through the exports
+// map's `everest-source` condition; `npm run test:package` against the declarations of the
+// installed tarball:
+//   node --import tsx scripts/doc-samples.ts <project with everest-api installed>
+import { readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
 export interface CodeBlock {
@@ -86,10 +92,21 @@ const PRELUDE = [
   "declare const Bun: any;",
 ].join("\n");
 
-/** Compiles the blocks (fragments: their imports) in one program; what it finds, by Markdown line. */
-export function checkCodeBlocks(root: string, blocks: CodeBlock[]): Finding[] {
-  // The blocks live in a directory of the repository that is never written: as files of the
-  // package, `everest-api` resolves to the package itself through its exports map.
+/** The Markdown pages whose code is checked: README.md and docs/*.md. */
+export function documentationBlocks(repository: string): CodeBlock[] {
+  const pages = ["README.md", ...readdirSync(join(repository, "docs")).filter((name) => name.endsWith(".md")).map((name) => `docs/${name}`)];
+  return pages.flatMap((page) => codeBlocks(page, readFileSync(join(repository, page), "utf8")));
+}
+
+/**
+ * Compiles the blocks (fragments: their imports) in one program; what it finds, by Markdown line.
+ * `root`: the repository (the package resolves itself through its exports map, `conditions`
+ * choosing the sources) or a project that has the package installed (no conditions: its
+ * declarations).
+ */
+export function checkCodeBlocks(root: string, blocks: CodeBlock[], conditions: string[] = ["everest-source"]): Finding[] {
+  // The blocks live in a directory of `root` that is never written, so that `everest-api`
+  // resolves from there as it would for a file of that project.
   const dir = join(root, ".doc-samples");
   const sources = new Map<string, { text: string; block: CodeBlock | null }>();
   sources.set(join(dir, "prelude.d.ts"), { text: PRELUDE, block: null });
@@ -106,7 +123,7 @@ export function checkCodeBlocks(root: string, blocks: CodeBlock[]): Finding[] {
     target: ts.ScriptTarget.ES2022,
     module: ts.ModuleKind.ESNext,
     moduleResolution: ts.ModuleResolutionKind.Bundler,
-    customConditions: ["everest-source"],
+    customConditions: conditions,
     lib: ["lib.es2023.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts"],
     types: ["node"],
     typeRoots: [join(root, "node_modules", "@types")],
@@ -140,4 +157,14 @@ export function checkCodeBlocks(root: string, blocks: CodeBlock[]): Finding[] {
     }
   }
   return findings;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const project = process.argv[2];
+  if (!project) throw new Error("usage: doc-samples.ts <project with everest-api installed>");
+  const blocks = documentationBlocks(fileURLToPath(new URL("../", import.meta.url)));
+  const findings = checkCodeBlocks(project, blocks, []);
+  for (const finding of findings) console.error(`${finding.file}:${finding.line}: ${finding.message}`);
+  console.log(`${blocks.length} code blocks of the documentation, ${findings.length} problems`);
+  process.exitCode = findings.length ? 1 : 0;
 }
