@@ -41,3 +41,8 @@ export function fillUrl(url: string, fill: (param: PathParam) => string): string
     .map((part) => (typeof part === "string" ? part : fill(part)))
     .join("");
 }
+
+/** Eve's `URLS` entry of a resource, as the oplog's `r` names it: converters reduced to `<name>`. */
+export function prettyUrl(url: string): string {
+  return fillUrl(url, (param) => `<${param.name}>`);
+}
