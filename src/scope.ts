@@ -89,6 +89,7 @@ export class CallScope {
 
   /** The caller's roles, for a custom auth check (the built-in ones set them from their accounts). */
   setRequestRoles(roles: readonly string[]): void {
-    this.roles = Object.freeze([...roles]);
+    // A frozen list (the built-in auth classes freeze their accounts' once) is kept as it is.
+    this.roles = Object.isFrozen(roles) ? roles : Object.freeze([...roles]);
   }
 }

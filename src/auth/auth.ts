@@ -35,6 +35,11 @@ function accountAllowed(ctx: RequestContext, allowedRoles: readonly string[], ro
   return rolesAllow(allowedRoles, roles);
 }
 
+/** The accounts a class is given, each with its roles frozen once (the request keeps them as they are). */
+function accounts<T extends { roles?: string[] }>(given: Record<string, T> | undefined): Array<[string, T]> {
+  return Object.entries(given ?? {}).map(([name, account]) => [name, { ...account, roles: Object.freeze([...(account.roles ?? [])]) as string[] }]);
+}
+
 /** The credentials of an `Authorization: Basic …` header, or null when there are none. */
 export function basicCredentials(request: Request): { username: string; password: string } | null {
   const match = /^basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(request.headers.get("authorization") ?? "");
@@ -81,7 +86,7 @@ export class BasicAuth extends Auth {
 
   constructor(options: { users?: Record<string, BasicAccount> } = {}) {
     super();
-    this.users = new Map(Object.entries(options.users ?? {}));
+    this.users = new Map(accounts(options.users));
   }
 
   checkAuth(username: string, password: string, allowedRoles: string[], _resource: string | null, _method: string, ctx: RequestContext): boolean | Promise<boolean> {
@@ -112,7 +117,7 @@ export class TokenAuth extends Auth {
 
   constructor(options: { tokens?: Record<string, TokenAccount> } = {}) {
     super();
-    this.tokens = Object.entries(options.tokens ?? {});
+    this.tokens = accounts(options.tokens);
   }
 
   checkAuth(token: string, allowedRoles: string[], _resource: string | null, _method: string, ctx: RequestContext): boolean | Promise<boolean> {
@@ -156,7 +161,7 @@ export class HMACAuth extends Auth {
 
   constructor(options: { secrets?: Record<string, HmacAccount> } = {}) {
     super();
-    this.secrets = new Map(Object.entries(options.secrets ?? {}));
+    this.secrets = new Map(accounts(options.secrets));
   }
 
   async checkAuth(userid: string, hmacHash: string, _headers: Headers, data: string, allowedRoles: string[], _resource: string | null, _method: string, ctx: RequestContext): Promise<boolean> {

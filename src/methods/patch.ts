@@ -15,7 +15,7 @@ import { isPlainObject, withoutKey } from "../util/objects.ts";
 import type { Config } from "../settings/normalize.ts";
 import type { ValidationResult } from "../validation/types.ts";
 import { fieldMask } from "../auth/field-masks.ts";
-import { checkWritable, keepUnwritable, restoreKept, withoutKeptIssues } from "../auth/field-writes.ts";
+import { checkWritable, keepUnwritable, restoreKept, withoutKeptIssues, type Kept } from "../auth/field-writes.ts";
 
 
 /** Eve's `resolve_nested_documents`: sub-documents merge into the stored ones, recursively. */
@@ -47,14 +47,16 @@ export function validateWrite(services: Services, ctx: CallScope, payload: Doc, 
   const mask = resource.field_rules && checkWritable(ctx, resource, payload, original);
   const kept = mask && keepUnwritable(mask, payload, original, mode === "PUT");
   const validating = services.validators.get(resource.name)!.validate(kept ? kept.document : payload, mode, validationEnv(services, ctx, original));
-  const finish = (result: ValidationResult): Doc => {
-    const issues = kept ? withoutKeptIssues(result.issues, kept) : result.issues;
-    if (Object.keys(issues).length > 0) throw validationFailure(services.config, issues);
-    if (kept) restoreKept(result.document, original, kept);
-    return result.document;
-  };
   // Not async: a document with nothing to wait for is validated without a promise (src/validation/validator.ts).
-  return validating instanceof Promise ? validating.then(finish) : finish(validating);
+  if (validating instanceof Promise) return validating.then((result) => validated(services.config, result, original, kept));
+  return validated(services.config, validating, original, kept);
+}
+
+function validated(config: Config, result: ValidationResult, original: Doc, kept: Kept | null): Doc {
+  const issues = kept ? withoutKeptIssues(result.issues, kept) : result.issues;
+  if (kept ? Object.keys(issues).length > 0 : !result.valid) throw validationFailure(config, issues);
+  if (kept) restoreKept(result.document, original, kept);
+  return result.document;
 }
 
 /** The HTTP method (src/methods/conditional.ts reads the request for the core). */

@@ -59,6 +59,15 @@ export function resolveEmbeddedFields(config: Config, ctx: CallScope, resource: 
   return embeddable(config, resource, new Set(resource.embedded_fields), requested, ctx);
 }
 
+/** Whether any resource has field rules, which the settings alone decide: found once per configuration. */
+const ruled = new WeakMap<Config, boolean>();
+
+function anyFieldRules(config: Config): boolean {
+  let found = ruled.get(config);
+  if (found === undefined) ruled.set(config, (found = Object.values(config.DOMAIN).some((resource) => resource.field_rules !== null)));
+  return found;
+}
+
 /**
  * Whether an `embedded` path names a field the caller may not read, each part by the rules of
  * the resource it belongs to (`author.company`: `author` here, `company` in the authors').
@@ -97,7 +106,7 @@ function defaultEmbedded(config: Config, resource: Resource): string[] {
 
 function embeddable(config: Config, resource: Resource, wanted: Set<string>, requested: string | null, ctx?: CallScope): string[] {
   for (const [field, flag] of Object.entries(parseEmbedded(requested))) {
-    if (ctx && namesWithheld(config, ctx, resource, field)) throw invalidField("embedding", field);
+    if (ctx && anyFieldRules(config) && namesWithheld(config, ctx, resource, field)) throw invalidField("embedding", field);
     if (flag === 1) wanted.add(field);
     else wanted.delete(field);
   }
