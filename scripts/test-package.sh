@@ -139,18 +139,28 @@ check hono "$(start "$WORK/hono.log" node hono.mjs)/api"
 
 step "TypeScript consumer"
 cat >src/app.ts <<'EOF'
-import { createHandler, type Settings } from "everest-api";
+import { BasicAuth, createHandler, type FieldAccessRequest, type Settings } from "everest-api";
 import { serve } from "everest-api/node";
 import { createWorker } from "everest-api/workers";
 import { createDataApiHandler } from "everest-api/gateway";
 import "everest-api/mongodb";
 
+const ownSalary = ({ mode, user, document, allowed }: FieldAccessRequest) => allowed || (mode === "read" && document?.name === user);
 const settings: Settings = {
   RESOURCE_METHODS: ["GET", "POST"],
   PAGINATION_LIMIT: 20,
   MONGO1_DBNAME: "other",
   TENANT_A_DB_URI: "mongodb://localhost/a",
-  DOMAIN: { people: { item_methods: ["GET"], schema: { name: { type: "string", unique: true } } } },
+  AUTH: new BasicAuth({ users: { hana: { password: "pw", roles: ["hr"] } } }),
+  DOMAIN: {
+    people: {
+      item_methods: ["GET"],
+      schema: {
+        name: { type: "string", unique: true },
+        salary: { type: "integer", allowed_read_roles: ["hr"], allowed_write_roles: ["hr"], field_access: ownSalary },
+      },
+    },
+  },
 };
 export const worker = createWorker(settings);
 export const gateway = createDataApiHandler;

@@ -73,9 +73,13 @@ export function versionLinks(config: Config, ctx: CallScope, resource: Resource,
   };
 }
 
-/** The ETag header of an item: with versioning, `_etag` followed by the latest version number. */
-export function itemEtag(config: Config, resource: Resource, document: Doc): string | undefined {
+/**
+ * The ETag header of an item: with versioning, `_etag` followed by the latest version number —
+ * unless fields are withheld from the caller, whose ETag is only that of what it sees (the
+ * version moves with changes it cannot see: src/read/visible.ts).
+ */
+export function itemEtag(config: Config, resource: Resource, document: Doc, withheld = false): string | undefined {
   const etag = document[config.ETAG];
   if (!config.IF_MATCH || typeof etag !== "string") return undefined;
-  return resource.versioning ? etag + String(document[config.LATEST_VERSION]) : etag;
+  return resource.versioning && !withheld ? etag + String(document[config.LATEST_VERSION]) : etag;
 }
