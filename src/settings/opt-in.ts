@@ -126,6 +126,6 @@ export function pagingProblems(at: string, def: Record<string, unknown>, globals
   const count = get("pagination_count");
   return [
     get("optimize_pagination_for_speed") && count && count !== "none" && `${at} optimize_pagination_for_speed contradicts pagination_count '${count}'`,
-    get("pagination_cursor") && globals.PAGINATION_CURSOR_SECRET == null && JSON.stringify(def.schema ?? {}).includes('"allowed_read_roles"') && `${at} has field read rules: cursors need PAGINATION_CURSOR_SECRET`,
+    get("pagination_cursor") && globals.PAGINATION_CURSOR_SECRET == null && /"(allowed_read_roles|field_access)"/.test(JSON.stringify(def.schema ?? {}, (_, v) => (typeof v === "function" ? true : v)) ?? "") && `${at} has field read rules: cursors need PAGINATION_CURSOR_SECRET`,
   ].filter((problem): problem is string => typeof problem === "string");
 }

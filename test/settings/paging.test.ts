@@ -2,7 +2,7 @@
 // that involve several settings of a resource.
 import { describe, expect, it } from "vitest";
 import { SettingsError, validateSettings } from "../../src/settings/validate.ts";
-import type { FieldSchema, Settings } from "../../src/settings/types.ts";
+import type { Settings } from "../../src/settings/types.ts";
 
 function problems(settings: Settings): string[] {
   try {
@@ -46,12 +46,14 @@ describe("paging settings", () => {
     const ruled = (extra: Settings): Settings => ({
       PAGINATION_CURSOR: true,
       ...extra,
-      // allowed_read_roles as the field-rules work declares it (docs/contracts.md §4).
-      DOMAIN: { staff: { schema: { name: { type: "string" }, pay: { type: "dict", schema: { salary: { type: "integer", allowed_read_roles: ["hr"] } as FieldSchema } } }, datasource: { default_sort: "-pay.salary,name" } } },
+      DOMAIN: { staff: { schema: { name: { type: "string" }, pay: { type: "dict", schema: { salary: { type: "integer", allowed_read_roles: ["hr"] } } } } } },
     });
     const mine = (list: string[]) => list.filter((problem) => problem.includes("cursors need"));
     expect(mine(problems(ruled({})))).toEqual([expect.stringMatching(/Resource 'staff': has field read rules: cursors need PAGINATION_CURSOR_SECRET/)]);
     expect(mine(problems(ruled({ PAGINATION_CURSOR_SECRET: SECRET })))).toEqual([]);
     expect(mine(problems(ruled({ PAGINATION_CURSOR: false })))).toEqual([]);
+    // A field_access hook hides fields too, by the user or the document.
+    const hooked: Settings = { PAGINATION_CURSOR: true, DOMAIN: { staff: { schema: { salary: { type: "integer", field_access: () => true } } } } };
+    expect(mine(problems(hooked))).toHaveLength(1);
   });
 });
