@@ -3,9 +3,8 @@
 //   import { serve } from "./adapters/deno.ts";  await serve(createHandler(settings), { port: 8000 });
 // Run directly it is the `everest serve` command line (deno task start, npm run serve:deno):
 //   deno run --allow-net --allow-read --allow-env adapters/deno.ts serve settings.json --port 8000
-// With a journal (--db file:PATH) add --allow-write, and --allow-run so that a lock left by a
-// killed server can be told from a live one's (adapters/node-files.ts); without it such a lock
-// refuses the start until deleted.
+// With a journal (--db file:PATH) add --allow-write; its lock is a flock (adapters/kernel-lock.ts).
+// --allow-run only checks a holder of another runtime that has no beacon (adapters/lock-beacon.ts).
 import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, once, serverUrl, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 
 // The few Deno APIs used here, so the module type-checks without Deno's own declarations.
