@@ -6,76 +6,19 @@
 // server started at once on its journal or SQLite file serves with every acknowledged write.
 // Several live servers on one SQLite file are allowed: SQLite is made for it (docs/deploy.md).
 // Workers have no file system, so no `file:` store, and nothing to lock.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
-import { READY_LINE, serveCommand, type Runtime } from "../../scripts/serve-command.ts";
-import { signalGroup } from "../support/runtime.ts";
+import { describe, expect, it } from "vitest";
+import type { Runtime } from "../../scripts/serve-command.ts";
+import { killed, serveProcess, servesSqlite, workspace, type Served, type ServeOptions } from "../support/processes.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const runtime = (process.env.EVEREST_TEST_RUNTIME ?? "node") as Runtime;
-const dir = mkdtempSync(join(tmpdir(), "everest-journal-lock-"));
-const started: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of started) if (child.exitCode === null && child.signalCode === null) signalGroup(child.pid!, "SIGKILL");
-  rmSync(dir, { recursive: true, force: true });
-});
+const { dir, settingsFile } = workspace("journal-lock", { RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { people: { schema: { name: { type: "string" } } } } });
 
-const settingsFile = join(dir, "settings.json");
-writeFileSync(settingsFile, JSON.stringify({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { people: { schema: { name: { type: "string" } } } } }));
-
-interface Outcome {
-  child: ChildProcess;
-  /** The base URL once it serves, or null when it exited first. */
-  url: string | null;
-  /** The server's own pid (the child is its parent when it runs under one that does not reap). */
-  pid: number;
-  output: () => string;
-}
-
-/** The serve command of a runtime; node:sqlite needs a newer Node than this one may be (SQLITE_NODE, .ci/run). */
-function command(on: Runtime, db: string): string[] {
-  const [program, ...args] = serveCommand(on);
-  const node = on === "node" && db.startsWith("sqlite:") && process.env.SQLITE_NODE ? process.env.SQLITE_NODE : program!;
-  return [node, ...args];
-}
-
-/**
- * Starts `serve:<runtime>` on `db` in its own process group; resolves when it serves or exits.
- * `orphaned` puts it under a shell that execs `sleep` and so never reaps it; `without` drops a
- * flag of the command (a Deno permission).
- */
-function serve(db: string, options: { on?: Runtime; orphaned?: boolean; without?: string } = {}): Promise<Outcome> {
-  const argv = [...command(options.on ?? runtime, db).filter((arg) => arg !== options.without), settingsFile, "--port", "0", "--db", db];
-  const [program, ...args] = options.orphaned ? ["sh", "-c", '"$@" & echo "pid $!"; exec sleep 600', "sh", ...argv] : argv;
-  const child = spawn(program!, args, { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"] });
-  started.push(child);
-  let text = "";
-  const output = () => text;
-  const pid = () => (options.orphaned ? Number(/^pid (\d+)$/m.exec(text)?.[1]) : child.pid!);
-  return new Promise((resolve) => {
-    const seen = (chunk: string) => {
-      text += chunk;
-      const url = READY_LINE.exec(text)?.[1];
-      if (url) resolve({ child, url, pid: pid(), output });
-    };
-    child.stdout!.setEncoding("utf8").on("data", seen);
-    child.stderr!.setEncoding("utf8").on("data", seen);
-    child.once("close", () => resolve({ child, url: null, pid: pid(), output }));
-  });
-}
-
-async function killed(child: ChildProcess): Promise<void> {
-  const gone = new Promise((resolve) => child.once("close", resolve));
-  signalGroup(child.pid!, "SIGKILL");
-  await gone;
-}
+const serve = (db: string, options: ServeOptions & { on?: Runtime } = {}) => serveProcess(options.on ?? runtime, settingsFile, db, options);
 
 /** SIGKILL to the server alone; its parent, which never reaps, leaves it a zombie. */
-async function crashed(server: Outcome): Promise<void> {
+async function crashed(server: Served): Promise<void> {
   process.kill(server.pid, "SIGKILL");
   const state = () => readFileSync(`/proc/${server.pid}/stat`, "utf8").split(") ")[1]![0];
   await expect.poll(state, { timeout: 10_000 }).toBe("Z");
@@ -90,9 +33,6 @@ async function names(url: string): Promise<string[]> {
   const body = (await (await fetch(`${url}/people?max_results=50`)).json()) as { _items: Array<{ name: string }> };
   return body._items.map((item) => item.name).sort();
 }
-
-const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
-const hasNodeSqlite = major > 22 || (major === 22 && minor >= 5);
 
 /** A runtime other than this one, to hold or claim the same journal. */
 const other: Runtime = runtime === "node" ? "deno" : "node";
@@ -114,11 +54,11 @@ describe.skipIf(runtime === "workers")(`one writer per journal (${runtime})`, ()
     expect(foreign.url).toBeNull();
     expect(foreign.output()).toMatch(new RegExp(`is in use by process ${first.pid}\\b`));
 
-    await killed(first.child);
+    await killed(first);
     const restarted = await serve(db);
     expect(restarted.url, restarted.output()).not.toBeNull();
     expect(await names(restarted.url!)).toEqual(["kept"]);
-    await killed(restarted.child);
+    await killed(restarted);
   });
 
   it.runIf(process.platform === "linux")("a server killed under a parent that never reaps it is restarted at once on its journal", async () => {
@@ -135,8 +75,8 @@ describe.skipIf(runtime === "workers")(`one writer per journal (${runtime})`, ()
     const second = await serve(db);
     expect(second.url).toBeNull();
     expect(second.output()).toMatch(new RegExp(`is in use by process ${restarted.pid}\\b`));
-    await killed(restarted.child);
-    await killed(first.child);
+    await killed(restarted);
+    await killed(first);
   });
 
   it.runIf(process.platform === "linux")("a journal held by another runtime's server that was killed unreaped is taken at once", async () => {
@@ -148,13 +88,13 @@ describe.skipIf(runtime === "workers")(`one writer per journal (${runtime})`, ()
     const restarted = await serve(db);
     expect(restarted.url, restarted.output()).not.toBeNull();
     expect(await names(restarted.url!)).toEqual(["written by another runtime"]);
-    await killed(restarted.child);
-    await killed(first.child);
+    await killed(restarted);
+    await killed(first);
   });
 
   // SQLite locks the file itself, per transaction, and the kernel drops a dead process's locks;
   // several servers on one file are how SQLite is run with more than one instance.
-  it.runIf(process.platform === "linux" && (runtime !== "node" || process.env.SQLITE_NODE || hasNodeSqlite))(
+  it.runIf(process.platform === "linux" && servesSqlite(runtime))(
     "SQLite: a server killed unreaped is restarted at once, and two live servers share the file",
     async () => {
       const db = `sqlite:${join(dir, "data.db")}`;
@@ -168,9 +108,9 @@ describe.skipIf(runtime === "workers")(`one writer per journal (${runtime})`, ()
       expect(second.url, second.output()).not.toBeNull();
       await post(second.url!, "two");
       expect(await names(restarted.url!)).toEqual(["one", "two"]);
-      await killed(restarted.child);
-      await killed(second.child);
-      await killed(first.child);
+      await killed(restarted);
+      await killed(second);
+      await killed(first);
     },
   );
 
@@ -183,9 +123,9 @@ describe.skipIf(runtime === "workers")(`one writer per journal (${runtime})`, ()
     const second = await serve(db, { without: "--allow-run" });
     expect(second.url).toBeNull();
     expect(second.output()).toMatch(new RegExp(`is in use by process ${first.pid}\\b`));
-    await killed(first.child);
+    await killed(first);
     const restarted = await serve(db, { without: "--allow-run" });
     expect(restarted.url, restarted.output()).not.toBeNull();
-    await killed(restarted.child);
+    await killed(restarted);
   });
 });

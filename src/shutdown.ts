@@ -1,0 +1,34 @@
+// The ordered shutdown of docs/contracts.md §7, loaded when the service closes: streams end with
+// their final event and no new one starts; requests in flight, and the adapter's open
+// connections (`connections`, which settles once they are closed), get SHUTDOWN_TIMEOUT to
+// finish; then the databases close (the journal flushed, its lock released) and the rate-limit
+// store lets go.
+import type { DriverPool } from "./data/pool.ts";
+import type { OpenStreams } from "./http/open-streams.ts";
+import type { Logger } from "./logging.ts";
+import type { RateLimitStore } from "./ratelimit/index.ts";
+import { timeLimit } from "./util/time-limit.ts";
+
+export interface Closing {
+  streams: OpenStreams;
+  /** Resolves once no request is in flight. */
+  idle: Promise<void>;
+  inFlight: () => number;
+  seconds: number;
+  pool: DriverPool;
+  rateLimits: RateLimitStore;
+  logger: Logger;
+}
+
+/** Runs the shutdown; resolves when the databases are closed. */
+export async function shutDown(closing: Closing, connections: Promise<unknown> | undefined, databasesClosing: () => void): Promise<void> {
+  const { streams, seconds, logger } = closing;
+  await streams.close();
+  const drained = Promise.all([closing.idle, connections?.catch(() => undefined)]).then(() => true);
+  if (!(await timeLimit(drained, seconds * 1000, false))) {
+    logger.warning(`shutdown: ${closing.inFlight()} request(s) still in flight after SHUTDOWN_TIMEOUT (${seconds} s); closing the databases under them`);
+  }
+  databasesClosing();
+  const results = await Promise.allSettled([closing.pool.close(), closing.rateLimits.close?.()]);
+  for (const result of results) if (result.status === "rejected") logger.error("shutdown: a database did not close cleanly", null, result.reason);
+}
