@@ -25,7 +25,7 @@ export interface OperationalState {
   readiness: boolean;
 }
 
-function reply(ctx: RequestContext, status: number, body: string, type: string): Response {
+function reply(ctx: RequestContext, status: number, body: string, type = "application/json"): Response {
   return new Response(ctx.method === "HEAD" ? null : body, { status, headers: { "Content-Type": type, "Cache-Control": "no-store" } });
 }
 
@@ -33,11 +33,11 @@ export async function answerOperational(ctx: RequestContext, state: OperationalS
   if (ctx.method !== "GET" && ctx.method !== "HEAD") throw new HttpError(405, undefined, { headers: { Allow: "GET, HEAD" } });
   if (ctx.endpoint.kind === "metrics") return reply(ctx, 200, state.metrics!.text(), CONTENT_TYPE);
   // Liveness touches nothing: a process that answers is alive, whatever its database does.
-  if (!state.readiness) return reply(ctx, 200, '{"status": "ok"}', "application/json");
-  if (state.shuttingDown) return reply(ctx, 503, '{"status": "shutting down", "checks": {}}', "application/json");
+  if (!state.readiness) return reply(ctx, 200, JSON.stringify({ status: "ok" }));
+  if (state.shuttingDown) return reply(ctx, 503, JSON.stringify({ status: "shutting down", checks: {} }));
   const checks = await readiness(state);
   const ready = Object.values(checks).every((check) => check === "ok");
-  return reply(ctx, ready ? 200 : 503, JSON.stringify({ status: ready ? "ok" : "unavailable", checks }), "application/json");
+  return reply(ctx, ready ? 200 : 503, JSON.stringify({ status: ready ? "ok" : "unavailable", checks }));
 }
 
 /**
