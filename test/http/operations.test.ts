@@ -105,6 +105,26 @@ describe("health", () => {
   });
 });
 
+describe("RATE_LIMIT_STORE \"database\"", () => {
+  // On every driver and runtime: SQLite and D1 count with an upsert, MongoDB with $inc, the Data
+  // API in its gateway, the embedded store in the process it serves (docs/deploy.md).
+  it("counts in the database the data lives in, with the same answers as in memory", async () => {
+    api = testApi({ RATE_LIMIT_STORE: "database", RATE_LIMIT_GET: [2, 3600], HEALTH_ENDPOINT: "health", DOMAIN: { people } });
+    const left = 3600_000 - (Date.now() % 3600_000);
+    if (left < 5000) await new Promise((resolve) => setTimeout(resolve, left + 100));
+    const first = await api.get("/people");
+    expect(first.status).toBe(200);
+    expect([first.headers.get("x-ratelimit-limit"), first.headers.get("x-ratelimit-remaining")]).toEqual(["2", "1"]);
+    expect(Number(first.headers.get("x-ratelimit-reset")) % 3600).toBe(0);
+    expect((await api.get("/people")).status).toBe(200);
+    const refused = await api.get("/people");
+    expect(refused.status).toBe(429);
+    expect(await json(refused)).toEqual({ _status: "ERR", _error: { code: 429, message: "Rate limit exceeded" } });
+    expect((await api.post("/people", { name: "not limited" })).status).toBe(201);
+    expect(await json(await api.get("/health/ready"))).toEqual({ status: "ok", checks: { database: "ok" } });
+  });
+});
+
 describe("start-up refuses an operational path that collides", () => {
   const start = (settings: Settings) => () => createHandler(settings);
 
