@@ -334,11 +334,12 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       state.gone = true;
       state.abort?.abort();
     });
-    // A keep-alive connection is closed after its answer once shutdown began, so it ends.
-    if (closing) res.shouldKeepAlive = false;
     try {
       request = toRequest(req, host);
       const response = await handler(request, { ...options.env, clientIp: req.socket.remoteAddress ?? null });
+      // Once shutdown began, a keep-alive connection is closed after its answer, so it ends
+      // now rather than after keepAliveTimeout.
+      if (closing) res.shouldKeepAlive = false;
       await writeResponse(response, res);
     } catch (error) {
       const failure = adapterFailure(error);

@@ -24,9 +24,12 @@ export interface Closing {
 export async function shutDown(closing: Closing, connections: Promise<unknown> | undefined, databasesClosing: () => void): Promise<void> {
   const { streams, seconds, logger } = closing;
   await streams.close();
+  let connectionsClosed = connections === undefined;
+  void connections?.catch(() => undefined).then(() => (connectionsClosed = true));
   const drained = Promise.all([closing.idle, connections?.catch(() => undefined)]).then(() => true);
   if (!(await timeLimit(drained, seconds * 1000, false))) {
-    logger.warning(`shutdown: ${closing.inFlight()} request(s) still in flight after SHUTDOWN_TIMEOUT (${seconds} s); closing the databases under them`);
+    const open = connectionsClosed ? "" : ", connections still open (they are closed now)";
+    logger.warning(`shutdown: SHUTDOWN_TIMEOUT (${seconds} s) passed with ${closing.inFlight()} request(s) in flight${open}; closing the databases`);
   }
   databasesClosing();
   const results = await Promise.allSettled([closing.pool.close(), closing.rateLimits.close?.()]);

@@ -4,14 +4,17 @@
 // exits 0; every write it acknowledged is there after a restart, and no client sees a response
 // cut in the middle — a request the server never took is refused before any byte of an answer.
 // Workers are stopped by their platform, not by a signal.
-import { request } from "node:http";
+import { Agent, request } from "node:http";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../scripts/serve-command.ts";
 import { serveProcess, servesSqlite, workspace, type Served } from "../support/processes.ts";
 
 const runtime = (process.env.EVEREST_TEST_RUNTIME ?? "node") as Runtime;
-const { dir, settingsFile } = workspace("shutdown", { RESOURCE_METHODS: ["GET", "POST"], PAGINATION_LIMIT: 100, DOMAIN: { people: { schema: { name: { type: "string" } } } } });
+// A bound below the 5 s a keep-alive connection idles in Node by default: one the server kept
+// open after answering would show as a drain that ran out of time.
+const settings = { RESOURCE_METHODS: ["GET", "POST"], PAGINATION_LIMIT: 100, SHUTDOWN_TIMEOUT: 2, DOMAIN: { people: { schema: { name: { type: "string" } } } } };
+const { dir, settingsFile } = workspace("shutdown", settings);
 const WRITES = 50;
 
 async function serve(db: string): Promise<Served & { url: string }> {
@@ -30,12 +33,14 @@ type Outcome =
 /**
  * One POST on a connection of its own, telling a whole answer from a refused or a cut one. With
  * `held`, the body's second half waits for it: the request is then in the server's hands, its
- * body still coming, when the signal arrives, and must be answered all the same.
+ * body still coming, when the signal arrives, and must be answered all the same; its connection
+ * is a keep-alive one, which the client would keep open.
  */
 function write(url: string, name: string, held?: Promise<void>): Promise<Outcome> {
   return new Promise((resolve) => {
     const body = JSON.stringify({ name });
-    const req = request(`${url}/people`, { method: "POST", agent: false, headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } }, (res) => {
+    const agent = held ? keepAlive : false;
+    const req = request(`${url}/people`, { method: "POST", agent, headers: { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } }, (res) => {
       let received = 0;
       const expected = Number(res.headers["content-length"]);
       res.on("data", (chunk: Buffer) => (received += chunk.length));
@@ -48,6 +53,9 @@ function write(url: string, name: string, held?: Promise<void>): Promise<Outcome
     void held.then(() => req.end(body.slice(5)));
   });
 }
+
+const keepAlive = new Agent({ keepAlive: true });
+afterAll(() => keepAlive.destroy());
 
 const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -92,6 +100,8 @@ describe.skipIf(runtime === "workers")(`graceful shutdown (${runtime})`, () => {
     const outcomes = [slowOutcome, ...writes];
     expect(slowOutcome).toEqual({ kind: "answered", status: 201, name: "slow writer" });
     expect(exit.code, server.output()).toBe(0);
+    // Drained within the bound: no request left, no connection kept open after its answer.
+    expect(server.output()).not.toContain("SHUTDOWN_TIMEOUT");
     expect(outcomes.filter((outcome) => outcome.kind === "cut")).toEqual([]);
     const acknowledged = outcomes.flatMap((outcome) => (outcome.kind === "answered" && outcome.status === 201 ? [outcome.name] : []));
     expect(acknowledged.length).toBeGreaterThanOrEqual(3);
