@@ -47,10 +47,13 @@ export class Operations {
 
   /** Ends the service in order (src/shutdown.ts); asked again, the same shutdown. */
   close(connections?: Promise<unknown>): Promise<void> {
-    return (this.closing ??= import("./shutdown.ts").then(({ shutDown }) =>
+    if (this.closing) return this.closing;
+    // At once: no stream may start while the shutdown's module loads.
+    const streamsEnded = this.streams.close();
+    return (this.closing = import("./shutdown.ts").then(({ shutDown }) =>
       shutDown(
         {
-          streams: this.streams,
+          streamsEnded,
           idle: this.inFlight === 0 ? Promise.resolve() : new Promise<void>((resolve) => (this.idle = resolve)),
           inFlight: () => this.inFlight,
           seconds: this.config.SHUTDOWN_TIMEOUT,

@@ -4,13 +4,13 @@
 // finish; then the databases close (the journal flushed, its lock released) and the rate-limit
 // store lets go.
 import type { DriverPool } from "./data/pool.ts";
-import type { OpenStreams } from "./http/open-streams.ts";
 import type { Logger } from "./logging.ts";
 import type { RateLimitStore } from "./ratelimit/index.ts";
 import { timeLimit } from "./util/time-limit.ts";
 
 export interface Closing {
-  streams: OpenStreams;
+  /** Settles once every open stream has sent its final event (src/http/open-streams.ts). */
+  streamsEnded: Promise<void>;
   /** Resolves once no request is in flight. */
   idle: Promise<void>;
   inFlight: () => number;
@@ -22,11 +22,11 @@ export interface Closing {
 
 /** Runs the shutdown; resolves when the databases are closed. */
 export async function shutDown(closing: Closing, connections: Promise<unknown> | undefined, databasesClosing: () => void): Promise<void> {
-  const { streams, seconds, logger } = closing;
-  await streams.close();
+  const { seconds, logger } = closing;
   let connectionsClosed = connections === undefined;
   void connections?.catch(() => undefined).then(() => (connectionsClosed = true));
-  const drained = Promise.all([closing.idle, connections?.catch(() => undefined)]).then(() => true);
+  // The streams' ending is bounded with the rest: a stream that cannot send its last event does not hold the shutdown up.
+  const drained = Promise.all([closing.streamsEnded, closing.idle, connections?.catch(() => undefined)]).then(() => true);
   if (!(await timeLimit(drained, seconds * 1000, false))) {
     const open = connectionsClosed ? "" : ", connections still open (they are closed now)";
     logger.warning(`shutdown: SHUTDOWN_TIMEOUT (${seconds} s) passed with ${closing.inFlight()} request(s) in flight${open}; closing the databases`);

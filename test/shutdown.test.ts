@@ -72,6 +72,15 @@ describe("App.close()", () => {
     held.open();
   });
 
+  it("takes no stream from the moment it begins, and waits for one that cannot end no longer than the bound", async () => {
+    const handler = createHandler({ ...settings, SHUTDOWN_TIMEOUT: 0.2 }, { logger: createLogger(() => undefined) });
+    handler.app.operations.streams.add({ end: () => new Promise<void>(() => undefined) });
+    const closing = handler.app.close();
+    expect(handler.app.operations.streams.add({ end: () => undefined })).toBe(false);
+    await closing;
+    expect(handler.app.operations.streams.size).toBe(0);
+  });
+
   it("waits for the adapter's connections too, within the same bound", async () => {
     const handler = createHandler(settings);
     let closeConnections!: () => void;
