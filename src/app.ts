@@ -131,7 +131,7 @@ export class App {
       this.accessLog = import("./access-log.ts").then(({ formatAccessLine }) => (entry: AccessEntry) => write(formatAccessLine(accessFormat, entry)));
     }
     this.pool = new DriverPool(this.config, options.services, options.driver);
-    this.data = new DataLayer(this.config, this.pool);
+    this.data = new DataLayer(this.config, this.pool, this.logger);
     this.rateLimits = options.rateLimitStore ?? rateLimitStoreFor(this.config.RATE_LIMIT_STORE, async () => (await this.pool.get(null)).driver, this.logger);
     this.access = new AccessControl(this.config, this.rateLimits);
     this.operations = new Operations(this.config, this.pool, this.rateLimits, this.logger);
@@ -166,10 +166,12 @@ export class App {
   /**
    * Opens the database of every db prefix, and the rate-limit store, now, so one that cannot be
    * opened (a damaged or locked journal, a missing package, a runtime without the sockets it
-   * needs, an unreachable Redis) stops start-up instead of failing every request.
+   * needs, an unreachable Redis) stops start-up instead of failing every request; and builds
+   * every resource's indexes, so an index the stored documents break is reported at start-up.
    */
   async open(): Promise<void> {
-    await Promise.all([...this.pool.prefixes().map((prefix) => this.pool.get(prefix)), this.rateLimits.open?.()]);
+    // Binding a resource opens the database of its db_prefix.
+    await Promise.all([this.pool.get(null), ...Object.values(this.config.DOMAIN).map((resource) => this.data.bind(null, resource)), this.rateLimits.open?.()]);
   }
 
   /** The generator is loaded on first use, so that deployments that never serve it do not load it. */
