@@ -29,6 +29,8 @@ export const EXTENSION_ACTIONS = [
   "everest.mediaGet",
   "everest.mediaRead",
   "everest.mediaDelete",
+  "everest.countHit",
+  "everest.ping",
 ] as const;
 
 /**

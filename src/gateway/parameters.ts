@@ -1,10 +1,10 @@
-// What the gateway (index.ts) reads from a request body: typed fields, each refused with the
-// Data API's error codes when it is not what an action needs.
+// The parameters of a Data API request body, checked: each helper returns the value in the
+// contract's terms or throws a GatewayError naming the parameter and what it must be.
 import { Binary } from "bson";
-import { SCRIPT_OPERATORS } from "../util/operators.ts";
 import type { Doc, Filter, IndexSpec, Projection, Sort, Target, Update } from "../drivers/types.ts";
-import { isPlainObject } from "../util/objects.ts";
 import { KEYSET_POSITION, type ErrorBody, type ErrorCode } from "../drivers/data-api/protocol.ts";
+import { isPlainObject } from "../util/objects.ts";
+import { SCRIPT_OPERATORS } from "../util/operators.ts";
 
 export class GatewayError extends Error {
   constructor(
@@ -144,4 +144,3 @@ export function refuseScripts(value: unknown): void {
     }
   }
 }
-
