@@ -11,6 +11,10 @@ import { Hooks, type HookCallback } from "./events/hooks.ts";
 import { mediaFeature } from "./features/media.ts";
 import { serveMedia } from "./endpoints/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
+import { openStream } from "./endpoints/feed.ts";
+import { streamCredentials } from "./feed/credentials.ts";
+import { FeedRegistry } from "./feed/registry.ts";
+import { wantsEventStream } from "./feed/sse.ts";
 import { InternalApi } from "./internal.ts";
 import { schemaEndpoint } from "./endpoints/schema.ts";
 import { oplogFeatures } from "./features/oplog.ts";
@@ -106,6 +110,8 @@ export class App {
   private readonly accessLog?: Promise<(entry: AccessEntry) => void>;
   /** Built on first request: start-up stays as fast without it. */
   private openApi?: OpenApiDocument;
+  /** The open change streams (docs/feed.md); null when no resource has change_feed, so a request pays nothing for it. */
+  readonly feed: FeedRegistry | null;
 
   constructor(settings: Settings, options: HandlerOptions = {}) {
     validateSettings(settings);
@@ -138,6 +144,9 @@ export class App {
     this.hooks.register(options.hooks);
     this.services = { config: this.config, data: this.data, hooks: this.hooks, features: this.features, validators: this.validators, access: this.access };
     this.internal = new InternalApi(this.services);
+    this.feed = Object.values(this.config.DOMAIN).some((resource) => resource.change_feed)
+      ? new FeedRegistry(this.config, (error) => this.logger.error("change feed", null, error))
+      : null;
   }
 
   /** Subscribes a callback to an event (`on_insert`, `on_fetched_item_people`, …). */
@@ -167,8 +176,9 @@ export class App {
     return this.openApi;
   }
 
-  /** Closes database connections (graceful shutdown). */
+  /** Ends open streams with their final event, then closes database connections (graceful shutdown). */
   close(): Promise<void> {
+    this.feed?.close();
     return this.pool.close();
   }
 
@@ -202,6 +212,8 @@ export class App {
   readonly fetch = async (request: Request, env?: unknown, executionCtx?: unknown): Promise<Response> => {
     // The clock only for the access log: performance.now() is a call out of JavaScript on Deno (2% of a GET item there).
     const started = this.accessLog ? performance.now() : 0;
+    const param = this.feed ? this.config.CHANGE_FEED_AUTH_PARAM : null;
+    if (param) request = streamCredentials(request, param);
     const ctx = new RequestContext(request, this.config.MAX_BODY_SIZE, env, executionCtx);
     let response: Response;
     try {
@@ -241,6 +253,7 @@ export class App {
     if (jsonp !== null && !isValidJsonpCallback(jsonp)) throw new HttpError(400, "Invalid JSONP callback name");
     const admitting = this.access.admit(ctx);
     if (admitting) await admitting;
+    if (this.feed && wantsEventStream(ctx.request.headers.get("accept"))) return this.stream(ctx);
 
     const dispatching = this.dispatch(ctx);
     const reply = dispatching instanceof Promise ? await dispatching : dispatching;
@@ -263,6 +276,17 @@ export class App {
     const lookup = kind === "item" ? itemLookup(ctx, this.config) : pathConditions(ctx, resource, this.config);
     if (!this.hooks.empty) return this.emitPre(ctx, resource, lookup).then(() => handler(this.services, ctx, lookup));
     return handler(this.services, ctx, lookup);
+  }
+
+  /** A request for an event stream (docs/feed.md): GET on a collection or item, nothing else. */
+  private async stream(ctx: RequestContext): Promise<Response> {
+    const { kind, resource } = ctx.endpoint;
+    if (ctx.method !== "GET" || !resource || (kind !== "collection" && kind !== "item")) {
+      throw new HttpError(406, "text/event-stream is answered only to GET on a collection or an item with a change feed");
+    }
+    const lookup = kind === "item" ? itemLookup(ctx, this.config) : pathConditions(ctx, resource, this.config);
+    if (!this.hooks.empty) await this.emitPre(ctx, resource, lookup);
+    return openStream(this.services, this.feed!, ctx, lookup, (error) => this.logger.error("change feed", ctx, error));
   }
 
   /** The endpoints that are not a resource's collection or item. */

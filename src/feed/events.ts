@@ -1,0 +1,96 @@
+// What one subscriber is told of one change: which event (or none), and its data rendered as a
+// GET of the item renders the document — through buildResponseDocument (src/read/document.ts),
+// where every read path's field rules and document features apply — with the subscriber's own
+// projection, at delivery time, from the change's after image.
+import type { CallScope } from "../scope.ts";
+import type { Services } from "../services.ts";
+import type { ChangeRecord, Doc, Projection } from "../drivers/types.ts";
+import { project, withMingo } from "../drivers/memory/mingo.ts";
+import { copyDocument } from "../drivers/memory/values.ts";
+import { buildResponseDocument, shownEtag } from "../read/document.ts";
+import { homeLink, resourceHref, resourceLink } from "../render/hateoas.ts";
+import { toJson } from "../render/json.ts";
+import type { Resource } from "../settings/normalize.ts";
+import { sseEvent } from "./sse.ts";
+
+/**
+ * `enter` and `leave`: a document that starts or stops matching the stream's filter (its
+ * `where`, the item it watches, the caller's own documents) by an update; a soft delete is a
+ * `delete`. docs/feed.md lists them.
+ */
+export type FeedEventName = "insert" | "update" | "replace" | "delete" | "enter" | "leave";
+
+/** What a stream watches and how it renders, fixed when it opens. */
+export interface Subscription {
+  services: Services;
+  /** The stream request's scope: links follow its path, user-restricted access its auth value. */
+  ctx: CallScope;
+  resource: Resource;
+  /** The request's `where`, the item lookup and the data layer's scope, compiled. */
+  matches: (doc: Doc) => boolean;
+  projection: Projection | null;
+  /** Subscribers with the same key render a change identically, so one rendering serves them all. */
+  renderKey: string;
+}
+
+/** The event a change is for this subscriber, or null when it does not concern it. */
+export function classify(sub: Subscription, record: ChangeRecord): FeedEventName | null {
+  if (record.collection !== sub.resource.datasource.source) return null;
+  const before = record.before !== null && sub.matches(record.before);
+  const after = record.after !== null && sub.matches(record.after);
+  if (!before && !after) return null;
+  if (record.op === "insert" || record.op === "delete") return record.op;
+  if (before && after) return record.op;
+  if (after) return "enter";
+  const deleted = sub.services.config.DELETED;
+  return sub.resource.soft_delete && record.after?.[deleted] === true ? "delete" : "leave";
+}
+
+/** The key that says two subscriptions render alike: resource, where its links point, projection. */
+export function renderKeyOf(services: Services, ctx: CallScope, resource: Resource, projection: Projection | null): string {
+  return JSON.stringify([resource.name, ctx.origin, resourceHref(services.config, ctx, resource), projection]);
+}
+
+const renderings = new WeakMap<ChangeRecord, Map<string, string>>();
+
+/** The data of an event: the document as a GET of the item shows it, or its id and ETag when it is gone. */
+async function eventData(sub: Subscription, record: ChangeRecord, event: FeedEventName): Promise<string> {
+  let cache = renderings.get(record);
+  const key = `${event === "delete" || event === "leave" ? "gone" : "doc"}\u0000${sub.renderKey}`;
+  const known = cache?.get(key);
+  if (known !== undefined) return known;
+  const { config } = sub.services;
+  const resource = sub.resource;
+  let body: Doc;
+  if (event === "delete" || event === "leave") {
+    const last = (record.after ?? record.before)!;
+    body = { [resource.id_field]: last[resource.id_field] ?? record.id };
+    if (config.IF_MATCH) body[config.ETAG] = shownEtag(config, resource, last);
+  } else {
+    body = await itemDocument(sub, record.after!);
+  }
+  const json = toJson(body, false, config.DATE_FORMAT, config.JSON_SORT_KEYS);
+  if (!cache) renderings.set(record, (cache = new Map()));
+  cache.set(key, json);
+  return json;
+}
+
+/** A stored document as GET on its item renders it: projection, meta fields, links, features. */
+async function itemDocument(sub: Subscription, stored: Doc): Promise<Doc> {
+  const { services, ctx, resource } = sub;
+  const config = services.config;
+  // The log's images may be the store's own objects: a feature that changes a document gets a copy of its own.
+  const shown = sub.projection ? withMingo(() => project([stored], sub.projection!, true)[0]!) : services.features.has("beforeRespond", resource) ? copyDocument(stored) : { ...stored };
+  const document = await buildResponseDocument(services, ctx, shown, resource);
+  if (resource.hateoas && document[config.LINKS]) {
+    document[config.LINKS] = { ...(document[config.LINKS] as Doc), parent: homeLink(), collection: { title: resource.resource_title, href: resourceLink(config, ctx) } };
+  }
+  return document;
+}
+
+/** The bytes of the event a change makes for this subscriber, or null when it makes none. */
+export async function renderChange(sub: Subscription, record: ChangeRecord): Promise<Uint8Array | null> {
+  const event = classify(sub, record);
+  if (!event) return null;
+  return sseEvent(event, await eventData(sub, record, event), record.position);
+}

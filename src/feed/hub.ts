@@ -1,0 +1,144 @@
+// The streams of one database in this process, fed by one reader of its change log: the log is
+// read once per change, whatever the number of streams, and each stream filters and renders
+// what it is given. The reader wakes when the driver records a write here, and polls the log
+// where the driver does not hear other processes' writes (ChangeLog.pushes). The latest changes
+// stay in a window, so a stream resuming from a recent position joins without a read of its
+// own; an older one reads the log page by page until it reaches the window.
+import type { ChangeLog, ChangeRecord } from "../drivers/types.ts";
+import type { FeedStream } from "./stream.ts";
+
+/** Changes read from the log at a time. */
+const PAGE = 500;
+/** The latest changes kept for streams that resume from one of them. */
+const WINDOW = 2048;
+
+export class Hub {
+  private cursor = "";
+  private window: ChangeRecord[] = [];
+  private readonly streams = new Set<FeedStream>();
+  private pumping: Promise<void> | null = null;
+  private again = false;
+  private stopWatching: (() => void) | null = null;
+  private poller: ReturnType<typeof setInterval> | null = null;
+  readonly ready: Promise<void>;
+
+  constructor(
+    private readonly changes: ChangeLog,
+    private readonly database: string | undefined,
+    private readonly pollMs: number,
+    private readonly onError: (error: unknown) => void,
+  ) {
+    this.ready = changes.head(database).then((head) => {
+      this.cursor = head;
+    });
+  }
+
+  /** Where a stream without Last-Event-ID starts: after the newest change read. */
+  get head(): string {
+    return this.cursor;
+  }
+
+  /**
+   * Throws InvalidPositionError for a position that is not the log's, before a stream is
+   * answered; a position the window holds needs no read.
+   */
+  async check(position: string): Promise<void> {
+    await this.ready;
+    if (this.after(position)) return;
+    await this.changes.read(this.database, position, 1);
+  }
+
+  /** Brings a stream from its position up to the live changes, then feeds it with them. */
+  async join(stream: FeedStream): Promise<void> {
+    await this.ready;
+    while (!stream.ended) {
+      const caught = this.after(stream.position);
+      if (caught) {
+        // No await between finding the stream's place and adding it: no change can fall between.
+        this.attach(stream);
+        stream.accept(caught);
+        return;
+      }
+      const read = await this.changes.read(this.database, stream.position, PAGE);
+      if (read.expired) return stream.reset(read.head);
+      if (read.records.length > 0) stream.accept(read.records);
+      else {
+        // Ahead of this reader (a change it has not read yet): read up to it, and if the log
+        // cannot be read now, try again a poll interval later.
+        this.wake();
+        await this.pumping;
+        if (!this.after(stream.position)) await new Promise((resolve) => setTimeout(resolve, this.pollMs));
+      }
+    }
+  }
+
+  /** A change may have been recorded. */
+  wake = (): void => {
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = this.run().finally(() => (this.pumping = null));
+  };
+
+  get size(): number {
+    return this.streams.size;
+  }
+
+  private attach(stream: FeedStream): void {
+    this.streams.add(stream);
+    stream.whenEnded(() => this.detach(stream));
+    if (this.streams.size === 1) {
+      this.stopWatching = this.changes.watch(this.database, this.wake);
+      if (!this.changes.pushes) this.poller = setInterval(this.wake, this.pollMs);
+      // Changes recorded while nobody watched.
+      this.wake();
+    }
+  }
+
+  private detach(stream: FeedStream): void {
+    if (!this.streams.delete(stream) || this.streams.size > 0) return;
+    this.stopWatching?.();
+    this.stopWatching = null;
+    if (this.poller) clearInterval(this.poller);
+    this.poller = null;
+  }
+
+  /** The window's changes after `position` (none when it is the newest), or null when the window does not hold it. */
+  private after(position: string): ChangeRecord[] | null {
+    if (position === this.cursor) return [];
+    for (let i = this.window.length - 1; i >= 0; i--) {
+      if (this.window[i]!.position === position) return this.window.slice(i + 1);
+    }
+    return null;
+  }
+
+  /** Reads the log up to its end, again while wakes came meanwhile, and hands each change to every stream. */
+  private async run(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        for (;;) {
+          const read = await this.changes.read(this.database, this.cursor, PAGE);
+          if (read.expired) {
+            // This reader fell further behind than the log keeps: every stream must start again.
+            this.cursor = read.head;
+            this.window = [];
+            for (const stream of this.streams) stream.reset(read.head);
+            break;
+          }
+          const records = read.records;
+          if (records.length === 0) break;
+          this.cursor = records[records.length - 1]!.position;
+          for (const record of records) this.window.push(record);
+          if (this.window.length > WINDOW) this.window = this.window.slice(-WINDOW);
+          for (const stream of this.streams) stream.accept(records);
+          if (records.length < PAGE) break;
+        }
+      } catch (error) {
+        // The next write or poll tries again; the streams keep their positions.
+        this.onError(error);
+      }
+    } while (this.again);
+  }
+}

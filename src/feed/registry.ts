@@ -1,0 +1,69 @@
+// Every open stream of the App (docs/contracts.md §7): one registry, which refuses a stream past
+// CHANGE_FEED_MAX_STREAMS, beats the heartbeat of all of them on one timer, counts them for the
+// metrics endpoint, and ends them all, each with its final event, when the App closes. It also
+// keeps one Hub per database a stream reads, for as long as the App lives.
+import type { Driver } from "../drivers/types.ts";
+import { HttpError } from "../errors.ts";
+import type { Config } from "../settings/normalize.ts";
+import { Hub } from "./hub.ts";
+import type { FeedStream } from "./stream.ts";
+
+export class FeedRegistry {
+  private readonly streams = new Set<FeedStream>();
+  private readonly hubs = new Map<Driver, Map<string, Hub>>();
+  private beat: ReturnType<typeof setInterval> | null = null;
+  private closing = false;
+
+  constructor(
+    private readonly config: Config,
+    private readonly onError: (error: unknown) => void,
+  ) {}
+
+  /** Streams open now. */
+  get open(): number {
+    return this.streams.size;
+  }
+
+  /** Refuses a new stream, as 503 with Retry-After, when the server is full or shutting down. */
+  admit(): void {
+    if (this.closing) throw new HttpError(503, "the server is shutting down", { headers: { "Retry-After": "1" } });
+    if (this.streams.size >= this.config.CHANGE_FEED_MAX_STREAMS) {
+      throw new HttpError(503, "too many open change streams", { headers: { "Retry-After": String(Math.max(1, Math.ceil(this.config.CHANGE_FEED_RETRY / 1000))) } });
+    }
+  }
+
+  /** The hub of a database, made on first use. */
+  hub(driver: Driver, database: string | undefined): Hub {
+    let byDatabase = this.hubs.get(driver);
+    if (!byDatabase) this.hubs.set(driver, (byDatabase = new Map()));
+    const key = database ?? "";
+    let hub = byDatabase.get(key);
+    if (!hub) {
+      hub = new Hub(driver.changes!, database, this.config.CHANGE_FEED_POLL, this.onError);
+      // A database that cannot be read now is tried again by the next stream.
+      hub.ready.catch(() => byDatabase.delete(key));
+      byDatabase.set(key, hub);
+    }
+    return hub;
+  }
+
+  add(stream: FeedStream): void {
+    this.streams.add(stream);
+    stream.whenEnded(() => {
+      this.streams.delete(stream);
+      if (this.streams.size === 0 && this.beat) {
+        clearInterval(this.beat);
+        this.beat = null;
+      }
+    });
+    this.beat ??= setInterval(() => {
+      for (const open of this.streams) open.heartbeat();
+    }, this.config.CHANGE_FEED_HEARTBEAT * 1000);
+  }
+
+  /** Takes no new stream and ends every open one with `end` (reason "shutdown"). */
+  close(): void {
+    this.closing = true;
+    for (const stream of [...this.streams]) stream.end("shutdown");
+  }
+}
