@@ -23,7 +23,9 @@ import {
   type Update,
 } from "../drivers/types.ts";
 import { isPlainObject } from "../util/objects.ts";
-import { ACTIONS, decode, EJSON_TYPE, encode, ERROR_STATUS, type Action, type ErrorBody, type ErrorCode } from "../drivers/data-api/protocol.ts";
+import { ACTIONS, decode, EJSON_TYPE, encode, ERROR_STATUS, type Action } from "../drivers/data-api/protocol.ts";
+import { changeAction } from "./changes.ts";
+import { field, GatewayError, isCount, isString, required, type Body } from "./params.ts";
 
 export interface DataApiHandlerOptions {
   /** Keys a client may present (`api-key` header or `Authorization: Bearer`); at least one. */
@@ -48,33 +50,6 @@ export type DataApiHandler = (request: Request) => Promise<Response>;
 
 const DEFAULTS = { maxBatch: 1000, maxResponseBytes: 16 * 1024 * 1024, maxRequestBytes: 32 * 1024 * 1024 };
 
-class GatewayError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly extra: Partial<ErrorBody> = {},
-  ) {
-    super(message);
-  }
-}
-
-type Body = Record<string, unknown>;
-
-function field<T>(body: Body, name: string, check: (value: unknown) => value is T, expected: string): T | undefined {
-  const value = body[name];
-  if (value === undefined) return undefined;
-  if (!check(value)) throw new GatewayError("InvalidParameter", `'${name}' must be ${expected}`);
-  return value;
-}
-
-function required<T>(body: Body, name: string, check: (value: unknown) => value is T, expected: string): T {
-  const value = field(body, name, check, expected);
-  if (value === undefined) throw new GatewayError("MissingParameter", `'${name}' is required`);
-  return value;
-}
-
-const isString = (value: unknown): value is string => typeof value === "string";
-const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
 const isBoolean = (value: unknown): value is boolean => typeof value === "boolean";
 const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
 const isDocs = (value: unknown): value is Doc[] => Array.isArray(value) && value.every(isPlainObject);
@@ -234,6 +209,10 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
 
   async function perform(action: Action, body: Body): Promise<Doc> {
     switch (action) {
+      case "everest.changesRecord":
+      case "everest.changesHead":
+      case "everest.changesRead":
+        return changeAction(driver, action, body, allow, allowDatabase);
       case "find": {
         const where = target(body);
         const query = { filter: filter(body), sort: sort(body), projection: projection(body), skip: field(body, "skip", isCount, "a count"), limit: field(body, "limit", isCount, "a count") };

@@ -1,5 +1,6 @@
 // The mongodb driver against MONGODB_URI (CI starts the emulator from ../shared); without it
 // these tests are reported as skipped.
+import { retentionOf } from "../../src/drivers/change-log.ts";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { Decimal128, ObjectId } from "bson";
 import { MongoClient } from "mongodb";
@@ -75,7 +76,7 @@ describe("mongodb driver: settings", () => {
 });
 
 describe.skipIf(!uri)("mongodb driver", () => {
-  runDriverConformance("mongodb", async () => new MongoDriver({ uri: uri!, databaseName: "everest", client: { serverSelectionTimeoutMS: 2000 } }), { emulated: MONGODB_EMULATED });
+  runDriverConformance("mongodb", async (settings = {}) => new MongoDriver({ uri: uri!, databaseName: "everest", client: { serverSelectionTimeoutMS: 2000 }, retention: retentionOf(settings) }), { emulated: MONGODB_EMULATED });
 
   describe("specifics", () => {
     let driver: MongoDriver;
