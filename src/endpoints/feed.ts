@@ -38,7 +38,7 @@ export async function openStream(services: Services, registry: FeedRegistry, ctx
   const lastEventId = ctx.request.headers.get("last-event-id")?.trim() || null;
   try {
     if (lastEventId !== null) await hub.check(lastEventId);
-    else await hub.ready;
+    else await hub.ready();
   } catch (error) {
     if (error instanceof InvalidPositionError) throw new HttpError(400, `Last-Event-ID: ${error.message}`);
     throw error;

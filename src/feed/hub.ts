@@ -20,20 +20,31 @@ export class Hub {
   private again = false;
   private stopWatching: (() => void) | null = null;
   private poller: ReturnType<typeof setInterval> | null = null;
-  readonly ready: Promise<void>;
+  /** The cursor's reading of the log's head; dropped while no stream is open, as the window is. */
+  private fresh: Promise<void> | null = null;
 
   constructor(
     private readonly changes: ChangeLog,
     private readonly database: string | undefined,
     private readonly pollMs: number,
     private readonly onError: (error: unknown) => void,
-  ) {
-    this.ready = changes.head(database).then((head) => {
-      this.cursor = head;
-    });
+  ) {}
+
+  /** Resolves once the cursor is the log's head, or further: a hub nobody read from for a while starts from the head again. */
+  ready(): Promise<void> {
+    if (!this.fresh) {
+      const fresh = this.changes.head(this.database).then((head) => {
+        this.cursor = head;
+      });
+      fresh.catch(() => {
+        if (this.fresh === fresh) this.fresh = null;
+      });
+      this.fresh = fresh;
+    }
+    return this.fresh;
   }
 
-  /** Where a stream without Last-Event-ID starts: after the newest change read. */
+  /** Where a stream without Last-Event-ID starts (once ready): after the newest change read. */
   get head(): string {
     return this.cursor;
   }
@@ -43,14 +54,14 @@ export class Hub {
    * answered; a position the window holds needs no read.
    */
   async check(position: string): Promise<void> {
-    await this.ready;
+    await this.ready();
     if (this.after(position)) return;
     await this.changes.read(this.database, position, 1);
   }
 
   /** Brings a stream from its position up to the live changes, then feeds it with them. */
   async join(stream: FeedStream): Promise<void> {
-    await this.ready;
+    await this.ready();
     while (!stream.ended) {
       const caught = this.after(stream.position);
       if (caught) {
@@ -98,6 +109,9 @@ export class Hub {
 
   private detach(stream: FeedStream): void {
     if (!this.streams.delete(stream) || this.streams.size > 0) return;
+    // Nobody reads: the window would only go stale, and the cursor with it.
+    this.window = [];
+    this.fresh = null;
     this.stopWatching?.();
     this.stopWatching = null;
     if (this.poller) clearInterval(this.poller);
@@ -120,6 +134,8 @@ export class Hub {
       try {
         for (;;) {
           const read = await this.changes.read(this.database, this.cursor, PAGE);
+          // The last stream left while this read was under way: what it found is nobody's.
+          if (this.streams.size === 0) break;
           if (read.expired) {
             // This reader fell further behind than the log keeps: every stream must start again.
             this.cursor = read.head;

@@ -39,9 +39,8 @@ export class FeedRegistry {
     const key = database ?? "";
     let hub = byDatabase.get(key);
     if (!hub) {
-      hub = new Hub(driver.changes!, database, this.config.CHANGE_FEED_POLL, this.onError);
-      // A database that cannot be read now is tried again by the next stream.
-      hub.ready.catch(() => byDatabase.delete(key));
+      // Failures after close() are the closing drivers' and nobody's concern.
+      hub = new Hub(driver.changes!, database, this.config.CHANGE_FEED_POLL, (error) => this.closing || this.onError(error));
       byDatabase.set(key, hub);
     }
     return hub;
