@@ -10,6 +10,7 @@ export interface InProcessOnly {
 }
 
 export const IN_PROCESS_ONLY: Record<string, InProcessOnly> = {
+  "test/http/feed-lifecycle.test.ts": { why: "reads the App's registry of streams and closes the App through api.handler" },
   "test/http/feed.test.ts": {
     why: "measures the stream's own bounded buffer, which a reader in this process fills at once; over a socket the kernel's buffers take megabytes first (the Node adapter waits for the socket, so they stay bounded too)",
     tests: ["change feed: operation > drops a reader that does not read once its buffer is full, with a final event"],

@@ -1,0 +1,31 @@
+// The App's registry of open streams (docs/contracts.md §7): it counts them, frees a stream's
+// place when its client goes away, and App.close() ends each with its final event and takes no
+// new one.
+import { expect, it } from "vitest";
+import { testApi } from "../support/api.ts";
+import { readSse } from "../support/sse.ts";
+
+const STREAM = { Accept: "text/event-stream" };
+
+it("counts open streams, frees a closed one's place, and ends them all on close()", async () => {
+  const api = testApi({ CHANGE_FEED: true, RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { people: { schema: { name: { type: "string" } } } } });
+  const app = api.handler.app;
+  expect(app.feed!.open).toBe(0);
+  const first = readSse(await api.get("/people", STREAM));
+  const second = readSse(await api.get("/people", STREAM));
+  expect(app.feed!.open).toBe(2);
+  await first.close();
+  expect(app.feed!.open).toBe(1);
+  await app.close();
+  const last = await second.rest();
+  expect(last).toEqual([{ event: "end", data: JSON.stringify({ reason: "shutdown" }) }]);
+  expect(app.feed!.open).toBe(0);
+  const refused = await api.get("/people", STREAM);
+  expect(refused.status).toBe(503);
+  expect(refused.headers.get("retry-after")).toBe("1");
+});
+
+it("has no registry when no resource has the feed", () => {
+  const api = testApi({ DOMAIN: { people: { schema: { name: { type: "string" } } } } });
+  expect(api.handler.app.feed).toBeNull();
+});
