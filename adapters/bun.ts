@@ -35,6 +35,7 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
     error: adapterFailure,
   });
   const close = once(async () => {
+    options.onClosing?.();
     await server.stop();
     await options.onShutdown?.();
   });

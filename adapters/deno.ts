@@ -38,6 +38,7 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
     (request, info) => handler(request, { ...options.env, clientIp: info.remoteAddr.hostname ?? null }),
   );
   const close = once(async () => {
+    options.onClosing?.();
     await server.shutdown();
     await options.onShutdown?.();
   });

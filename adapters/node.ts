@@ -357,6 +357,9 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       request = toRequest(req, host);
       const response = await handler(request, { ...options.env, clientIp: req.socket.remoteAddress ?? null });
       await writeResponse(response, res);
+      // A response that ends during shutdown (a change stream's final event) would leave its
+      // connection open until keep-alive times it out: it is ended after the response instead.
+      if (closing) req.socket.end();
     } catch (error) {
       const failure = adapterFailure(error);
       // Half a response cannot be turned into an error; a reset at least tells the client it is cut short.
@@ -368,8 +371,11 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
   // What node's HTTP parser refuses never reaches the handler: answered here in the same envelope.
   server.on("clientError", refuse);
 
+  let closing = false;
   const close = once(() =>
     new Promise<void>((resolve) => {
+      closing = true;
+      options.onClosing?.();
       server.close(() => resolve());
       server.closeIdleConnections();
     }).then(() => options.onShutdown?.()),

@@ -11,6 +11,11 @@ export interface ServeOptions {
   host?: string;
   /** Extra env passed to the handler with every request. */
   env?: Record<string, unknown>;
+  /**
+   * Runs as shutdown begins, before the requests in flight are waited for: ends the responses
+   * that would otherwise never finish (change streams, docs/feed.md), each with its final event.
+   */
+  onClosing?: () => void;
   /** Runs after the server stopped accepting requests (close database connections …). */
   onShutdown?: () => Promise<void> | void;
   /** Install SIGINT/SIGTERM handlers (default true). */
