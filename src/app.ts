@@ -65,6 +65,11 @@ export interface HandlerOptions {
   accessLog?: (line: string) => void;
   /** Where rate-limit counts live; in-memory by default, shared across instances otherwise (docs/auth.md). */
   rateLimitStore?: RateLimitStore;
+  /**
+   * The runtime keeps each request's work to itself (Cloudflare Workers, set by
+   * adapters/workers.ts): change streams then each poll the log from their own request.
+   */
+  isolatedRequests?: boolean;
 }
 
 type MethodHandler = (services: Services, ctx: RequestContext, lookup: Filter) => Promise<Reply>;
@@ -145,7 +150,7 @@ export class App {
     this.services = { config: this.config, data: this.data, hooks: this.hooks, features: this.features, validators: this.validators, access: this.access };
     this.internal = new InternalApi(this.services);
     this.feed = Object.values(this.config.DOMAIN).some((resource) => resource.change_feed)
-      ? new FeedRegistry(this.config, (error) => this.logger.error("change feed", null, error))
+      ? new FeedRegistry(this.config, (error) => this.logger.error("change feed", null, error), options.isolatedRequests)
       : null;
   }
 

@@ -36,17 +36,21 @@ export async function openStream(services: Services, registry: FeedRegistry, ctx
   const { driver, target } = binding instanceof Promise ? await binding : binding;
   const hub = registry.hub(driver, target.database);
   const lastEventId = ctx.request.headers.get("last-event-id")?.trim() || null;
+  let position: string;
   try {
     if (lastEventId !== null) await hub.check(lastEventId);
-    else await hub.ready();
+    position = lastEventId ?? (await hub.start());
   } catch (error) {
     if (error instanceof InvalidPositionError) throw new HttpError(400, `Last-Event-ID: ${error.message}`);
     throw error;
   }
 
   const subscription: Subscription = { services, ctx, resource, matches, projection, renderKey: renderKeyOf(services, ctx, resource, projection) };
-  const stream = new FeedStream(lastEventId ?? hub.head, sseOpening(config.CHANGE_FEED_RETRY), (record) => renderChange(subscription, record), config.CHANGE_FEED_BUFFER, onError);
+  const stream = new FeedStream(position, sseOpening(config.CHANGE_FEED_RETRY), (record) => renderChange(subscription, record), config.CHANGE_FEED_BUFFER, onError);
   registry.add(stream);
+  // Where the runtime cancels the body of a response whose client went away, that ends the
+  // stream; where it only aborts the request's signal (workerd), this does.
+  ctx.request.signal?.addEventListener("abort", () => stream.end("error"), { once: true });
   hub.join(stream).catch((error: unknown) => {
     onError(error);
     stream.end("error");

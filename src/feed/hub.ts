@@ -4,8 +4,14 @@
 // where the driver does not hear other processes' writes (ChangeLog.pushes). The latest changes
 // stay in a window, so a stream resuming from a recent position joins without a read of its
 // own; an older one reads the log page by page until it reaches the window.
+//
+// Where the runtime keeps each request's work to itself (Workers: a promise, timer or stream of
+// one request must not be settled by another's), nothing is shared: each stream follows the
+// log on its own, polling it from its own request, and beats its own heartbeat.
 import type { ChangeLog, ChangeRecord } from "../drivers/types.ts";
 import type { FeedStream } from "./stream.ts";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Changes read from the log at a time. */
 const PAGE = 500;
@@ -26,12 +32,19 @@ export class Hub {
   constructor(
     private readonly changes: ChangeLog,
     private readonly database: string | undefined,
-    private readonly pollMs: number,
+    private readonly timing: { pollMs: number; heartbeatMs: number; isolated: boolean },
     private readonly onError: (error: unknown) => void,
   ) {}
 
+  /** Where a stream without Last-Event-ID starts: after the newest change. */
+  async start(): Promise<string> {
+    if (this.timing.isolated) return this.changes.head(this.database);
+    await this.ready();
+    return this.cursor;
+  }
+
   /** Resolves once the cursor is the log's head, or further: a hub nobody read from for a while starts from the head again. */
-  ready(): Promise<void> {
+  private ready(): Promise<void> {
     if (!this.fresh) {
       const fresh = this.changes.head(this.database).then((head) => {
         this.cursor = head;
@@ -44,23 +57,19 @@ export class Hub {
     return this.fresh;
   }
 
-  /** Where a stream without Last-Event-ID starts (once ready): after the newest change read. */
-  get head(): string {
-    return this.cursor;
-  }
-
   /**
    * Throws InvalidPositionError for a position that is not the log's, before a stream is
    * answered; a position the window holds needs no read.
    */
   async check(position: string): Promise<void> {
-    await this.ready();
-    if (this.after(position)) return;
+    if (!this.timing.isolated) await this.ready();
+    if (!this.timing.isolated && this.after(position)) return;
     await this.changes.read(this.database, position, 1);
   }
 
   /** Brings a stream from its position up to the live changes, then feeds it with them. */
   async join(stream: FeedStream): Promise<void> {
+    if (this.timing.isolated) return this.follow(stream);
     await this.ready();
     while (!stream.ended) {
       const caught = this.after(stream.position);
@@ -78,7 +87,7 @@ export class Hub {
         // cannot be read now, try again a poll interval later.
         this.wake();
         await this.pumping;
-        if (!this.after(stream.position)) await new Promise((resolve) => setTimeout(resolve, this.pollMs));
+        if (!this.after(stream.position)) await sleep(this.timing.pollMs);
       }
     }
   }
@@ -101,7 +110,7 @@ export class Hub {
     stream.whenEnded(() => this.detach(stream));
     if (this.streams.size === 1) {
       this.stopWatching = this.changes.watch(this.database, this.wake);
-      if (!this.changes.pushes) this.poller = setInterval(this.wake, this.pollMs);
+      if (!this.changes.pushes) this.poller = setInterval(this.wake, this.timing.pollMs);
       // Changes recorded while nobody watched.
       this.wake();
     }
@@ -125,6 +134,27 @@ export class Hub {
       if (this.window[i]!.position === position) return this.window.slice(i + 1);
     }
     return null;
+  }
+
+  /** One stream reading the log by itself, a poll interval after each time it found it read to the end. */
+  private async follow(stream: FeedStream): Promise<void> {
+    let quiet = 0;
+    while (!stream.ended) {
+      try {
+        const read = await this.changes.read(this.database, stream.position, PAGE);
+        if (read.expired) return stream.reset(read.head);
+        stream.accept(read.records);
+        if (read.records.length === PAGE) continue;
+      } catch (error) {
+        this.onError(error);
+      }
+      await sleep(this.timing.pollMs);
+      quiet += this.timing.pollMs;
+      if (quiet >= this.timing.heartbeatMs) {
+        stream.heartbeat();
+        quiet = 0;
+      }
+    }
   }
 
   /** Reads the log up to its end, again while wakes came meanwhile, and hands each change to every stream. */

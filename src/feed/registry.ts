@@ -17,6 +17,8 @@ export class FeedRegistry {
   constructor(
     private readonly config: Config,
     private readonly onError: (error: unknown) => void,
+    /** Each request's work stays its own (Workers): streams share no reader and no timer (hub.ts). */
+    private readonly isolated = false,
   ) {}
 
   /** Streams open now. */
@@ -40,7 +42,8 @@ export class FeedRegistry {
     let hub = byDatabase.get(key);
     if (!hub) {
       // Failures after close() are the closing drivers' and nobody's concern.
-      hub = new Hub(driver.changes!, database, this.config.CHANGE_FEED_POLL, (error) => this.closing || this.onError(error));
+      const timing = { pollMs: this.config.CHANGE_FEED_POLL, heartbeatMs: this.config.CHANGE_FEED_HEARTBEAT * 1000, isolated: this.isolated };
+      hub = new Hub(driver.changes!, database, timing, (error) => this.closing || this.onError(error));
       byDatabase.set(key, hub);
     }
     return hub;
@@ -55,6 +58,7 @@ export class FeedRegistry {
         this.beat = null;
       }
     });
+    if (this.isolated) return;
     this.beat ??= setInterval(() => {
       for (const open of this.streams) open.heartbeat();
     }, this.config.CHANGE_FEED_HEARTBEAT * 1000);

@@ -29,3 +29,22 @@ it("has no registry when no resource has the feed", () => {
   const api = testApi({ DOMAIN: { people: { schema: { name: { type: "string" } } } } });
   expect(api.handler.app.feed).toBeNull();
 });
+
+it("with isolated requests (Workers), each stream polls the log on its own and still resumes", async () => {
+  const api = testApi(
+    { CHANGE_FEED: true, CHANGE_FEED_POLL: 20, CHANGE_FEED_HEARTBEAT: 1, RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { people: { schema: { name: { type: "string" } } } } },
+    { isolatedRequests: true },
+  );
+  const events = readSse(await api.get("/people", STREAM));
+  await api.post("/people", { name: "a" }, {});
+  const first = await events.expect("insert");
+  expect(first.data.name).toBe("a");
+  await events.quiet(1500);
+  expect(events.comments).toContain("heartbeat");
+  await events.close();
+  await api.post("/people", { name: "b" }, {});
+  const resumed = readSse(await api.get("/people", { ...STREAM, "Last-Event-ID": first.id! }));
+  expect((await resumed.expect("insert")).data.name).toBe("b");
+  await resumed.close();
+  await api.close();
+});
