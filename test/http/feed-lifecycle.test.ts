@@ -39,7 +39,7 @@ it("with isolated requests (Workers), each stream polls the log on its own and s
   await api.post("/people", { name: "a" }, {});
   const first = await events.expect("insert");
   expect(first.data.name).toBe("a");
-  await events.quiet(1500);
+  await events.quiet(2500);
   expect(events.comments).toContain("heartbeat");
   await events.close();
   await api.post("/people", { name: "b" }, {});
