@@ -46,51 +46,68 @@ export function classify(sub: Subscription, record: ChangeRecord): FeedEventName
   return sub.resource.soft_delete && record.after?.[deleted] === true ? "delete" : "leave";
 }
 
+/** Render keys as small numbers: the per-change cache is looked up once per subscriber and change. */
+const renderKeys = new Map<string, number>();
+
 /** The key that says two subscriptions render alike: resource, where its links point, projection. */
 export function renderKeyOf(services: Services, ctx: CallScope, resource: Resource, projection: Projection | null): string {
-  return JSON.stringify([resource.name, ctx.origin, resourceHref(services.config, ctx, resource), projection]);
+  const key = JSON.stringify([resource.name, ctx.origin, resourceHref(services.config, ctx, resource), projection]);
+  let id = renderKeys.get(key);
+  if (id === undefined) renderKeys.set(key, (id = renderKeys.size));
+  return String(id);
 }
 
-const renderings = new WeakMap<ChangeRecord, Map<string, string>>();
+/**
+ * A change's events as bytes, per event name and render key: a thousand subscribers that see a
+ * change alike share one rendering and one encoding of it.
+ */
+const renderings = new WeakMap<ChangeRecord, Map<string, Uint8Array>>();
 
 /** The data of an event: the document as a GET of the item shows it, or its id and ETag when it is gone. */
-async function eventData(sub: Subscription, record: ChangeRecord, event: FeedEventName): Promise<string> {
-  let cache = renderings.get(record);
-  const key = `${event === "delete" || event === "leave" ? "gone" : "doc"}\u0000${sub.renderKey}`;
-  const known = cache?.get(key);
-  if (known !== undefined) return known;
+function eventData(sub: Subscription, record: ChangeRecord, event: FeedEventName): string | Promise<string> {
   const { config } = sub.services;
   const resource = sub.resource;
-  let body: Doc;
   if (event === "delete" || event === "leave") {
     const last = (record.after ?? record.before)!;
-    body = { [resource.id_field]: last[resource.id_field] ?? record.id };
+    const body: Doc = { [resource.id_field]: last[resource.id_field] ?? record.id };
     if (config.IF_MATCH) body[config.ETAG] = shownEtag(config, resource, last);
-  } else {
-    body = await itemDocument(sub, record.after!);
+    return toJson(body, false, config.DATE_FORMAT, config.JSON_SORT_KEYS);
   }
-  const json = toJson(body, false, config.DATE_FORMAT, config.JSON_SORT_KEYS);
-  if (!cache) renderings.set(record, (cache = new Map()));
-  cache.set(key, json);
-  return json;
+  const building = itemDocument(sub, record.after!);
+  const render = (document: Doc) => toJson(document, false, config.DATE_FORMAT, config.JSON_SORT_KEYS);
+  return building instanceof Promise ? building.then(render) : render(building);
 }
 
 /** A stored document as GET on its item renders it: projection, meta fields, links, features. */
-async function itemDocument(sub: Subscription, stored: Doc): Promise<Doc> {
+function itemDocument(sub: Subscription, stored: Doc): Doc | Promise<Doc> {
   const { services, ctx, resource } = sub;
   const config = services.config;
   // The log's images may be the store's own objects: a feature that changes a document gets a copy of its own.
   const shown = sub.projection ? withMingo(() => project([stored], sub.projection!, true)[0]!) : services.features.has("beforeRespond", resource) ? copyDocument(stored) : { ...stored };
-  const document = await buildResponseDocument(services, ctx, shown, resource);
-  if (resource.hateoas && document[config.LINKS]) {
-    document[config.LINKS] = { ...(document[config.LINKS] as Doc), parent: homeLink(), collection: { title: resource.resource_title, href: resourceLink(config, ctx) } };
-  }
-  return document;
+  const links = (document: Doc): Doc => {
+    if (resource.hateoas && document[config.LINKS]) {
+      document[config.LINKS] = { ...(document[config.LINKS] as Doc), parent: homeLink(), collection: { title: resource.resource_title, href: resourceLink(config, ctx) } };
+    }
+    return document;
+  };
+  const building = buildResponseDocument(services, ctx, shown, resource);
+  return building instanceof Promise ? building.then(links) : links(building);
 }
 
-/** The bytes of the event a change makes for this subscriber, or null when it makes none. */
-export async function renderChange(sub: Subscription, record: ChangeRecord): Promise<Uint8Array | null> {
+/** The bytes of the event a change makes for this subscriber, or null when it makes none; a promise only while a feature renders asynchronously. */
+export function renderChange(sub: Subscription, record: ChangeRecord): Uint8Array | null | Promise<Uint8Array> {
   const event = classify(sub, record);
   if (!event) return null;
-  return sseEvent(event, await eventData(sub, record, event), record.position);
+  let cache = renderings.get(record);
+  const key = event + sub.renderKey;
+  const known = cache?.get(key);
+  if (known) return known;
+  if (!cache) renderings.set(record, (cache = new Map()));
+  const store = (json: string) => {
+    const bytes = sseEvent(event, json, record.position);
+    cache.set(key, bytes);
+    return bytes;
+  };
+  const data = eventData(sub, record, event);
+  return typeof data === "string" ? store(data) : data.then(store);
 }

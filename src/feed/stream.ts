@@ -19,13 +19,16 @@ export class FeedStream {
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   private pending: ChangeRecord[] = [];
   private draining = false;
+  /** Events rendered but not yet enqueued, and their size. */
+  private chunk: Uint8Array[] = [];
+  private chunkBytes = 0;
   private idle = true;
   private readonly onEnd: Array<() => void> = [];
 
   constructor(
     position: string,
     opening: Uint8Array,
-    private readonly render: (record: ChangeRecord) => Promise<Uint8Array | null>,
+    private readonly render: (record: ChangeRecord) => Uint8Array | null | Promise<Uint8Array | null>,
     private readonly bufferBytes: number,
     private readonly onError: (error: unknown) => void,
   ) {
@@ -80,33 +83,65 @@ export class FeedStream {
     this.close();
   }
 
+  /** Renders the pending changes in order; synchronously while rendering is, so a batch becomes one chunk. */
   private async drain(): Promise<void> {
     this.draining = true;
     try {
-      while (this.pending.length > 0 && !this.ended) {
-        const record = this.pending.shift()!;
-        const bytes = await this.render(record);
+      let next = 0;
+      while (next < this.pending.length && !this.ended) {
+        const rendering = this.render(this.pending[next++]!);
+        const bytes = rendering instanceof Promise ? await rendering : rendering;
         if (bytes && !this.ended) this.write(bytes);
       }
     } catch (error) {
       this.onError(error);
       this.end("error");
     } finally {
+      this.pending = [];
       this.draining = false;
+      this.flush();
     }
   }
 
-  /** Enqueues unless the reader is too far behind, which ends the stream (`final` bytes always go). */
+  /**
+   * Adds an event to the chunk being made, unless the reader is too far behind, which ends the
+   * stream (`final` bytes always go). The chunk is enqueued once the changes at hand are
+   * rendered: one write to the socket for a batch, not one per event.
+   */
   private write(bytes: Uint8Array, final = false): void {
     if (this.ended) return;
     this.idle = false;
-    const queued = -(this.controller.desiredSize ?? 0);
+    const queued = -(this.controller.desiredSize ?? 0) + this.chunkBytes;
     if (!final && queued + bytes.byteLength > this.bufferBytes) return this.end("slow reader");
-    this.controller.enqueue(bytes);
+    this.chunk.push(bytes);
+    this.chunkBytes += bytes.byteLength;
+    if (final || !this.draining) this.flush();
+  }
+
+  private flush(): void {
+    if (this.chunk.length === 0) return;
+    const parts = this.chunk;
+    this.chunk = [];
+    let bytes = parts[0]!;
+    if (parts.length > 1) {
+      bytes = new Uint8Array(this.chunkBytes);
+      let at = 0;
+      for (const part of parts) {
+        bytes.set(part, at);
+        at += part.byteLength;
+      }
+    }
+    this.chunkBytes = 0;
+    try {
+      this.controller.enqueue(bytes);
+    } catch {
+      // Cancelled by the client meanwhile.
+    }
   }
 
   private close(): void {
     if (this.ended) return;
+    this.flush();
     try {
       this.controller.close();
     } catch {

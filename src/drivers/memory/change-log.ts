@@ -3,7 +3,7 @@
 // own line (a `feed` marker on it), so the two are durable together or not at all; replaying
 // the journal rebuilds the log. Stored documents are never changed in place (a write stores a
 // new object), so the before and after images are the stored objects themselves, not copies.
-import { formatPosition, newEpoch, parsePosition, retainedSince, type Retention } from "../change-log.ts";
+import { formatPosition, newEpoch, parsePosition, type Retention } from "../change-log.ts";
 import type { ChangeOperation, ChangeRead, ChangeRecord, Doc } from "../types.ts";
 
 /** What a journal line of a recorded write carries: where its changes begin in the log. */
@@ -60,7 +60,7 @@ export class MemoryChangeLog {
   /** Adds a write's changes, numbered from its marker; `durable` false until its journal line is on disk. */
   append(marker: FeedMarker, changes: Array<Omit<MemoryChange, "seq" | "at">>, retention: Retention, durable: boolean): void {
     let seq = marker.seq;
-    for (const change of changes) this.records.push({ ...change, seq: seq++, at: marker.at });
+    for (const change of changes) this.records.push({ seq: seq++, coll: change.coll, op: change.op, id: change.id, before: change.before, after: change.after, at: marker.at });
     this.seq = seq - 1;
     if (durable) this.committed = this.seq;
     this.trim(retention);
@@ -101,11 +101,13 @@ export class MemoryChangeLog {
   }
 
   private trim(retention: Retention): void {
-    const since = retainedSince(retention);
     let first = this.first;
     const length = this.records.length;
     if (retention.count !== null && length - first > retention.count) first = length - retention.count;
-    while (first < length && since && this.records[first]!.at < since) first++;
+    if (retention.seconds !== null && first < length) {
+      const since = Date.now() - retention.seconds * 1000;
+      while (first < length && this.records[first]!.at.getTime() < since) first++;
+    }
     if (first === this.first) return;
     this.first = first;
     // Compacted once the dropped part outweighs the kept one, so trimming stays amortised O(1).
