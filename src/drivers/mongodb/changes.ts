@@ -8,10 +8,14 @@
 // taken before the record is inserted, so two writers can insert their records out of order for
 // a moment: a reader never reads past a missing number (a gap) until GAP_GRACE has passed since
 // the record after it was written, and then takes the number as lost.
+//
+// That is for a standalone server. On a replica set or a sharded cluster the log is MongoDB's
+// own change streams instead (change-streams.ts): atomic with the write, and nothing to write.
 import { BSON, type Db } from "mongodb";
 import { deserialize } from "bson";
 import { formatPosition, newEpoch, parsePosition, retainedSince, Watchers, type Retention } from "../change-log.ts";
-import type { ChangeLog, ChangeOperation, ChangeRecord, Doc, Target } from "../types.ts";
+import type { ChangeLog, ChangeOperation, ChangeRead, ChangeRecord, Doc, Target } from "../types.ts";
+import { ChangeStreamLog } from "./change-streams.ts";
 
 const CHANGES = "_everest_changes";
 
@@ -44,6 +48,8 @@ export class MongoChangeLog implements ChangeLog {
   private readonly epochs = new Map<string, Promise<string>>();
   private readonly watchers = new Watchers();
   private writes = 0;
+  /** On a replica set or sharded cluster, the server's change streams (change-streams.ts) instead of the change collection. */
+  private deployment: Promise<ChangeStreamLog | null> | null = null;
 
   constructor(
     private readonly db: (name?: string) => Promise<Db>,
@@ -52,6 +58,8 @@ export class MongoChangeLog implements ChangeLog {
   ) {}
 
   async record(target: Target): Promise<void> {
+    const streams = await this.streams();
+    if (streams) return streams.record(target);
     const db = target.database ?? this.defaultDatabase;
     await this.epoch(db);
     this.recorded.add(`${db}\u0000${target.collection}`);
@@ -62,11 +70,15 @@ export class MongoChangeLog implements ChangeLog {
   }
 
   async head(database?: string): Promise<string> {
+    const streams = await this.streams();
+    if (streams) return streams.head(database);
     const db = database ?? this.defaultDatabase;
     return formatPosition(await this.epoch(db), await this.last(db));
   }
 
-  async read(database: string | undefined, after: string, limit: number) {
+  async read(database: string | undefined, after: string, limit: number): Promise<ChangeRead> {
+    const streams = await this.streams();
+    if (streams) return streams.read(database, after, limit);
     const db = database ?? this.defaultDatabase;
     const epoch = await this.epoch(db);
     const head = await this.last(db);
@@ -107,6 +119,21 @@ export class MongoChangeLog implements ChangeLog {
     await handle.collection<Row>(CHANGES).insertMany(changes.map((change, i) => ({ _id: first + i, coll: target.collection, op: change.op, before: change.before, after: change.after, at })));
     this.watchers.notify(db);
     if (++this.writes % TRIM_EVERY === 0) this.trim(db).catch(() => undefined);
+  }
+
+  /** Whether the deployment has change streams: a replica set (`setName`) or mongos (`isdbgrid`). */
+  private streams(): Promise<ChangeStreamLog | null> {
+    if (!this.deployment) {
+      const deployment = (async () => {
+        const hello = await (await this.db()).admin().command({ hello: 1 });
+        return hello.setName || hello.msg === "isdbgrid" ? new ChangeStreamLog(this.db, this.defaultDatabase) : null;
+      })();
+      deployment.catch(() => {
+        if (this.deployment === deployment) this.deployment = null;
+      });
+      this.deployment = deployment;
+    }
+    return this.deployment;
   }
 
   private epoch(db: string): Promise<string> {
