@@ -11,7 +11,6 @@ import { Hooks, type HookCallback } from "./events/hooks.ts";
 import { mediaFeature } from "./features/media.ts";
 import { serveMedia } from "./endpoints/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
-import { openStream } from "./endpoints/feed.ts";
 import { streamCredentials } from "./feed/credentials.ts";
 import { FeedRegistry } from "./feed/registry.ts";
 import { wantsEventStream } from "./feed/sse.ts";
@@ -291,6 +290,8 @@ export class App {
     }
     const lookup = kind === "item" ? itemLookup(ctx, this.config) : pathConditions(ctx, resource, this.config);
     if (!this.hooks.empty) await this.emitPre(ctx, resource, lookup);
+    // Imported on the first stream: an App that never serves one (or a Worker's first load) does not carry it.
+    const { openStream } = await import("./endpoints/feed.ts");
     return openStream(this.services, this.feed!, ctx, lookup, (error) => this.logger.error("change feed", ctx, error));
   }
 

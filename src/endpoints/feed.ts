@@ -2,7 +2,8 @@
 // change_feed (docs/feed.md): its query is checked as a GET's is (`where` in both syntaxes,
 // allowed filters, projection), the data layer's scope is added (datasource filter, the caller's
 // own documents, soft delete), Last-Event-ID is checked, and only then is the stream answered.
-// Every refusal comes before the first byte, in Eve's envelope.
+// Every refusal comes before the first byte, in Eve's envelope. Loaded with the first stream
+// request (src/app.ts), with the hub, the streams and their rendering.
 import type { RequestContext } from "../context.ts";
 import type { Services } from "../services.ts";
 import { combineFilters } from "../data/layer.ts";
@@ -12,6 +13,7 @@ import { HttpError } from "../errors.ts";
 import { parseWhere } from "../query/where.ts";
 import { resolveProjection } from "../query/projection.ts";
 import { renderChange, renderKeyOf, type Subscription } from "../feed/events.ts";
+import { Hub } from "../feed/hub.ts";
 import type { FeedRegistry } from "../feed/registry.ts";
 import { EVENT_STREAM, sseOpening } from "../feed/sse.ts";
 import { FeedStream } from "../feed/stream.ts";
@@ -34,7 +36,8 @@ export async function openStream(services: Services, registry: FeedRegistry, ctx
 
   const binding = services.data.bind(ctx, resource);
   const { driver, target } = binding instanceof Promise ? await binding : binding;
-  const hub = registry.hub(driver, target.database);
+  const changes = driver.changes!;
+  const hub = registry.hub(driver, target.database, (timing, failed) => new Hub(changes, target.database, timing, failed));
   const lastEventId = ctx.request.headers.get("last-event-id")?.trim() || null;
   let position: string;
   try {

@@ -13,6 +13,13 @@ import type { FeedStream } from "./stream.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** How a hub reads: its poll interval, heartbeat, and whether each stream reads on its own (Workers). */
+export interface HubTiming {
+  pollMs: number;
+  heartbeatMs: number;
+  isolated: boolean;
+}
+
 /** Changes read from the log at a time. */
 const PAGE = 500;
 /** The latest changes kept for streams that resume from one of them. */
@@ -32,7 +39,7 @@ export class Hub {
   constructor(
     private readonly changes: ChangeLog,
     private readonly database: string | undefined,
-    private readonly timing: { pollMs: number; heartbeatMs: number; isolated: boolean },
+    private readonly timing: HubTiming,
     private readonly onError: (error: unknown) => void,
   ) {}
 

@@ -5,7 +5,9 @@
 import type { Driver } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import type { Config } from "../settings/normalize.ts";
-import { Hub } from "./hub.ts";
+// Types only: the hub and the streams are loaded with the first stream (src/endpoints/feed.ts),
+// so an App that serves none does not carry them.
+import type { Hub, HubTiming } from "./hub.ts";
 import type { FeedStream } from "./stream.ts";
 
 export class FeedRegistry {
@@ -34,8 +36,8 @@ export class FeedRegistry {
     }
   }
 
-  /** The hub of a database, made on first use. */
-  hub(driver: Driver, database: string | undefined): Hub {
+  /** The hub of a database, made on first use by `make`. */
+  hub(driver: Driver, database: string | undefined, make: (timing: HubTiming, onError: (error: unknown) => void) => Hub): Hub {
     let byDatabase = this.hubs.get(driver);
     if (!byDatabase) this.hubs.set(driver, (byDatabase = new Map()));
     const key = database ?? "";
@@ -43,7 +45,7 @@ export class FeedRegistry {
     if (!hub) {
       // Failures after close() are the closing drivers' and nobody's concern.
       const timing = { pollMs: this.config.CHANGE_FEED_POLL, heartbeatMs: this.config.CHANGE_FEED_HEARTBEAT * 1000, isolated: this.isolated };
-      hub = new Hub(driver.changes!, database, timing, (error) => this.closing || this.onError(error));
+      hub = make(timing, (error) => this.closing || this.onError(error));
       byDatabase.set(key, hub);
     }
     return hub;

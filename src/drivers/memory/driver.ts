@@ -261,7 +261,8 @@ export class MemoryDriver implements Driver {
   }
 
   media(database?: string): MediaStore {
-    return memoryMedia(this.databases, database ?? this.defaultDatabase, {
+    const db = database ?? this.defaultDatabase;
+    return memoryMedia((create) => this.databases.database(db, create)?.media, db, {
       usable: () => this.assertUsable(),
       write: (record, change) => {
         const line = this.encode(record);

@@ -1,7 +1,6 @@
 // Media files of one database, kept whole in memory.
 import { Binary, ObjectId } from "bson";
 import type { MediaFile, MediaStore } from "../types.ts";
-import type { Databases } from "./databases.ts";
 import type { JournalRecord } from "./journal.ts";
 
 export interface MediaRecord {
@@ -32,7 +31,8 @@ export interface MediaWrites {
   write(record: () => JournalRecord, change: () => void): Promise<void> | undefined;
 }
 
-export function memoryMedia(databases: Databases, db: string, driver: MediaWrites): MediaStore {
+/** `files(create)`: the database's media files, the map made when asked to create it. */
+export function memoryMedia(files: (create: boolean) => Map<string, MediaRecord> | undefined, db: string, driver: MediaWrites): MediaStore {
   return {
     put: async (data, meta) => {
       driver.usable();
@@ -45,19 +45,19 @@ export function memoryMedia(databases: Databases, db: string, driver: MediaWrite
       };
       const committing = driver.write(
         () => ({ op: "media.put", db, file: { ...record, data: new Binary(record.data) } }),
-        () => databases.database(db, true).media.set(record.id, record),
+        () => files(true)!.set(record.id, record),
       );
       if (committing) await committing;
       return record.id;
     },
     get: async (id) => {
       driver.usable();
-      const record = databases.database(db)?.media.get(id);
+      const record = files(false)?.get(id);
       return record ? mediaFile(record) : null;
     },
     delete: async (id) => {
       driver.usable();
-      const media = databases.database(db)?.media;
+      const media = files(false);
       if (!media?.has(id)) return;
       const committing = driver.write(() => ({ op: "media.delete", db, id }), () => media.delete(id));
       if (committing) await committing;

@@ -12,7 +12,7 @@
 // MongoChangeLog (changes.ts) uses its change collection instead (docs/feed.md).
 import { MongoServerError, type ChangeStreamDocument, type Db } from "mongodb";
 import { DatabaseUnavailableError, InvalidPositionError, type ChangeLog, type ChangeOperation, type ChangeRead, type ChangeRecord, type Doc, type Target } from "../types.ts";
-import { ownBson } from "./changes.ts";
+import { ownBson } from "./own-bson.ts";
 
 /** InvalidResumeToken, and the codes of a token from another deployment or a malformed one. */
 const INVALID_TOKEN_CODES = new Set([260, 9, 22]);

@@ -11,11 +11,11 @@
 //
 // That is for a standalone server. On a replica set or a sharded cluster the log is MongoDB's
 // own change streams instead (change-streams.ts): atomic with the write, and nothing to write.
-import { BSON, type Db } from "mongodb";
-import { deserialize } from "bson";
+import type { Db } from "mongodb";
 import { formatPosition, newEpoch, parsePosition, retainedSince, Watchers, type Retention } from "../change-log.ts";
 import type { ChangeLog, ChangeOperation, ChangeRead, ChangeRecord, Doc, Target } from "../types.ts";
 import { ChangeStreamLog } from "./change-streams.ts";
+import { ownBson } from "./own-bson.ts";
 
 const CHANGES = "_everest_changes";
 
@@ -29,11 +29,6 @@ const FEED = "_everest_feed";
 export const GAP_GRACE_MS = 5_000;
 /** Recorded writes between two trims of the log by the writer (reads trim too). */
 const TRIM_EVERY = 64;
-
-/** A document as the mongodb package decodes it → one with everest's bson classes (driver.ts explains why). */
-export function ownBson(doc: object): Doc {
-  return deserialize(BSON.serialize(doc));
-}
 
 export interface PendingChange {
   op: ChangeOperation;

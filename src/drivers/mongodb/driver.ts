@@ -31,7 +31,8 @@ import {
 } from "../types.ts";
 import { nearAsWithin } from "../near-count.ts";
 import { retentionOf, type Retention } from "../change-log.ts";
-import { MongoChangeLog, ownBson } from "./changes.ts";
+import { MongoChangeLog } from "./changes.ts";
+import { ownBson } from "./own-bson.ts";
 import { DUPLICATE_KEY_CODES, translateError } from "./errors.ts";
 
 /** IndexOptionsConflict and IndexKeySpecsConflict: an index of that name or key exists with other options. */
