@@ -11,7 +11,8 @@ import { compileFilter, loadFor } from "../drivers/memory/mingo.ts";
 import { InvalidPositionError, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { parseWhere } from "../query/where.ts";
-import { resolveProjection } from "../query/projection.ts";
+import { fieldMask } from "../auth/field-masks.ts";
+import { readProjection } from "../methods/get.ts";
 import { renderChange, renderKeyOf, type Subscription } from "../feed/events.ts";
 import { Hub } from "../feed/hub.ts";
 import type { FeedRegistry } from "../feed/registry.ts";
@@ -23,9 +24,11 @@ export async function openStream(services: Services, registry: FeedRegistry, ctx
   const config = services.config;
   if (!resource.change_feed || resource.datasource.aggregation) throw new HttpError(406, `${resource.name} has no change feed: ask for JSON or XML`);
   registry.admit();
+  // A field the caller may not read is unknown to its where and projection, as on a GET.
+  const hidden = fieldMask(ctx, resource, "read");
   const rawWhere = ctx.args.get(config.QUERY_WHERE);
-  const where = rawWhere ? await parseWhere(rawWhere, resource, config) : {};
-  const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
+  const where = rawWhere ? await parseWhere(rawWhere, resource, config, hidden) : {};
+  const { projection, project } = readProjection(config, ctx, resource, hidden);
   const item = ctx.endpoint.kind === "item";
   // An item is watched through the same filter as a collection: it stays what a GET would find.
   if (item && !(await services.data.findOne(ctx, resource, lookup, { projection: { _id: 1 } }))) throw new HttpError(404);
@@ -48,7 +51,7 @@ export async function openStream(services: Services, registry: FeedRegistry, ctx
     throw error;
   }
 
-  const subscription: Subscription = { services, ctx, resource, matches, projection, renderKey: renderKeyOf(services, ctx, resource, projection) };
+  const subscription: Subscription = { services, ctx, resource, matches, projection, project, renderKey: renderKeyOf(services, ctx, resource, projection, project) };
   const stream = new FeedStream(position, sseOpening(config.CHANGE_FEED_RETRY), (record) => renderChange(subscription, record), config.CHANGE_FEED_BUFFER, onError);
   registry.add(stream);
   // Where the runtime cancels the body of a response whose client went away, that ends the

@@ -8,6 +8,7 @@ import type { ChangeRecord, Doc, Projection } from "../drivers/types.ts";
 import { project, withMingo } from "../drivers/memory/mingo.ts";
 import { copyDocument } from "../drivers/memory/values.ts";
 import { buildResponseDocument, shownEtag } from "../read/document.ts";
+import { callerEtag } from "../read/visible.ts";
 import { homeLink, resourceHref, resourceLink } from "../render/hateoas.ts";
 import { toJson } from "../render/json.ts";
 import type { Resource } from "../settings/normalize.ts";
@@ -28,7 +29,10 @@ export interface Subscription {
   resource: Resource;
   /** The request's `where`, the item lookup and the data layer's scope, compiled. */
   matches: (doc: Doc) => boolean;
+  /** What is taken of the stored document before it is built (the store's projection of a GET). */
   projection: Projection | null;
+  /** The client's projection, applied once the document is built, for a caller read whole under field rules (src/read/visible.ts). */
+  project?: Projection;
   /** Subscribers with the same key render a change identically, so one rendering serves them all. */
   renderKey: string;
 }
@@ -49,9 +53,18 @@ export function classify(sub: Subscription, record: ChangeRecord): FeedEventName
 /** Render keys as small numbers: the per-change cache is looked up once per subscriber and change. */
 const renderKeys = new Map<string, number>();
 
-/** The key that says two subscriptions render alike: resource, where its links point, projection. */
-export function renderKeyOf(services: Services, ctx: CallScope, resource: Resource, projection: Projection | null): string {
-  const key = JSON.stringify([resource.name, ctx.origin, resourceHref(services.config, ctx, resource), projection]);
+/** A subscription whose rendering no other shares (field rules a function decides per caller). */
+let unshared = 0;
+
+/**
+ * The key that says two subscriptions render alike: resource, where its links point,
+ * projections, and under field rules the caller's roles (or nothing shared, when a function
+ * decides per caller).
+ */
+export function renderKeyOf(services: Services, ctx: CallScope, resource: Resource, projection: Projection | null, project?: Projection): string {
+  const rules = resource.field_rules;
+  const caller = rules === null || ctx.unrestricted ? "" : rules.dynamic ? `unshared ${unshared++}` : [...ctx.roles].sort();
+  const key = JSON.stringify([resource.name, ctx.origin, resourceHref(services.config, ctx, resource), projection, project ?? null, caller]);
   let id = renderKeys.get(key);
   if (id === undefined) renderKeys.set(key, (id = renderKeys.size));
   return String(id);
@@ -70,7 +83,7 @@ function eventData(sub: Subscription, record: ChangeRecord, event: FeedEventName
   if (event === "delete" || event === "leave") {
     const last = (record.after ?? record.before)!;
     const body: Doc = { [resource.id_field]: last[resource.id_field] ?? record.id };
-    if (config.IF_MATCH) body[config.ETAG] = shownEtag(config, resource, last);
+    if (config.IF_MATCH) body[config.ETAG] = callerEtag(config, sub.ctx, resource, last) ?? shownEtag(config, resource, last);
     return toJson(body, false, config.DATE_FORMAT, config.JSON_SORT_KEYS);
   }
   const building = itemDocument(sub, record.after!);
@@ -90,7 +103,7 @@ function itemDocument(sub: Subscription, stored: Doc): Doc | Promise<Doc> {
     }
     return document;
   };
-  const building = buildResponseDocument(services, ctx, shown, resource);
+  const building = buildResponseDocument(services, ctx, shown, resource, sub.project && { project: sub.project });
   return building instanceof Promise ? building.then(links) : links(building);
 }
 

@@ -15,6 +15,7 @@ class Users extends TokenAuth {
     if (!user) return false;
     if (roles.length > 0 && !(user === "alice" && roles.includes("admin"))) return false;
     ctx.setRequestAuthValue(user);
+    ctx.setRequestRoles(user === "alice" ? ["admin"] : []);
     return true;
   }
 }
@@ -32,6 +33,7 @@ const settings = (extra: Settings = {}): Settings => ({
     news: { ...writable, public_methods: ["GET"], schema: { title: { type: "string" } } },
     reports: { ...writable, allowed_read_roles: ["admin"], schema: { title: { type: "string" } } },
     all_posts: { ...writable, schema: { title: { type: "string" }, published: { type: "boolean" } } },
+    staff: { ...writable, schema: { name: { type: "string" }, salary: { type: "integer", allowed_read_roles: ["admin"] } } },
     published: { resource_methods: ["GET"], datasource: { source: "all_posts", filter: { published: true } }, schema: { title: { type: "string" }, published: { type: "boolean" } } },
   },
   ...extra,
@@ -78,6 +80,23 @@ describe("change feed: authorization", () => {
     expect((await anyone.expect("insert")).data.title).toBe("hello");
     expect((await api.get("/reports", { ...STREAM, ...bob })).status).toBe(401);
     await stream(api, "/reports", alice);
+  });
+
+  it("shows each subscriber the fields its roles may read, and refuses a where on a hidden one", async () => {
+    const api = start();
+    const admin = await stream(api, "/staff", alice);
+    const other = await stream(api, "/staff", bob);
+    const created = await (await api.post("/staff", { name: "ada", salary: 10 }, alice)).json();
+    const seenByAdmin = (await admin.expect("insert")).data;
+    const seenByOther = (await other.expect("insert")).data;
+    expect(seenByAdmin.salary).toBe(10);
+    expect(seenByOther.salary).toBeUndefined();
+    expect(seenByOther.name).toBe("ada");
+    expect(seenByAdmin).toEqual(await (await api.get(`/staff/${created._id}`, alice)).json());
+    expect(seenByOther).toEqual(await (await api.get(`/staff/${created._id}`, bob)).json());
+    expect(seenByOther._etag).not.toBe(seenByAdmin._etag);
+    const probing = await api.get(`/staff?where=${encodeURIComponent(JSON.stringify({ salary: 10 }))}`, { ...STREAM, ...bob });
+    expect(probing.status).toBe(400);
   });
 
   it("keeps to a datasource filter", async () => {
