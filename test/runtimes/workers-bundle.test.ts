@@ -9,8 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorker, loadedWith, type WorkerBuild, type WorkerModule } from "../../scripts/build-worker.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-// Issue 7's 100 KB, plus the 4 KB of field rules that no split could take out of the entry (bench/README.md).
-const TARGET_GZIP = 105 * 1024;
+// Issue 7's 100 KB, plus the 4 KB of field rules that no split could take out of the entry (bench/README.md),
+// plus the change feed the example serves (issue 31): the driver's change log, the registry of
+// streams, and the chunks the lazily loaded stream endpoint splits off (bench/README.md).
+const TARGET_GZIP = (105 + 6) * 1024;
 
 let dir: string;
 let build: WorkerBuild;
