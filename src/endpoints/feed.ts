@@ -51,6 +51,8 @@ export async function openStream(services: Services, registry: FeedRegistry, ctx
     throw error;
   }
 
+  // From here on the scope only renders events, whose media fields are links, never bytes.
+  ctx.mediaAsUrl = true;
   const subscription: Subscription = { services, ctx, resource, matches, projection, project, renderKey: renderKeyOf(services, ctx, resource, projection, project) };
   const stream = new FeedStream(position, sseOpening(config.CHANGE_FEED_RETRY), (record) => renderChange(subscription, record), config.CHANGE_FEED_BUFFER, onError);
   registry.add(stream);

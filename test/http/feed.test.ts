@@ -151,6 +151,21 @@ describe("change feed: events", () => {
     expect(deleted.data._id).toBe(created._id);
   });
 
+  it("renders a media field as its link, never its bytes", async () => {
+    const a = api({ DOMAIN: { images: { resource_methods: ["GET", "POST"], schema: { title: { type: "string" }, file: { type: "media" } } } } });
+    const events = await stream(a, "/images");
+    const body = new FormData();
+    body.append("title", "dot");
+    body.append("file", new Blob([new Uint8Array([137, 80, 78, 71])], { type: "image/png" }), "dot.png");
+    expect((await a.fetch("/images", { method: "POST", body })).status).toBe(201);
+    const { data } = await events.expect("insert");
+    expect(typeof data.file).toBe("string");
+    expect(data.file).toMatch(/\/media\/[0-9a-f]{24}$/);
+    const file = await a.get(new URL(data.file, "http://everest.test/").pathname);
+    expect(file.status).toBe(200);
+    expect(Array.from(new Uint8Array(await file.arrayBuffer()))).toEqual([137, 80, 78, 71]);
+  });
+
   it("shows a versioned document's version", async () => {
     const a = api({ DOMAIN: { people: { versioning: true, schema: { name: { type: "string" } } } } });
     const events = await stream(a, "/people");
