@@ -166,6 +166,14 @@ describe("change feed: events", () => {
     expect(Array.from(new Uint8Array(await file.arrayBuffer()))).toEqual([137, 80, 78, 71]);
   });
 
+  it("streams the oplog endpoint's entries like any resource's", async () => {
+    const a = api({ OPLOG: true, OPLOG_ENDPOINT: "oplog" });
+    const events = await stream(a, "/oplog");
+    const created = await post(a, { name: "ada" });
+    const { data } = await events.expect("insert");
+    expect(data).toMatchObject({ r: "people", o: "POST", i: created._id });
+  });
+
   it("shows a versioned document's version", async () => {
     const a = api({ DOMAIN: { people: { versioning: true, schema: { name: { type: "string" } } } } });
     const events = await stream(a, "/people");
