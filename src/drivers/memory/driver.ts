@@ -65,10 +65,7 @@ export class MemoryDriver implements Driver {
   private compactor: Compactor | null = null;
   private closed = false;
 
-  private constructor(
-    private readonly defaultDatabase: string,
-    retention: Retention,
-  ) {
+  private constructor(private readonly defaultDatabase: string, retention: Retention) {
     this.databases = new Databases(this.stats, retention);
   }
 
