@@ -56,9 +56,10 @@ export async function openStream(services: Services, registry: FeedRegistry, ctx
   const subscription: Subscription = { services, ctx, resource, matches, projection, project, renderKey: renderKeyOf(services, ctx, resource, projection, project) };
   const stream = new FeedStream(position, sseOpening(config.CHANGE_FEED_RETRY), (record) => renderChange(subscription, record), config.CHANGE_FEED_BUFFER, onError);
   registry.add(stream);
-  // Where the runtime cancels the body of a response whose client went away, that ends the
-  // stream; where it only aborts the request's signal (workerd), this does.
-  ctx.request.signal?.addEventListener("abort", () => stream.end("error"), { once: true });
+  // Node, Deno and Bun cancel the body of a response whose client went away, which ends the
+  // stream; workerd only aborts the request's signal (with enable_request_signal). Asked for
+  // there alone: on Node it would build a whole Request per stream.
+  if (registry.isolated) ctx.request.signal?.addEventListener("abort", () => stream.end("error"), { once: true });
   hub.join(stream).catch((error: unknown) => {
     onError(error);
     stream.end("error");

@@ -20,7 +20,7 @@ export class FeedRegistry {
     private readonly config: Config,
     private readonly onError: (error: unknown) => void,
     /** Each request's work stays its own (Workers): streams share no reader and no timer (hub.ts). */
-    private readonly isolated = false,
+    readonly isolated = false,
   ) {}
 
   /** Streams open now. */
