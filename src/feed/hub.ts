@@ -145,7 +145,7 @@ export class Hub {
 
   /** One stream reading the log by itself, a poll interval after each time it found it read to the end. */
   private async follow(stream: FeedStream): Promise<void> {
-    let quiet = 0;
+    let beat = Date.now();
     while (!stream.ended) {
       try {
         const read = await this.changes.read(this.database, stream.position, PAGE);
@@ -156,10 +156,9 @@ export class Hub {
         this.onError(error);
       }
       await sleep(this.timing.pollMs);
-      quiet += this.timing.pollMs;
-      if (quiet >= this.timing.heartbeatMs) {
+      if (Date.now() - beat >= this.timing.heartbeatMs) {
         stream.heartbeat();
-        quiet = 0;
+        beat = Date.now();
       }
     }
   }
