@@ -73,7 +73,7 @@ function sortIndexFor(collection: Collection, sort: Sort): { index: SortIndex; b
 /**
  * A keyset read's page: along the sort index of its order (or of the reverse order, read
  * backwards), unless the filter's index candidates are fewer than the walk would pass; else
- * the candidates sorted (those given, where the caller has them).
+ * the candidates sorted (those given, where the caller has them: an id lookup's one document).
  */
 export function keysetPage(collection: Collection, filter: Filter, read: KeysetRead, candidates?: Iterable<Stored>): Stored[] {
   const stats = collection.stats;

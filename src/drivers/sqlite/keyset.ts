@@ -8,7 +8,8 @@
 // (an orderOnly spec, keysetIndex) SQLite seeks to the position and reads the page from there,
 // never an OFFSET. The position's own keys are computed here from the document as SQLite
 // computes them from its JSON: the two must agree for a walk to neither repeat nor skip one.
-import type { Doc, Sort } from "../types.ts";
+import type { Doc, FindQuery, Sort } from "../types.ts";
+import { sortedPage } from "../sort-order.ts";
 import { decodeDocument, encodeValue } from "./codec.ts";
 import type { Row, SqlValue, Statement } from "./port.ts";
 import { jsonPath, sqlString, type Clause } from "./translate.ts";
@@ -160,4 +161,15 @@ export async function keysetPage(read: (statement: Statement) => Promise<Row[]>,
     }
     if (rows.length < BATCH) return page;
   }
+}
+
+/**
+ * A keyset read (`query.after` given): in SQL where every sort key has a plain name, else in
+ * MongoDB's order in JavaScript over what `scan` reads.
+ */
+export async function keysetFind(query: FindQuery, where: Pick<KeysetSelect, "table" | "where" | "test">, read: (statement: Statement) => Promise<Row[]>, scan: () => Promise<Doc[]>): Promise<Doc[]> {
+  const sort = query.sort!;
+  const columns = keysetColumns(sort);
+  const [after, skip, limit] = [query.after ?? null, Math.max(0, query.skip ?? 0), query.limit ?? 0];
+  return columns ? keysetPage(read, { ...where, columns, after, skip, limit }) : sortedPage(await scan(), (doc) => doc, sort, after, skip, limit);
 }
