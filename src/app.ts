@@ -26,7 +26,7 @@ import { Operations } from "./operations.ts";
 import type { Reply } from "./render/reply.ts";
 import { itemLookup, pathConditions } from "./routing/lookup.ts";
 import { deleteInternal, deleteItem } from "./methods/delete.ts";
-import { getInternal, getItem } from "./methods/get.ts";
+import { getCollection, getItem } from "./methods/get.ts";
 import { home } from "./endpoints/home.ts";
 import { patchItem } from "./methods/patch.ts";
 import { postCollection } from "./methods/post.ts";
@@ -76,10 +76,10 @@ type MethodHandler = (services: Services, ctx: RequestContext, lookup: Filter) =
 
 // Each HTTP method reads what it needs of the request and calls the internal core of
 // src/methods (getInternal, patchInternal, …); where it needs nothing beyond the call's scope
-// (a collection read, a collection delete), the core is the method.
+// (a collection delete), the core is the method.
 const COLLECTION_METHODS: Record<string, MethodHandler> = {
-  GET: getInternal,
-  HEAD: getInternal,
+  GET: getCollection,
+  HEAD: getCollection,
   POST: (services, ctx) => postCollection(services, ctx),
   DELETE: deleteInternal,
 };

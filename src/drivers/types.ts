@@ -28,6 +28,13 @@ export interface FindQuery {
    * copies. Each document's top level is still the caller's own to change.
    */
   shared?: boolean;
+  /**
+   * A keyset read (cursor paging, docs/paging.md): the documents come in MongoDB's sort order
+   * (sort-order.ts), `sort` naming `_id` last so that the order is total, and only those that
+   * sort after this document, of which it holds the sorted fields (sort-order.ts sortFields).
+   * Null: from the first document in that order. `skip` and `limit` count from there.
+   */
+  after?: Doc | null;
 }
 
 /** `$set`/`$unset` with dotted paths; the only update forms the core sends. */
@@ -42,7 +49,15 @@ export interface IndexSpec {
   name?: string;
   unique?: boolean;
   sparse?: boolean;
+  /**
+   * Serves the order of keyset reads on exactly these keys (FindQuery.after), nothing else: a
+   * store that already holds an index on the same keys keeps that one, whatever its name.
+   */
+  orderOnly?: boolean;
 }
+
+/** An index spec with its defaults filled in, comparable by JSON (`orderOnly` only where true). */
+export type NormalizedIndexSpec = Required<Omit<IndexSpec, "orderOnly">> & { orderOnly?: true };
 
 export interface MediaFile {
   id: string;
@@ -71,6 +86,11 @@ export interface Driver {
   readonly indexesStay?: boolean;
   find(target: Target, query: FindQuery): Promise<Doc[]>;
   count(target: Target, filter: Filter): Promise<number>;
+  /**
+   * The number of documents in the collection as the store's own statistics keep it, without
+   * counting them (MongoDB's estimatedDocumentCount); it may lag or lead the exact count.
+   */
+  estimatedCount(target: Target): Promise<number>;
   /**
    * All-or-nothing: if any document is rejected (for instance by a unique index) none stays
    * stored and a DuplicateKeyError is thrown. A document without `_id` gets an ObjectId, which

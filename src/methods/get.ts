@@ -2,15 +2,15 @@
 import type { RequestContext } from "../context.ts";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
-import type { Doc, Filter, Projection, Sort } from "../drivers/types.ts";
+import type { Doc, Filter, Projection } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { combineFilters } from "../data/layer.ts";
 import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
 import { homeLink, paginationLinks, resourceLink } from "../render/hateoas.ts";
-import { parseWhere } from "../query/where.ts";
-import { parseSort } from "../query/sort.ts";
+import { linkQuery, querydef } from "../query/links.ts";
 import { resolveProjection } from "../query/projection.ts";
-import { pageMeta, parsePaging, type Paging } from "../query/paging.ts";
+import { pageMeta } from "../query/paging.ts";
+import { parseReadQuery } from "../query/read-query.ts";
 import { etagMatches } from "../render/etag.ts";
 import { parseHttpDate } from "../render/http-date.ts";
 import { isSoftDeleted, softDeletedBody } from "../read/soft-delete.ts";
@@ -22,47 +22,6 @@ import { readsWhole, withholdsFrom } from "../read/visible.ts";
 import { fieldMask, type Mask } from "../auth/field-masks.ts";
 import type { Reply } from "../render/reply.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-
-/** The parsed query of a collection read. */
-export interface ReadQuery {
-  filter: Filter;
-  paging: Paging;
-  skip: number;
-  limit: number;
-}
-
-type ParsedQuery = ReadQuery & { sort: Sort | null };
-
-/**
- * A promise only for a `where` or a `sort` that may be in Python's syntax, whose parsers are
- * imported on first use (src/query/where.ts, src/query/sort.ts). The where's 400 still comes
- * before the sort's, and the sort's before the paging's.
- */
-export function parseReadQuery(config: Config, ctx: CallScope, hidden: Mask | null): ParsedQuery | Promise<ParsedQuery> {
-  const rawWhere = ctx.args.get(config.QUERY_WHERE);
-  const filter = rawWhere ? parseWhere(rawWhere, ctx.resource!, config, hidden) : {};
-  return filter instanceof Promise ? filter.then((parsed) => withSort(config, ctx, parsed, hidden)) : withSort(config, ctx, filter, hidden);
-}
-
-function withSort(config: Config, ctx: CallScope, filter: Filter, hidden: Mask | null): ParsedQuery | Promise<ParsedQuery> {
-  const rawSort = ctx.args.get(config.QUERY_SORT);
-  const sort = rawSort !== null ? parseSort(rawSort, ctx.resource!, hidden) : null;
-  return sort instanceof Promise ? sort.then((parsed) => readQuery(config, ctx, filter, parsed)) : readQuery(config, ctx, filter, sort);
-}
-
-function readQuery(config: Config, ctx: CallScope, filter: Filter, clientSort: Sort | null): ParsedQuery {
-  const resource = ctx.resource!;
-  // No client sort (absent, empty, `[]`, sorting off) falls back to the resource's default.
-  const sort = clientSort ?? (resource.sorting ? resource.datasource.default_sort : null);
-  const paging = parsePaging(ctx.args, resource, config);
-  return {
-    filter,
-    sort,
-    paging,
-    skip: resource.pagination ? (paging.page - 1) * paging.maxResults : 0,
-    limit: paging.maxResults,
-  };
-}
 
 /**
  * The projection a read sends to the store and, for a caller whose documents are read whole
@@ -86,11 +45,17 @@ function onlyRendered(services: Services, ctx: CallScope, resource: Resource, fe
   return ctx.rendered && embedded.length === 0 && !services.hooks.hasForResource(fetchedEvent, resource.name) && !services.features.has("beforeRespond", resource);
 }
 
+/** The HTTP method: the core, given the request's `Prefer` where the resource's paging reads it (a count strategy). */
+export function getCollection(services: Services, ctx: RequestContext, lookup: Filter): Promise<Reply> {
+  return getInternal(services, ctx, lookup, ctx.resource!.paged ? ctx.request.headers.get("prefer") : null);
+}
+
 /**
  * Eve's get_internal: a page of the collection, `lookup` ANDed with the `where` of the call's
- * args. It reads nothing else of a request, so it is the HTTP method as it stands.
+ * args. With cursors or count strategies on (docs/paging.md), methods/get-paged.ts reads the
+ * page, imported on first use; `prefer` is then a request's Prefer header.
  */
-export async function getInternal(services: Services, ctx: CallScope, lookup: Filter): Promise<Reply> {
+export async function getInternal(services: Services, ctx: CallScope, lookup: Filter, prefer: string | null = null): Promise<Reply> {
   const resource = ctx.resource!;
   if (resource.datasource.aggregation) return getAggregation(services, ctx);
   const config = services.config;
@@ -101,16 +66,34 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   const embedded = resolveEmbeddedFields(config, ctx, resource);
   const showDeleted = resource.soft_delete && ctx.args.has(config.SHOW_DELETED_PARAM);
   const shared = onlyRendered(services, ctx, resource, "on_fetched_resource", embedded);
-  const { documents, total } = await services.data.find(ctx, resource, {
-    filter: combineFilters(lookup, query.filter),
-    sort: query.sort,
-    projection,
-    skip: query.skip,
-    limit: query.limit,
-    showDeleted,
-    count: !resource.optimize_pagination_for_speed,
-    shared,
-  });
+  const filter = combineFilters(lookup, query.filter);
+  let documents: Doc[];
+  let links: unknown;
+  let meta: unknown;
+  let headers: Record<string, string>;
+  if (resource.paged) {
+    // A link's query string: Eve's, with the cursor (if any) in the page number's place.
+    const href = (maxResults: number, page: number, cursor?: string) => querydef(linkQuery(ctx.args, resource, config, maxResults, config.PAGINATION_CURSOR_PARAM), page, config, cursor);
+    const page = await (await import("./get-paged.ts")).readPage(services, ctx, { query, filter, projection, showDeleted, shared, href }, prefer);
+    ({ documents, meta, headers } = page);
+    if (resource.hateoas) links = paginationLinks(config, ctx, query.paging, null, undefined, page.queries);
+  } else {
+    let total: number | null;
+    ({ documents, total } = await services.data.find(ctx, resource, {
+      filter,
+      sort: query.sort,
+      projection,
+      skip: query.skip,
+      limit: query.limit,
+      showDeleted,
+      count: !resource.optimize_pagination_for_speed,
+      shared,
+    }));
+    headers = {};
+    if (total !== null) headers["X-Total-Count"] = String(total);
+    if (resource.hateoas) links = paginationLinks(config, ctx, query.paging, total);
+    if (resource.pagination) meta = pageMeta(config, query.paging, total);
+  }
 
   let lastModified: Date | undefined;
   // A caller shown fewer fields than stored gets no Last-Modified (src/read/visible.ts).
@@ -128,12 +111,10 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   if (embedding) await embedding;
 
   const response: Doc = { [config.ITEMS]: items };
-  if (resource.hateoas) response[config.LINKS] = paginationLinks(config, ctx, query.paging, total);
-  if (resource.pagination) response[config.META] = pageMeta(config, query.paging, total);
+  if (links) response[config.LINKS] = links;
+  if (meta) response[config.META] = meta;
   const onFetchedResource = services.hooks.emitForResource("on_fetched_resource", resource.name, response);
   if (onFetchedResource) await onFetchedResource;
-  const headers: Record<string, string> = {};
-  if (total !== null) headers["X-Total-Count"] = String(total);
   return { status: 200, body: response, lastModified: withheld ? undefined : lastModified, headers };
 }
 

@@ -126,7 +126,13 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
   const headers = baseHeaders(config, ctx);
   if (reply.etag) headers.etag = `"${reply.etag}"`;
   if (reply.lastModified) headers["last-modified"] = formatHttpDate(reply.lastModified);
-  if (reply.headers) for (const key in reply.headers) headers[key.toLowerCase()] = reply.headers[key]!;
+  if (reply.headers) {
+    for (const key in reply.headers) {
+      const name = key.toLowerCase();
+      // A reply's Vary adds to what the request's handling set (CORS's Origin).
+      headers[name] = name === "vary" && headers.vary ? `${headers.vary}, ${reply.headers[key]}` : reply.headers[key]!;
+    }
+  }
   if (reply.status === 304) return knownResponse(ctx.request, null, 304, headers);
 
   // Nothing acceptable (a browser's text/html): the first format, as Eve's _best_mime falls back.

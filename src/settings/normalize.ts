@@ -58,7 +58,13 @@ export interface Resource {
   /** Beyond Eve (docs/decisions.md §9, docs/contracts.md); all off by default. */
   change_feed: boolean;
   pagination_cursor: boolean;
-  pagination_count: CountStrategy;
+  /** Null: Eve's count, no choice per request (docs/paging.md). */
+  pagination_count: CountStrategy | null;
+  /**
+   * Whether collection pages are read with cursors or count strategies (methods/get-paged.ts)
+   * rather than as Eve reads them: a paginated resource, not an aggregation, with either on.
+   */
+  paged: boolean;
   update_operators: UpdateOperatorName[];
   patch_by_filter: boolean;
   delete_by_filter: boolean;
@@ -172,6 +178,7 @@ export function normalizeResource(name: string, def: ResourceSettings, globals: 
     embedded_fields: (def.embedded_fields as string[] | undefined) ?? [],
     soft_delete: softDelete,
     versioning,
+    paged: !aggregation && (cascaded.pagination as boolean) && (cascaded.pagination_cursor || cascaded.pagination_count !== null),
     id_field: idField,
     item_url: converterRegex(cascaded.item_url as string),
     additional_lookup: def.additional_lookup ? additionalLookup(def.additional_lookup, schema) : null,

@@ -8,7 +8,7 @@ import { compileDateFormat } from "../render/dates.ts";
 import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
 import { anything, bool, int, isObject, listOf, name, nullable, object, oneOf, oneOrMany, show, strings, text, type Check } from "./checks.ts";
 import { converterRegex } from "./urls.ts";
-import { OPT_IN_CHECKS } from "./opt-in.ts";
+import { OPT_IN_CHECKS, pagingProblems } from "./opt-in.ts";
 import { fieldRuleProblems, schemaHoldsItems } from "./field-rules.ts";
 import { PREFIXED_DB_KEYS, type Settings } from "./types.ts";
 import { didYouMean } from "./suggest.ts";
@@ -283,6 +283,7 @@ class Validator {
       }
     }
 
+    this.problems.push(...pagingProblems(at, def, this.globals));
     const idField = (typeof def.id_field === "string" ? def.id_field : this.globals.ID_FIELD) as string;
     const authField = def.auth_field !== undefined ? def.auth_field : this.globals.AUTH_FIELD;
     if (authField === idField) this.problems.push(`${at} auth_field cannot be the id field '${idField}'`);

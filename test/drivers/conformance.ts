@@ -6,6 +6,7 @@ import { Decimal128, ObjectId } from "bson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type DriverSettings, type MediaFile, type Projection, type Target } from "../../src/drivers/types.ts";
 import { runChangeLogConformance } from "./change-log-conformance.ts";
+import { runKeysetConformance } from "./keyset-conformance.ts";
 
 async function readAll(file: MediaFile, range?: { start: number; end: number }): Promise<Uint8Array> {
   const result = file.read(range);
@@ -288,6 +289,8 @@ export function runDriverConformance(label: string, make: (settings?: DriverSett
         expect(await driver.count(t, { name: "nobody" })).toBe(0);
       });
     });
+
+    runKeysetConformance(() => driver, target);
 
     describe("unique indexes and all-or-nothing inserts", () => {
       const unique = async (sparse = false): Promise<Target> => {

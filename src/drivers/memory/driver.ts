@@ -31,6 +31,7 @@ import { memoryMedia } from "./media.ts";
 import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
 import { copyDocument, copyValue, shallowCopy, valueKey } from "./values.ts";
 
+let keysetModule: Promise<typeof import("./keyset.ts")> | undefined; // keyset.ts, imported by the first keyset read
 /** Stages that write collections, which would bypass the store's indexes and journal. */
 const WRITING_STAGES = new Set(["$out", "$merge"]);
 
@@ -82,6 +83,7 @@ export class MemoryDriver implements Driver {
   }
 
   async find(target: Target, query: FindQuery): Promise<Doc[]> {
+    const keyset = query.after !== undefined && query.sort?.length ? await (keysetModule ??= import("./keyset.ts")) : null;
     const opening = this.open(target, query.filter);
     const opened = opening instanceof Promise ? await opening : opening;
     const collection = opened.collection;
@@ -92,7 +94,8 @@ export class MemoryDriver implements Driver {
       let page: Doc[] = [];
       // As in MongoDB, a $near orders the results nearest first unless a sort is given.
       const near = query.sort?.length || opened.id !== undefined ? null : nearDistance(query.filter);
-      if (query.sort?.length) {
+      if (keyset) page = keyset.keysetPage(collection, query.filter, { sort: query.sort!, after: query.after!, skip, limit, test: opened.test }, opened.id !== undefined ? this.matching(opened, query.filter, false) : undefined).map((stored) => stored.doc);
+      else if (query.sort?.length) {
         const matches = Array.from(this.matching(opened, query.filter, true), (stored) => stored.doc);
         const sorted = cursor(matches).sort(Object.fromEntries(query.sort)).skip(skip);
         page = (limit === Infinity ? sorted : sorted.limit(limit)).all();
@@ -123,6 +126,10 @@ export class MemoryDriver implements Driver {
       for (const _ of this.matching(opened, filter, false)) count++;
       return count;
     });
+  }
+
+  estimatedCount(target: Target): Promise<number> {
+    return this.count(target, {});
   }
 
   async insertMany(target: Target, docs: Doc[]): Promise<void> {

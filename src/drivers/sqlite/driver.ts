@@ -8,7 +8,7 @@
 // between processes sharing the file or isolates sharing a D1 database.
 import { ObjectId } from "bson";
 import { retentionOf, type Retention } from "../change-log.ts";
-import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type Target, type Update } from "../types.ts";
+import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type NormalizedIndexSpec, type Target, type Update } from "../types.ts";
 import { applyUpdate, compileFilter, cursor, loadFor, nearDistance, project, runPipeline, withMingo } from "../memory/mingo.ts";
 import { copyValue, valuesAtPath } from "../memory/values.ts";
 import { SqliteChangeLog } from "./changes.ts";
@@ -19,6 +19,7 @@ import { sqliteMedia, MEDIA_SCHEMA } from "./media.ts";
 import { countHitStatement, expiredStatement, RATE_LIMIT_SCHEMA, RATE_LIMIT_TABLE } from "./rate-limits.ts";
 import { SqlError, unavailable, type Row, type SqlPort, type SqlValue, type Statement } from "./port.ts";
 import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
+import { keysetFind } from "./keyset.ts";
 
 const WRITING_STAGES = new Set(["$out", "$merge"]);
 const RATE_LIMIT_SWEEP_MS = 60_000;
@@ -96,7 +97,8 @@ export class SqliteDriver implements Driver {
     let docs: Doc[];
     const order = translateSort(query.sort);
     const where = translateFilter(query.filter, await this.hint(target));
-    if (where.exact && order !== null && !near) {
+    if (query.after !== undefined && query.sort?.length) docs = await keysetFind(query, { table: this.table(target), where, test }, (statement) => this.read(target, statement), async () => (await this.select(target, query.filter, test, {})).map((m) => m.doc));
+    else if (where.exact && order !== null && !near) {
       docs = (await this.select(target, query.filter, test, { order, skip: query.skip, limit: query.limit })).map((m) => m.doc);
     } else {
       const matches = (await this.select(target, query.filter, test, {})).map((m) => m.doc);
@@ -122,6 +124,10 @@ export class SqliteDriver implements Driver {
       return Number(rows[0]?.n ?? 0);
     }
     return (await this.select(target, filter, test, {})).length;
+  }
+
+  estimatedCount(target: Target): Promise<number> {
+    return this.count(target, {});
   }
 
   async insertMany(target: Target, docs: Doc[]): Promise<void> {
@@ -278,7 +284,7 @@ export class SqliteDriver implements Driver {
     if (!hint) {
       hint = this.specs(table).then((specs) => ({
         table: identifier(table),
-        indexed: new Set([...specs.values()].flatMap((spec) => (spec.keys[0] && spec.keys[0][1] !== "2dsphere" && spec.keys[0][1] !== "2d" && spec.keys[0][1] !== "text" ? [spec.keys[0][0]] : []))),
+        indexed: new Set([...specs.values()].flatMap((spec) => (!spec.orderOnly && spec.keys[0] && spec.keys[0][1] !== "2dsphere" && spec.keys[0][1] !== "2d" && spec.keys[0][1] !== "text" ? [spec.keys[0][0]] : []))),
       }));
       hint.catch(() => this.hints.delete(table));
       this.hints.set(table, hint);
@@ -286,9 +292,9 @@ export class SqliteDriver implements Driver {
     return hint;
   }
 
-  private async specs(table: string): Promise<Map<string, Required<IndexSpec>>> {
+  private async specs(table: string): Promise<Map<string, NormalizedIndexSpec>> {
     const rows = (await guarded(() => this.port.all({ sql: `SELECT name, spec FROM ${INDEX_TABLE} WHERE tbl = ?`, params: [table] }))) ?? [];
-    return new Map(rows.map((row) => [String(row.name), JSON.parse(String(row.spec)) as Required<IndexSpec>]));
+    return new Map(rows.map((row) => [String(row.name), JSON.parse(String(row.spec)) as NormalizedIndexSpec]));
   }
 
   /** The operators a filter names loaded, the driver usable, the filter compiled (and checked, as mingo checks it). */
