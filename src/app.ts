@@ -12,6 +12,7 @@ import { mediaFeature } from "./features/media.ts";
 import { serveMedia } from "./endpoints/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
 import { InternalApi } from "./internal.ts";
+import { RenderedDocuments } from "./read/rendered.ts";
 import { schemaEndpoint } from "./endpoints/schema.ts";
 import { oplogFeatures } from "./features/oplog.ts";
 import { versioningFeature } from "./features/versioning.ts";
@@ -29,7 +30,7 @@ import { postCollection } from "./methods/post.ts";
 import { putItem } from "./methods/put.ts";
 import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
 import { isValidJsonpCallback } from "./render/jsonp.ts";
-import { compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
+import { answersCompactJson, compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
 import { ASSET_GROUP, compileRouter, type CompiledRouter } from "./routing/router.ts";
 import { packageFiles, type ExplorerFiles } from "./openapi/explorer.ts";
 import type { OpenApiDocument } from "./openapi/document.ts";
@@ -136,7 +137,15 @@ export class App {
     this.cors = compileCors(this.config);
     this.explorerFiles = options.services?.explorerFiles ?? packageFiles;
     this.hooks.register(options.hooks);
-    this.services = { config: this.config, data: this.data, hooks: this.hooks, features: this.features, validators: this.validators, access: this.access };
+    this.services = {
+      config: this.config,
+      data: this.data,
+      hooks: this.hooks,
+      features: this.features,
+      validators: this.validators,
+      access: this.access,
+      rendered: new RenderedDocuments(),
+    };
     this.internal = new InternalApi(this.services);
   }
 
@@ -241,6 +250,8 @@ export class App {
     if (jsonp !== null && !isValidJsonpCallback(jsonp)) throw new HttpError(400, "Invalid JSONP callback name");
     const admitting = this.access.admit(ctx);
     if (admitting) await admitting;
+    // Reads may then hand over a body they wrote themselves (src/read/rendered.ts).
+    if (ctx.method === "GET" || ctx.method === "HEAD") ctx.compactJson = answersCompactJson(this.rendering, ctx);
 
     const dispatching = this.dispatch(ctx);
     const reply = dispatching instanceof Promise ? await dispatching : dispatching;

@@ -37,6 +37,11 @@ export class CallScope {
    * documents themselves and may change them anywhere, so its reads never share the store's values.
    */
   readonly rendered: boolean;
+  /**
+   * Set by the App before dispatch: the answer will be written as JSON without `?pretty`, so a
+   * method may hand over a body it has written itself (Reply.json, src/read/rendered.ts).
+   */
+  compactJson = false;
   endpoint: Endpoint = { kind: "home" };
   /** Path values: the item lookup value and sub-resource segments. */
   params: Record<string, string> = {};

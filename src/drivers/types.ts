@@ -25,10 +25,23 @@ export interface FindQuery {
   /**
    * The caller only reads the documents below their top level (it renders them and drops
    * them): a driver that keeps documents in memory may hand out the values it holds instead of
-   * copies. Each document's top level is still the caller's own to change.
+   * copies. Each document's top level is still the caller's own to change. Such a driver also
+   * marks each document with the version it was read from (STORED_VERSION).
    */
   shared?: boolean;
 }
+
+/**
+ * On a document of a shared read (FindQuery.shared), the stored version it was read from: an
+ * object that stays the same for as long as the stored document is unchanged and is never the
+ * same for two versions, so whatever is derived from one version alone may be kept by it
+ * (src/read/rendered.ts). Only a driver whose stored documents are never changed in place
+ * (the memory store) sets it; a document without it has no known version.
+ */
+export const STORED_VERSION: unique symbol = Symbol("everest.storedVersion");
+
+/** A document of a shared read, with the version the driver may have marked it with. */
+export type SharedDoc = Doc & { [STORED_VERSION]?: object };
 
 /** `$set`/`$unset` with dotted paths; the only update forms the core sends. */
 export interface Update {

@@ -19,6 +19,8 @@ import { versionListing } from "../endpoints/versions.ts";
 import { getAggregation } from "../endpoints/aggregation.ts";
 import { buildResponseDocument, lastUpdated } from "../read/document.ts";
 import type { Reply } from "../render/reply.ts";
+import { compactJson } from "../render/respond.ts";
+import { JsonText } from "../render/pyjson.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 
 /** The parsed query of a collection read. */
@@ -73,6 +75,17 @@ function onlyRendered(services: Services, ctx: CallScope, resource: Resource, fe
 }
 
 /**
+ * Whether a read's documents may be served from the JSON kept for their stored versions
+ * (src/read/rendered.ts): they only become the body (onlyRendered), it will be written as JSON
+ * without `?pretty` (CallScope.compactJson), and nothing of the request shapes them beyond the
+ * path their links take (no `?projection=`; `?version=` and embedding already rule out
+ * onlyRendered's features and fields).
+ */
+function renderedOnce(config: Config, ctx: CallScope, resource: Resource, shared: boolean): boolean {
+  return shared && ctx.compactJson && !(resource.projection && ctx.args.has(config.QUERY_PROJECTION));
+}
+
+/**
  * Eve's get_internal: a page of the collection, `lookup` ANDed with the `where` of the call's
  * args. It reads nothing else of a request, so it is the HTTP method as it stands.
  */
@@ -97,16 +110,26 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
     shared,
   });
 
+  const rendered = renderedOnce(config, ctx, resource, shared) ? services.rendered : null;
+  const base = rendered ? resourceLink(config, ctx) : "";
   let lastModified: Date | undefined;
-  const items: Doc[] = [];
+  const items: Array<Doc | JsonText> = [];
   for (const stored of documents) {
-    const building = buildResponseDocument(services, ctx, stored, resource);
-    const document = building instanceof Promise ? await building : building;
-    const updated = lastUpdated(config, document);
+    const kept = rendered?.of(stored, base);
+    let item: Doc | JsonText | undefined = kept?.listed;
+    let updated: Date;
+    if (item) updated = lastUpdated(config, stored);
+    else {
+      const building = buildResponseDocument(services, ctx, stored, resource);
+      const document = building instanceof Promise ? await building : building;
+      updated = lastUpdated(config, document);
+      item = kept ? (kept.listed = new JsonText(compactJson(config, document))) : document;
+    }
     if (updated.getTime() > 0 && (!lastModified || updated > lastModified)) lastModified = updated;
-    items.push(document);
+    items.push(item);
   }
-  const embedding = embedDocuments(services, ctx, resource, items, embedded);
+  // Kept texts only where nothing is embedded (onlyRendered): then every item is a document.
+  const embedding = embedDocuments(services, ctx, resource, items as Doc[], embedded);
   if (embedding) await embedding;
 
   const response: Doc = { [config.ITEMS]: items };
@@ -145,6 +168,11 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
 
   // The primary document's time, whichever version is sent.
   let lastModified = lastUpdated(config, stored);
+  const kept = renderedOnce(config, ctx, resource, shared) ? services.rendered.of(stored, resourceLink(config, ctx)) : undefined;
+  if (kept?.item) {
+    if (notModified(cache, lastModified, kept.etag)) return { status: 304, body: null, etag: kept.etag };
+    return { status: 200, body: null, json: kept.item.text, etag: kept.etag, lastModified };
+  }
   const version = requestedVersion(config, ctx, resource);
   const source = typeof version === "number" ? await storedVersion(services, ctx, resource, stored, version, projection) : stored;
   const building = buildResponseDocument(services, ctx, source, resource, { latest: stored });
@@ -170,17 +198,32 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
     document[config.LINKS] = { ...(document[config.LINKS] as Doc), ...links };
   }
 
-  // 304 only when every validator the client sent says the cached copy is current.
-  const validators: boolean[] = [];
-  const since = parseHttpDate(cache.ifModifiedSince);
-  if (since) validators.push(Math.floor(lastModified.getTime() / 1000) <= Math.floor(since.getTime() / 1000));
-  const noneMatch = cache.ifNoneMatch;
-  if (noneMatch && etag) validators.push(etagMatches(noneMatch, etag));
-  if (validators.length > 0 && validators.every(Boolean)) return { status: 304, body: null, etag };
+  if (notModified(cache, lastModified, etag)) return { status: 304, body: null, etag };
 
   if (listing) return versionListing(services, ctx, resource, stored, version, { built: document, embedded, projection, etag, lastModified });
   if (deleted) return { status: 404, body: softDeletedBody(config, document), etag, lastModified };
   const onFetchedItem = services.hooks.emitForResource("on_fetched_item", resource.name, document);
   if (onFetchedItem) await onFetchedItem;
+  if (kept) {
+    kept.item = new JsonText(compactJson(config, document));
+    kept.etag = etag;
+    return { status: 200, body: null, json: kept.item.text, etag, lastModified };
+  }
   return { status: 200, body: document, etag, lastModified };
+}
+
+/** 304 only when every validator the client sent says its cached copy is current. */
+function notModified(cache: CacheValidators, lastModified: Date, etag: string | undefined): boolean {
+  let validated = false;
+  const since = parseHttpDate(cache.ifModifiedSince);
+  if (since) {
+    if (Math.floor(lastModified.getTime() / 1000) > Math.floor(since.getTime() / 1000)) return false;
+    validated = true;
+  }
+  const noneMatch = cache.ifNoneMatch;
+  if (noneMatch && etag) {
+    if (!etagMatches(noneMatch, etag)) return false;
+    validated = true;
+  }
+  return validated;
 }

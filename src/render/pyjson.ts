@@ -141,7 +141,8 @@ export function dumps(value: unknown, options: DumpOptions = {}): string {
     // prototype read instead of the replacer's run of instanceof checks for each.
     if (replace && typeof node === "object" && !isPlainNode(node)) {
       const replaced = replace(node);
-      if (replaced !== node) return replaced instanceof JsonText ? replaced.text : walk(replaced, depth);
+      if (replaced instanceof JsonText) return replaced.text;
+      if (replaced !== node) return walk(replaced, depth);
     }
     switch (typeof node) {
       case "string":

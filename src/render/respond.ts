@@ -113,6 +113,22 @@ export function compileRendering(config: Config): Rendering {
   return { config, offers: compileOffers(config) };
 }
 
+/** The format the client prefers, negotiated once per request. */
+function offerFor(offers: Offer[], ctx: RequestContext): Offer {
+  // Nothing acceptable (a browser's text/html): the first format, as Eve's _best_mime falls back.
+  return (ctx.offer ??= negotiate(offers, ctx.request.headers.get("accept")) ?? offers[0]!) as Offer;
+}
+
+/** Whether the answer to this request will be JSON without `?pretty` (CallScope.compactJson). */
+export function answersCompactJson({ offers }: Rendering, ctx: RequestContext): boolean {
+  return offerFor(offers, ctx).format === "json" && !ctx.args.has("pretty");
+}
+
+/** A body as JSON without `?pretty`, as renderReply writes it. */
+export function compactJson(config: Config, body: unknown): string {
+  return toJson(body, false, config.DATE_FORMAT, config.JSON_SORT_KEYS);
+}
+
 /**
  * The Response of a reply, in the format the client prefers. XML comes from a module imported
  * on first use (most clients ask for JSON, and a Worker's bundle then loads it apart), so only
@@ -129,16 +145,15 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
   if (reply.headers) for (const key in reply.headers) headers[key.toLowerCase()] = reply.headers[key]!;
   if (reply.status === 304) return knownResponse(ctx.request, null, 304, headers);
 
-  // Nothing acceptable (a browser's text/html): the first format, as Eve's _best_mime falls back.
-  const offer = negotiate(offers, ctx.request.headers.get("accept")) ?? offers[0]!;
+  const offer = offerFor(offers, ctx);
   headers["content-type"] = offer.format === "xml" ? `${offer.mime}; charset=utf-8` : offer.mime;
-  if (reply.body === null || reply.status === 204) return knownResponse(ctx.request, null, reply.status, headers);
+  if ((reply.body === null && reply.json === undefined) || reply.status === 204) return knownResponse(ctx.request, null, reply.status, headers);
 
   if (offer.format === "xml") {
     const body = reply.body;
     return import("./xml.ts").then(({ renderXml }) => sized(ctx, reply.status, headers, ENCODER.encode(renderXml(toPlain(body, config.DATE_FORMAT) as Record<string, unknown>, config))));
   }
-  let text = toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
+  let text = reply.json ?? toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
   const argument = config.JSONP_ARGUMENT;
   const callback = argument ? ctx.args.get(argument) : null;
   // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".

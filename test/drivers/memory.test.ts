@@ -10,10 +10,12 @@ import { createDriver } from "../../src/drivers/registry.ts";
 import {
   DuplicateKeyError,
   InvalidQueryError,
+  STORED_VERSION,
   type Doc,
   type FileAccess,
   type Filter,
   type FindQuery,
+  type SharedDoc,
   type Target,
 } from "../../src/drivers/types.ts";
 import { rejection, runDriverConformance } from "./conformance.ts";
@@ -355,6 +357,28 @@ describe("memory driver: shared values stay private", () => {
       delete doc!._id;
     }
     expect(await driver.find(t, { filter: {} })).toEqual([{ _id: 1, name: "a", place: { city: "Rome" } }]);
+  });
+
+  it("a shared read's documents name their stored version, the same until a write makes the next", async () => {
+    const driver = await MemoryDriver.open({ databaseName: "main" });
+    const t = { collection: "c" };
+    await driver.insertMany(t, [{ _id: 1, name: "a" }, { _id: 2, name: "b" }]);
+    const version = async (id: number, projection?: FindQuery["projection"]) =>
+      ((await driver.find(t, { filter: { _id: id }, shared: true, projection }))[0] as SharedDoc)[STORED_VERSION];
+    const first = await version(1);
+    expect(first).toBeDefined();
+    expect(await version(1)).toBe(first);
+    expect(await version(1, { name: 1 })).toBe(first);
+    expect(await version(2)).not.toBe(first);
+    const pages = await driver.find(t, { filter: {}, shared: true, sort: [["name", -1]] });
+    expect((pages[1] as SharedDoc)[STORED_VERSION]).toBe(first);
+    await driver.updateOne(t, { _id: 1 }, { $set: { name: "c" } });
+    const next = await version(1);
+    expect(next).toBeDefined();
+    expect(next).not.toBe(first);
+    await driver.replaceOne(t, { _id: 1 }, { _id: 1, name: "d" });
+    expect(await version(1)).not.toBe(next);
+    expect(((await driver.find(t, { filter: { _id: 1 } }))[0] as SharedDoc)[STORED_VERSION]).toBeUndefined();
   });
 
   it("documents keep ids of every type apart, and ObjectIds equal by value find each other", async () => {

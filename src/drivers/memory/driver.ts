@@ -9,6 +9,7 @@
 import { Binary, ObjectId } from "bson";
 import {
   InvalidQueryError,
+  STORED_VERSION,
   type Doc,
   type Driver,
   type FileAccess,
@@ -16,6 +17,7 @@ import {
   type FindQuery,
   type IndexSpec,
   type MediaStore,
+  type SharedDoc,
   type Target,
   type Update,
 } from "../types.ts";
@@ -26,7 +28,7 @@ import type { Stored } from "./document-table.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
 import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
-import { copyDocument, copyValue, shallowCopy, valueKey } from "./values.ts";
+import { copyDocument, copyValue, sharedCopy, valueKey } from "./values.ts";
 
 /** Stages that write collections, which would bypass the store's indexes and journal. */
 const WRITING_STAGES = new Set(["$out", "$merge"]);
@@ -95,8 +97,13 @@ export class MemoryDriver implements Driver {
           else if (page.push(doc) >= limit) break;
         }
       }
-      if (query.projection && Object.keys(query.projection).length > 0) return project(page, query.projection, !query.shared);
-      return page.map(query.shared ? shallowCopy : copyDocument);
+      if (query.projection && Object.keys(query.projection).length > 0) {
+        const projected: SharedDoc[] = project(page, query.projection, !query.shared);
+        // Stored documents are never changed in place (collection.ts): each is its version.
+        if (query.shared) for (let i = 0; i < page.length; i++) projected[i]![STORED_VERSION] = page[i]!;
+        return projected;
+      }
+      return page.map(query.shared ? sharedCopy : copyDocument);
     });
   }
 
