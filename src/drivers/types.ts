@@ -23,25 +23,31 @@ export interface FindQuery {
   skip?: number;
   limit?: number;
   /**
-   * The caller only reads the documents below their top level (it renders them and drops
-   * them): a driver that keeps documents in memory may hand out the values it holds instead of
-   * copies. Each document's top level is still the caller's own to change. Such a driver also
-   * marks each document with the version it was read from (STORED_VERSION).
+   * The caller only reads the documents (it renders them and drops them) and changes nothing of
+   * them, their top level included: a driver that keeps documents in memory may hand out the
+   * very objects it holds (Driver.sharesVersions).
    */
   shared?: boolean;
 }
 
 /**
- * On a document of a shared read (FindQuery.shared), the stored version it was read from: an
- * object that stays the same for as long as the stored document is unchanged and is never the
- * same for two versions, so whatever is derived from one version alone may be kept by it
- * (src/read/rendered.ts). Only a driver whose stored documents are never changed in place
- * (the memory store) sets it; a document without it has no known version.
+ * On a copy a shared read made of a stored document (a projection that left fields out), the
+ * stored document it was made from (Driver.sharesVersions).
  */
 export const STORED_VERSION: unique symbol = Symbol("everest.storedVersion");
 
-/** A document of a shared read, with the version the driver may have marked it with. */
-export type SharedDoc = Doc & { [STORED_VERSION]?: object };
+/** A document of a shared read, with the stored document it was copied from, if it is a copy. */
+export type SharedDoc = Doc & { [STORED_VERSION]?: Doc };
+
+/**
+ * The stored version a shared read's document shows, from a driver that shares versions: an
+ * object that stays the same for as long as the stored document is unchanged and is never the
+ * same for two versions, so whatever is derived from one version alone may be kept by it
+ * (src/read/rendered.ts).
+ */
+export function versionOf(document: SharedDoc): object {
+  return document[STORED_VERSION] ?? document;
+}
 
 /** `$set`/`$unset` with dotted paths; the only update forms the core sends. */
 export interface Update {
@@ -76,6 +82,13 @@ export interface MediaStore {
 
 export interface Driver {
   readonly kind: string;
+  /**
+   * Whether a shared read (FindQuery.shared) hands out stored versions: the stored documents
+   * themselves, which a write replaces rather than changes (the memory store), or, where a
+   * projection leaves fields out, copies marked with the one they were made from (STORED_VERSION).
+   * Absent: every document a read hands out is a new one (versionOf means nothing for it).
+   */
+  readonly sharesVersions?: boolean;
   find(target: Target, query: FindQuery): Promise<Doc[]>;
   count(target: Target, filter: Filter): Promise<number>;
   /**

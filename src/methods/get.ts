@@ -2,7 +2,7 @@
 import type { RequestContext } from "../context.ts";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
-import type { Doc, Filter, Sort } from "../drivers/types.ts";
+import { versionOf, type Doc, type Filter, type Sort } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { combineFilters } from "../data/layer.ts";
 import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
@@ -65,24 +65,24 @@ function readQuery(config: Config, ctx: CallScope, filter: Filter, clientSort: S
 }
 
 /**
- * Whether a read's documents may share the store's values below their top level
- * (FindQuery.shared): they only become the response's body, and nothing changes them on the
- * way there — no hook or feature is handed them and nothing is embedded in them. The memory
- * store then gives out its values instead of deep copies of them.
+ * Whether a read's documents may be the store's own (FindQuery.shared): they only become the
+ * response's body, and nothing changes them on the way there — no hook or feature is handed
+ * them and nothing is embedded in them (buildResponseDocument copies what it adds to). The
+ * memory store then gives out the documents it holds instead of deep copies of them.
  */
 function onlyRendered(services: Services, ctx: CallScope, resource: Resource, fetchedEvent: string, embedded: string[]): boolean {
   return ctx.rendered && embedded.length === 0 && !services.hooks.hasForResource(fetchedEvent, resource.name) && !services.features.has("beforeRespond", resource);
 }
 
 /**
- * Whether a read's documents may be served from the JSON kept for their stored versions
- * (src/read/rendered.ts): they only become the body (onlyRendered), it will be written as JSON
- * without `?pretty` (CallScope.compactJson), and nothing of the request shapes them beyond the
- * path their links take (no `?projection=`; `?version=` and embedding already rule out
+ * Whether the stored versions of a shared read (onlyRendered; data.find's `versioned`) may be
+ * answered with the JSON kept for them (src/read/rendered.ts): the body will be written as JSON
+ * without `?pretty` (CallScope.compactJson), and nothing of the request shapes a document
+ * beyond the path its links take (no `?projection=`; `?version=` and embedding already rule out
  * onlyRendered's features and fields).
  */
-function renderedOnce(config: Config, ctx: CallScope, resource: Resource, shared: boolean): boolean {
-  return shared && ctx.compactJson && !(resource.projection && ctx.args.has(config.QUERY_PROJECTION));
+function renderedOnce(config: Config, ctx: CallScope, resource: Resource): boolean {
+  return ctx.compactJson && !(resource.projection && ctx.args.has(config.QUERY_PROJECTION));
 }
 
 /**
@@ -99,7 +99,7 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   const embedded = resolveEmbeddedFields(config, ctx, resource);
   const showDeleted = resource.soft_delete && ctx.args.has(config.SHOW_DELETED_PARAM);
   const shared = onlyRendered(services, ctx, resource, "on_fetched_resource", embedded);
-  const { documents, total } = await services.data.find(ctx, resource, {
+  const { documents, total, versioned } = await services.data.find(ctx, resource, {
     filter: combineFilters(lookup, query.filter),
     sort: query.sort,
     projection,
@@ -110,12 +110,12 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
     shared,
   });
 
-  const rendered = renderedOnce(config, ctx, resource, shared) ? services.rendered : null;
+  const rendered = versioned && renderedOnce(config, ctx, resource) ? services.rendered : null;
   const base = rendered ? resourceLink(config, ctx) : "";
   let lastModified: Date | undefined;
   const items: Array<Doc | JsonText> = [];
   for (const stored of documents) {
-    const kept = rendered?.of(stored, base);
+    const kept = rendered?.of(versionOf(stored), base);
     let item: Doc | JsonText | undefined = kept?.listed;
     let updated: Date;
     if (item) updated = lastUpdated(config, stored);
@@ -163,12 +163,13 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
   const embedded = resolveEmbeddedFields(config, ctx, resource);
   const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
   const shared = onlyRendered(services, ctx, resource, "on_fetched_item", embedded);
-  const stored = await services.data.findOne(ctx, resource, lookup, { showDeleted: true, projection, shared });
+  const { documents, versioned } = await services.data.find(ctx, resource, { filter: lookup, limit: 1, showDeleted: true, projection, shared, count: false });
+  const stored = documents[0];
   if (!stored) throw new HttpError(404);
 
   // The primary document's time, whichever version is sent.
   let lastModified = lastUpdated(config, stored);
-  const kept = renderedOnce(config, ctx, resource, shared) ? services.rendered.of(stored, resourceLink(config, ctx)) : undefined;
+  const kept = versioned && renderedOnce(config, ctx, resource) ? services.rendered.of(versionOf(stored), resourceLink(config, ctx)) : undefined;
   if (kept?.item) {
     if (notModified(cache, lastModified, kept.etag)) return { status: 304, body: null, etag: kept.etag };
     return { status: 200, body: null, json: kept.item.text, etag: kept.etag, lastModified };

@@ -4,9 +4,8 @@
 // document nothing else shapes, both depend on its stored version, the links' base path and
 // the App's settings only, so the text of the first read stands for every later one. Used by
 // GET where the request shapes no document (src/methods/get.ts, renderedOnce), and only for
-// versions the driver can name (STORED_VERSION: the memory store's documents, which a write
+// versions the driver can name (Driver.sharesVersions: the memory store, whose documents a write
 // replaces rather than changes).
-import { STORED_VERSION, type SharedDoc } from "../drivers/types.ts";
 import type { JsonText } from "../render/pyjson.ts";
 
 /** A stored version's texts, as one request path shows them. */
@@ -43,13 +42,8 @@ export class RenderedDocuments {
 
   constructor(private readonly generation = GENERATION) {}
 
-  /**
-   * The texts of the version a shared read's document shows, with links under `base`, empty at
-   * first; undefined for a document without a known version.
-   */
-  of(document: SharedDoc, base: string): RenderedDocument | undefined {
-    const version = document[STORED_VERSION];
-    if (version === undefined) return undefined;
+  /** The texts of a stored version (versionOf) with links under `base`, empty at first. */
+  of(version: object, base: string): RenderedDocument {
     let entry = this.current.get(version);
     if (entry === undefined) {
       entry = this.previous.get(version);

@@ -9,7 +9,6 @@
 import { Binary, ObjectId } from "bson";
 import {
   InvalidQueryError,
-  STORED_VERSION,
   type Doc,
   type Driver,
   type FileAccess,
@@ -17,7 +16,6 @@ import {
   type FindQuery,
   type IndexSpec,
   type MediaStore,
-  type SharedDoc,
   type Target,
   type Update,
 } from "../types.ts";
@@ -27,8 +25,8 @@ import { Databases } from "./databases.ts";
 import type { Stored } from "./document-table.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
 import { mediaFile, type MediaRecord } from "./media.ts";
-import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
-import { copyDocument, copyValue, sharedCopy, valueKey } from "./values.ts";
+import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, projectShared, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
+import { copyDocument, copyValue, valueKey } from "./values.ts";
 
 /** Stages that write collections, which would bypass the store's indexes and journal. */
 const WRITING_STAGES = new Set(["$out", "$merge"]);
@@ -53,6 +51,8 @@ interface Opened {
 
 export class MemoryDriver implements Driver {
   readonly kind = "memory";
+  /** A write stores a new object and leaves the one it replaces as it was (collection.ts). */
+  readonly sharesVersions = true;
   readonly stats: ScanStats = { documentsExamined: 0, indexScans: 0, fullScans: 0 };
   private readonly databases = new Databases(this.stats);
   private journal: Journal | null = null;
@@ -97,13 +97,9 @@ export class MemoryDriver implements Driver {
           else if (page.push(doc) >= limit) break;
         }
       }
-      if (query.projection && Object.keys(query.projection).length > 0) {
-        const projected: SharedDoc[] = project(page, query.projection, !query.shared);
-        // Stored documents are never changed in place (collection.ts): each is its version.
-        if (query.shared) for (let i = 0; i < page.length; i++) projected[i]![STORED_VERSION] = page[i]!;
-        return projected;
-      }
-      return page.map(query.shared ? sharedCopy : copyDocument);
+      // A shared read hands out the stored documents (sharesVersions), or copies naming them.
+      if (query.projection && Object.keys(query.projection).length > 0) return query.shared ? projectShared(page, query.projection) : project(page, query.projection, true);
+      return query.shared ? page : page.map(copyDocument);
     });
   }
 

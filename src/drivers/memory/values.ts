@@ -2,7 +2,7 @@
 // with mingo's equality, and the per-path values an index holds for a document.
 import { ObjectId } from "bson";
 import { compare as mingoCompare, typeOf } from "mingo/util";
-import { STORED_VERSION, type Doc, type SharedDoc } from "../types.ts";
+import type { Doc } from "../types.ts";
 import { isPlainObject } from "../../util/objects.ts";
 import { objectIdWords } from "../../util/objectid.ts";
 
@@ -45,13 +45,6 @@ export function copyValue(value: unknown): unknown {
 export function shallowCopy(doc: Doc): Doc {
   const out: Doc = {};
   for (const key of Object.keys(doc)) assign(out, key, doc[key]);
-  return out;
-}
-
-/** A document of a shared read: its top level copied, marked with the stored version it shows. */
-export function sharedCopy(doc: Doc): SharedDoc {
-  const out: SharedDoc = shallowCopy(doc);
-  out[STORED_VERSION] = doc;
   return out;
 }
 
