@@ -19,8 +19,8 @@ import { versionListing } from "../endpoints/versions.ts";
 import { getAggregation } from "../endpoints/aggregation.ts";
 import { buildResponseDocument, lastUpdated } from "../read/document.ts";
 import type { Reply } from "../render/reply.ts";
-import { compactJson } from "../render/respond.ts";
-import { JsonText } from "../render/pyjson.ts";
+import { compactJsonAround, compactJsonBytes, LIST_SLOT } from "../render/respond.ts";
+import type { RenderedDocuments } from "../read/rendered.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 
 /** The parsed query of a collection read. */
@@ -111,35 +111,60 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   });
 
   const rendered = versioned && renderedOnce(config, ctx, resource) ? services.rendered : null;
-  const base = rendered ? resourceLink(config, ctx) : "";
-  let lastModified: Date | undefined;
-  const items: Array<Doc | JsonText> = [];
-  for (const stored of documents) {
-    const kept = rendered?.of(versionOf(stored), base);
-    let item: Doc | JsonText | undefined = kept?.listed;
-    let updated: Date;
-    if (item) updated = lastUpdated(config, stored);
-    else {
-      const building = buildResponseDocument(services, ctx, stored, resource);
-      const document = building instanceof Promise ? await building : building;
-      updated = lastUpdated(config, document);
-      item = kept ? (kept.listed = new JsonText(compactJson(config, document))) : document;
-    }
-    if (updated.getTime() > 0 && (!lastModified || updated > lastModified)) lastModified = updated;
-    items.push(item);
-  }
-  // Kept texts only where nothing is embedded (onlyRendered): then every item is a document.
-  const embedding = embedDocuments(services, ctx, resource, items as Doc[], embedded);
-  if (embedding) await embedding;
+  const listing = rendered ? listedAsKept(services, ctx, resource, rendered, documents) : listedAsBuilt(services, ctx, resource, documents, embedded);
+  const { items, lastModified } = listing instanceof Promise ? await listing : listing;
 
-  const response: Doc = { [config.ITEMS]: items };
+  const response: Doc = { [config.ITEMS]: rendered ? LIST_SLOT : items };
   if (resource.hateoas) response[config.LINKS] = paginationLinks(config, ctx, query.paging, total);
   if (resource.pagination) response[config.META] = pageMeta(config, query.paging, total);
-  const onFetchedResource = services.hooks.emitForResource("on_fetched_resource", resource.name, response);
-  if (onFetchedResource) await onFetchedResource;
   const headers: Record<string, string> = {};
   if (total !== null) headers["X-Total-Count"] = String(total);
+  // No on_fetched_resource hook where documents are kept (onlyRendered).
+  if (rendered) return { status: 200, body: null, json: compactJsonAround(config, response, items as Uint8Array[]), lastModified, headers };
+  const onFetchedResource = services.hooks.emitForResource("on_fetched_resource", resource.name, response);
+  if (onFetchedResource) await onFetchedResource;
   return { status: 200, body: response, lastModified, headers };
+}
+
+/** A page's items, and the latest LAST_UPDATED among them (none for the epoch). */
+interface Listed<Item> {
+  items: Item[];
+  lastModified: Date | undefined;
+}
+
+function later(lastModified: Date | undefined, updated: Date): Date | undefined {
+  return updated.getTime() > 0 && (!lastModified || updated > lastModified) ? updated : lastModified;
+}
+
+/** The response documents of a page, embedding done. */
+async function listedAsBuilt(services: Services, ctx: CallScope, resource: Resource, documents: Doc[], embedded: string[]): Promise<Listed<Doc>> {
+  let lastModified: Date | undefined;
+  const items: Doc[] = [];
+  for (const stored of documents) {
+    const building = buildResponseDocument(services, ctx, stored, resource);
+    const document = building instanceof Promise ? await building : building;
+    lastModified = later(lastModified, lastUpdated(services.config, document));
+    items.push(document);
+  }
+  const embedding = embedDocuments(services, ctx, resource, items, embedded);
+  if (embedding) await embedding;
+  return { items, lastModified };
+}
+
+/** A page's documents as the JSON kept for their stored versions, made for those read first. */
+function listedAsKept(services: Services, ctx: CallScope, resource: Resource, rendered: RenderedDocuments, documents: Doc[]): Listed<Uint8Array> {
+  const config = services.config;
+  const base = resourceLink(config, ctx);
+  let lastModified: Date | undefined;
+  const items: Uint8Array[] = [];
+  for (const stored of documents) {
+    const kept = rendered.of(versionOf(stored), base);
+    // No feature's beforeRespond where documents are kept (onlyRendered): built at once.
+    kept.listed ??= compactJsonBytes(config, buildResponseDocument(services, ctx, stored, resource) as Doc);
+    lastModified = later(lastModified, lastUpdated(config, stored));
+    items.push(kept.listed);
+  }
+  return { items, lastModified };
 }
 
 /** The cache validators a client sent (If-Modified-Since, If-None-Match); none from server code. */
@@ -172,7 +197,7 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
   const kept = versioned && renderedOnce(config, ctx, resource) ? services.rendered.of(versionOf(stored), resourceLink(config, ctx)) : undefined;
   if (kept?.item) {
     if (notModified(cache, lastModified, kept.etag)) return { status: 304, body: null, etag: kept.etag };
-    return { status: 200, body: null, json: kept.item.text, etag: kept.etag, lastModified };
+    return { status: 200, body: null, json: [kept.item], etag: kept.etag, lastModified };
   }
   const version = requestedVersion(config, ctx, resource);
   const source = typeof version === "number" ? await storedVersion(services, ctx, resource, stored, version, projection) : stored;
@@ -206,9 +231,9 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
   const onFetchedItem = services.hooks.emitForResource("on_fetched_item", resource.name, document);
   if (onFetchedItem) await onFetchedItem;
   if (kept) {
-    kept.item = new JsonText(compactJson(config, document));
+    kept.item = compactJsonBytes(config, document);
     kept.etag = etag;
-    return { status: 200, body: null, json: kept.item.text, etag, lastModified };
+    return { status: 200, body: null, json: [kept.item], etag, lastModified };
   }
   return { status: 200, body: document, etag, lastModified };
 }

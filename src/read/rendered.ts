@@ -1,13 +1,13 @@
-// Response documents written as JSON once per stored version, and served from that text for as
+// Response documents written as JSON once per stored version, and served from those bytes for as
 // long as the version is current. A read's body is built from the stored document by
 // buildResponseDocument (meta fields, links, soft-delete flag) and written by json.dumps; for a
 // document nothing else shapes, both depend on its stored version, the links' base path and
-// the App's settings only, so the text of the first read stands for every later one. Used by
+// the App's settings only, so the bytes of the first read stand for every later one: neither
+// written nor encoded again (a page's body was a rope of hundreds of strings, which the runtime
+// flattened and encoded as UTF-8 on every response). Used by
 // GET where the request shapes no document (src/methods/get.ts, renderedOnce), and only for
 // versions the driver can name (Driver.sharesVersions: the memory store, whose documents a write
 // replaces rather than changes).
-import type { JsonText } from "../render/pyjson.ts";
-
 /** A stored version's texts, as one request path shows them. */
 export interface RenderedDocument {
   /**
@@ -16,10 +16,10 @@ export interface RenderedDocument {
    * own way), as no two resources share a URL.
    */
   base: string;
-  /** The document as a page lists it (`_links.self` only). */
-  listed: JsonText | undefined;
-  /** The document as its item URL answers it (with the parent and collection links). */
-  item: JsonText | undefined;
+  /** The document's JSON as a page lists it (`_links.self` only). */
+  listed: Uint8Array | undefined;
+  /** The document's JSON as its item URL answers it (with the parent and collection links). */
+  item: Uint8Array | undefined;
   /** The ETag shown with `item`. */
   etag: string | undefined;
 }

@@ -3,11 +3,12 @@
 import type { RequestContext } from "../context.ts";
 import { HttpError } from "../errors.ts";
 import { knownResponse, type PlainHeaders } from "../http/known-body.ts";
-import type { Reply } from "./reply.ts";
+import type { JsonPieces, Reply } from "./reply.ts";
 import type { Config } from "../settings/normalize.ts";
 import { formatHttpDate } from "./http-date.ts";
 import { isValidJsonpCallback, wrapJsonp } from "./jsonp.ts";
 import { toJson } from "./json.ts";
+import { ITEM_SEPARATOR, JsonText } from "./pyjson.ts";
 import { toPlain } from "./plain.ts";
 
 type Format = "json" | "xml";
@@ -129,6 +130,47 @@ export function compactJson(config: Config, body: unknown): string {
   return toJson(body, false, config.DATE_FORMAT, config.JSON_SORT_KEYS);
 }
 
+/** compactJson as the bytes the response carries (json.dumps writes ASCII only). */
+export function compactJsonBytes(config: Config, body: unknown): Uint8Array<ArrayBuffer> {
+  return ENCODER.encode(compactJson(config, body));
+}
+
+/** json.dumps escapes every control character, so a raw NUL in its text can only be this slot. */
+const SLOT = "\u0000";
+
+/** Stands for the list given to compactJsonAround, in the body it is given. */
+export const LIST_SLOT = new JsonText(SLOT);
+
+/** The compact JSON of `body` in pieces, with `items` (each written before) as the list in its LIST_SLOT. */
+export function compactJsonAround(config: Config, body: unknown, items: Uint8Array[]): JsonPieces {
+  const text = compactJson(config, body);
+  const at = text.indexOf(SLOT);
+  const pieces: JsonPieces = [text.slice(0, at) + "["];
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) pieces.push(ITEM_SEPARATOR);
+    pieces.push(items[i]!);
+  }
+  pieces.push("]" + text.slice(at + SLOT.length));
+  return pieces;
+}
+
+/** Pieces as one body: the bytes themselves when they are the whole of it, else copied together. */
+function joined(pieces: JsonPieces): Uint8Array<ArrayBuffer> {
+  if (pieces.length === 1 && typeof pieces[0] !== "string") return pieces[0] as Uint8Array<ArrayBuffer>;
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  const out = new Uint8Array(length);
+  let at = 0;
+  for (const piece of pieces) {
+    if (typeof piece === "string") at += ENCODER.encodeInto(piece, out.subarray(at)).written;
+    else {
+      out.set(piece, at);
+      at += piece.length;
+    }
+  }
+  return out;
+}
+
 /**
  * The Response of a reply, in the format the client prefers. XML comes from a module imported
  * on first use (most clients ask for JSON, and a Worker's bundle then loads it apart), so only
@@ -153,14 +195,15 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
     const body = reply.body;
     return import("./xml.ts").then(({ renderXml }) => sized(ctx, reply.status, headers, ENCODER.encode(renderXml(toPlain(body, config.DATE_FORMAT) as Record<string, unknown>, config))));
   }
-  let text = reply.json ?? toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
   const argument = config.JSONP_ARGUMENT;
   const callback = argument ? ctx.args.get(argument) : null;
   // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".
-  if (callback && isValidJsonpCallback(callback)) text = wrapJsonp(callback, text);
+  const jsonp = callback !== null && isValidJsonpCallback(callback) ? callback : null;
+  if (reply.json) return sized(ctx, reply.status, headers, joined(jsonp === null ? reply.json : wrapJsonp(jsonp, reply.json)));
+  const text = toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
   // json.dumps (ensure_ascii) writes ASCII only, and a JSONP callback name is ASCII too: the
   // text's length is its length in bytes, and the runtime encodes it as it writes it.
-  return sized(ctx, reply.status, headers, text);
+  return sized(ctx, reply.status, headers, jsonp === null ? text : wrapJsonp(jsonp, [text]).join(""));
 }
 
 /** Content-Length as Eve sends it (HEAD included), not chunked. A string body must be ASCII. */

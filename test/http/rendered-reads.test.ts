@@ -78,8 +78,8 @@ describe("reads kept as JSON per stored version", () => {
     const projected = await json(await api.get(`/people/${_id}?projection=${encodeURIComponent('{"age": 1}')}`));
     expect(projected.age).toBe(40);
     expect(projected.firstname).toBeUndefined();
-    const page = await json(await api.get(`/people?max_results=50&projection=${encodeURIComponent('{"age": 1}')}`));
-    expect(page._items.every((item: Record<string, unknown>) => item.firstname === undefined)).toBe(true);
+    const projectedPage = await json(await api.get(`/people?max_results=50&projection=${encodeURIComponent('{"age": 1}')}`));
+    expect(projectedPage._items.every((item: Record<string, unknown>) => item.firstname === undefined)).toBe(true);
 
     const pretty = await (await api.get(`/people/${_id}?pretty`)).text();
     expect(pretty).toContain('\n    "lastname": "Shaped"');
@@ -90,6 +90,19 @@ describe("reads kept as JSON per stored version", () => {
     expect(await xml.text()).toContain("<lastname>Shaped</lastname>");
 
     expect(await (await api.get(`/people/${_id}?callback=take`)).text()).toBe(`take(${plain})`);
+    const page = await (await api.get("/people?max_results=50")).text();
+    expect(await (await api.get("/people?max_results=50&callback=take")).text()).toBe(`take(${page.replace("people?max_results=50", "people?max_results=50&callback=take")})`);
+  });
+
+  it("answer HEAD with the length of the body a GET sends", async () => {
+    const { _id } = await create("Headed");
+    const [body] = await readTwice(`/people/${_id}`);
+    const head = await api.fetch(`/people/${_id}`, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(String(body.length));
+    expect(await head.text()).toBe("");
+    const [page] = await readTwice("/people?max_results=50");
+    expect((await api.fetch("/people?max_results=50", { method: "HEAD" })).headers.get("content-length")).toBe(String(page.length));
   });
 
   it("show the same document through another lookup with that request's own links", async () => {
