@@ -20,7 +20,6 @@ import { getAggregation } from "../endpoints/aggregation.ts";
 import { buildResponseDocument, lastUpdated } from "../read/document.ts";
 import type { Reply } from "../render/reply.ts";
 import { compactJsonAround, compactJsonBytes, LIST_SLOT } from "../render/respond.ts";
-import type { RenderedDocuments } from "../read/rendered.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 
 /** The parsed query of a collection read. */
@@ -110,20 +109,23 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
     shared,
   });
 
-  const rendered = versioned && renderedOnce(config, ctx, resource) ? services.rendered : null;
-  const listing = rendered ? listedAsKept(services, ctx, resource, rendered, documents) : listedAsBuilt(services, ctx, resource, documents, embedded);
-  const { items, lastModified } = listing instanceof Promise ? await listing : listing;
-
-  const response: Doc = { [config.ITEMS]: rendered ? LIST_SLOT : items };
-  if (resource.hateoas) response[config.LINKS] = paginationLinks(config, ctx, query.paging, total);
-  if (resource.pagination) response[config.META] = pageMeta(config, query.paging, total);
   const headers: Record<string, string> = {};
   if (total !== null) headers["X-Total-Count"] = String(total);
-  // No on_fetched_resource hook where documents are kept (onlyRendered).
-  if (rendered) return { status: 200, body: null, json: compactJsonAround(config, response, items as Uint8Array[]), lastModified, headers };
+  if (versioned && renderedOnce(config, ctx, resource)) return { status: 200, body: null, ...keptPage(services, ctx, resource, query.paging, documents, total), headers };
+
+  const { items, lastModified } = await listedAsBuilt(services, ctx, resource, documents, embedded);
+  const response = envelope(config, ctx, resource, query.paging, items, total);
   const onFetchedResource = services.hooks.emitForResource("on_fetched_resource", resource.name, response);
   if (onFetchedResource) await onFetchedResource;
   return { status: 200, body: response, lastModified, headers };
+}
+
+/** A page's body: its items, links and `_meta`. */
+function envelope(config: Config, ctx: CallScope, resource: Resource, paging: Paging, items: unknown, total: number | null): Doc {
+  const response: Doc = { [config.ITEMS]: items };
+  if (resource.hateoas) response[config.LINKS] = paginationLinks(config, ctx, paging, total);
+  if (resource.pagination) response[config.META] = pageMeta(config, paging, total);
+  return response;
 }
 
 /** A page's items, and the latest LAST_UPDATED among them (none for the epoch). */
@@ -151,20 +153,32 @@ async function listedAsBuilt(services: Services, ctx: CallScope, resource: Resou
   return { items, lastModified };
 }
 
-/** A page's documents as the JSON kept for their stored versions, made for those read first. */
-function listedAsKept(services: Services, ctx: CallScope, resource: Resource, rendered: RenderedDocuments, documents: Doc[]): Listed<Uint8Array> {
+/**
+ * A page of stored versions (renderedOnce) as its body's bytes: the body kept for the same
+ * versions under the same URL, or one made from the JSON kept for each version (made for those
+ * read first). No hook or feature is handed anything where documents are kept (onlyRendered).
+ */
+function keptPage(services: Services, ctx: CallScope, resource: Resource, paging: Paging, documents: Doc[], total: number | null): Pick<Reply, "json" | "lastModified"> {
   const config = services.config;
+  const rendered = services.rendered;
   const base = resourceLink(config, ctx);
+  const key = ctx.query ? `${base}${ctx.query}` : base;
+  const versions = documents.map(versionOf);
+  const page = rendered.page(key, versions, total);
+  if (page) return { json: [page.body], lastModified: page.lastModified };
   let lastModified: Date | undefined;
   const items: Uint8Array[] = [];
-  for (const stored of documents) {
-    const kept = rendered.of(versionOf(stored), base);
-    // No feature's beforeRespond where documents are kept (onlyRendered): built at once.
+  for (let i = 0; i < documents.length; i++) {
+    const stored = documents[i]!;
+    const kept = rendered.of(versions[i]!, base);
+    // No feature's beforeRespond (onlyRendered): built at once.
     kept.listed ??= compactJsonBytes(config, buildResponseDocument(services, ctx, stored, resource) as Doc);
     lastModified = later(lastModified, lastUpdated(config, stored));
     items.push(kept.listed);
   }
-  return { items, lastModified };
+  const body = compactJsonAround(config, envelope(config, ctx, resource, paging, LIST_SLOT, total), items);
+  rendered.keepPage(key, { versions, total, body, lastModified });
+  return { json: [body], lastModified };
 }
 
 /** The cache validators a client sent (If-Modified-Since, If-None-Match); none from server code. */

@@ -141,8 +141,8 @@ const SLOT = "\u0000";
 /** Stands for the list given to compactJsonAround, in the body it is given. */
 export const LIST_SLOT = new JsonText(SLOT);
 
-/** The compact JSON of `body` in pieces, with `items` (each written before) as the list in its LIST_SLOT. */
-export function compactJsonAround(config: Config, body: unknown, items: Uint8Array[]): JsonPieces {
+/** The compact JSON of `body` as bytes, with `items` (each written before) as the list in its LIST_SLOT. */
+export function compactJsonAround(config: Config, body: unknown, items: Uint8Array[]): Uint8Array<ArrayBuffer> {
   const text = compactJson(config, body);
   const at = text.indexOf(SLOT);
   const pieces: JsonPieces = [text.slice(0, at) + "["];
@@ -151,7 +151,7 @@ export function compactJsonAround(config: Config, body: unknown, items: Uint8Arr
     pieces.push(items[i]!);
   }
   pieces.push("]" + text.slice(at + SLOT.length));
-  return pieces;
+  return joined(pieces);
 }
 
 /** Pieces as one body: the bytes themselves when they are the whole of it, else copied together. */

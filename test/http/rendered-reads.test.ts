@@ -59,6 +59,23 @@ describe("reads kept as JSON per stored version", () => {
     expect(await listed("Changing")).toBeUndefined();
   });
 
+  it("answer a page again only while it lists the same versions and total", async () => {
+    const [before] = await readTwice("/people?max_results=50");
+    const { _id } = await create("Paged");
+    const [after] = await readTwice("/people?max_results=50");
+    expect(JSON.parse(after)._meta.total).toBe(JSON.parse(before)._meta.total + 1);
+    expect(JSON.parse(after)._items.map((item: { _id: string }) => item._id)).toContain(_id);
+    const etag = (await api.get(`/people/${_id}`)).headers.get("etag")!;
+    await api.patch(`/people/${_id}`, { firstname: "Pat" }, { "If-Match": etag });
+    const patched = JSON.parse(await (await api.get("/people?max_results=50")).text());
+    expect(patched._meta.total).toBe(JSON.parse(after)._meta.total);
+    expect(patched._items.find((item: { _id: string }) => item._id === _id).firstname).toBe("Pat");
+    // The same page asked another way: its own links.
+    const other = JSON.parse(await (await api.get("/people?max_results=50&page=1")).text());
+    expect(other._links.self.href).toBe("people?max_results=50");
+    expect(other._items).toEqual(patched._items);
+  });
+
   it("answer 304 for the ETag and the date they were made with", async () => {
     const { _id } = await create("Cached");
     await readTwice(`/people/${_id}`);
