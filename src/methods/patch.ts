@@ -12,7 +12,7 @@ import { now } from "../util/clock.ts";
 import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, loadOriginal, writeCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
 import { isPlainObject, withoutKey } from "../util/objects.ts";
-import type { Config } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
 
 
 /** Eve's `resolve_nested_documents`: sub-documents merge into the stored ones, recursively. */
@@ -35,6 +35,21 @@ export function duplicateFailure(config: Config, error: DuplicateKeyError): Http
   return validationFailure(config, duplicateIssues(error));
 }
 
+/**
+ * Whether a PATCH may read the stored document itself as its original (FindQuery.shared): it
+ * only reads it, and neither a hook, a feature nor a validation rule of the user's is handed it.
+ */
+function originalShared(services: Services, resource: Resource): boolean {
+  const { hooks, features } = services;
+  return (
+    !hooks.hasForResource("on_update", resource.name) &&
+    !hooks.hasForResource("on_updated", resource.name) &&
+    !features.has("beforeUpdate", resource) &&
+    !features.has("afterUpdate", resource) &&
+    !services.validators.get(resource.name)!.callsOut
+  );
+}
+
 /** The HTTP method (src/methods/conditional.ts reads the request for the core). */
 export const patchItem = itemWriteMethod(patchInternal);
 
@@ -43,7 +58,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const resource = ctx.resource!;
   const config = services.config;
   const where = lookup;
-  const original = await loadOriginal(services.data, ctx, where);
+  const original = await loadOriginal(services.data, ctx, where, originalShared(services, resource));
   const etag = requiredEtag(config, resource, original, precondition);
   const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);

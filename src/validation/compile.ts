@@ -21,6 +21,8 @@ export interface CompileContext {
   requireAll: boolean;
   covered: boolean;
   queryPath: readonly string[];
+  /** Set once a rule hands documents to code of the user's (check_with, a custom rule: RuleContext). */
+  calls: { out: boolean };
 }
 
 export function typesFor(config: Config, ext: ValidatorExtensions): Record<string, DataType> {
@@ -196,6 +198,7 @@ function compileRule(name: string, value: unknown, node: FieldNode, cc: CompileC
       return { json: "none", run: run.logic(name as LogicRule, definitions) };
     }
     case "check_with":
+      cc.calls.out = true;
       return { json: "none", run: run.checkWith(namedFunctions<FieldValidator>(value, cc.ext.validators)) };
     case "unique":
     case "unique_to_user":
@@ -205,7 +208,9 @@ function compileRule(name: string, value: unknown, node: FieldNode, cc: CompileC
       return { json: "none", run: run.dataRelation(value as run.RelationSpec, cc.config) };
   }
   const custom = cc.ext.rules?.[name];
-  return custom ? { json: "none", run: run.custom(customRule(custom).validate, value) } : null;
+  if (!custom) return null;
+  cc.calls.out = true;
+  return { json: "none", run: run.custom(customRule(custom).validate, value) };
 }
 
 function compileSchemaRule(value: unknown, node: FieldNode, cc: CompileContext): CompiledRule | null {
@@ -247,7 +252,8 @@ export function compileDict(schema: Record<string, unknown>, cc: CompileContext,
  * objectid unless the schema says otherwise (Eve adds that definition); `_deleted` is only
  * accepted unchanged, so that a client cannot soft-delete or restore through a write.
  */
-export function compileResource(resource: Resource, config: Config, ext: ValidatorExtensions, usable: Record<string, unknown>): DictNode {
+/** `callsOut`: whether validating hands documents to code of the user's (CompileContext.calls). */
+export function compileResource(resource: Resource, config: Config, ext: ValidatorExtensions, usable: Record<string, unknown>): { root: DictNode; callsOut: boolean } {
   const schema: Record<string, unknown> = { ...usable };
   const meta = new Set([config.DATE_CREATED, config.LAST_UPDATED, config.ETAG]);
   if (!(resource.id_field in schema)) schema[resource.id_field] = { type: "objectid" };
@@ -261,6 +267,8 @@ export function compileResource(resource: Resource, config: Config, ext: Validat
     requireAll: false,
     covered: true,
     queryPath: [],
+    calls: { out: false },
   };
-  return compileDict(schema, cc, meta, false);
+  const root = compileDict(schema, cc, meta, false);
+  return { root, callsOut: cc.calls.out };
 }
