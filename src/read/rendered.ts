@@ -41,8 +41,11 @@ export interface RenderedPage {
  */
 const GENERATION = 1024;
 
-/** Pages kept per generation: a page is some 25 documents' JSON (about 0.8 MB at most). */
-const PAGE_GENERATION = 32;
+/**
+ * Pages kept per generation: a client's few pages, or many one-document answers of `where` on
+ * a unique field (a page of 25 is about 12 KB: 1.5 MB at most).
+ */
+const PAGE_GENERATION = 64;
 
 /**
  * Values in two generations: one read again is moved into the current one; when that is full
