@@ -5,7 +5,7 @@ import type { CallScope } from "../scope.ts";
 import type { RequestContext } from "../context.ts";
 import type { Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
-import { enforceRateLimit, type RateLimitStore } from "../ratelimit/index.ts";
+import { enforceRateLimit, limitsAny, type RateLimitStore } from "../ratelimit/index.ts";
 import { SCHEMA_GROUP } from "../routing/router.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { Auth } from "./auth.ts";
@@ -72,6 +72,7 @@ export class AccessControl {
   private readonly globalAuth: Auth | null;
   private readonly resourceAuth = new Map<string, Auth | null>();
   private readonly anyAuth: boolean;
+  private readonly anyLimit: boolean;
 
   constructor(
     private readonly config: Config,
@@ -86,6 +87,7 @@ export class AccessControl {
       this.resourceAuth.set(resource.name, instances.get(value)!);
     }
     this.anyAuth = this.globalAuth !== null || [...this.resourceAuth.values()].some((auth) => auth !== null);
+    this.anyLimit = limitsAny(config);
   }
 
   authFor(resource: Resource | null): Auth | null {
@@ -108,8 +110,8 @@ export class AccessControl {
    * client cannot escape it by claiming names, and failed attempts count too.
    */
   admit(ctx: RequestContext): Promise<void> | undefined {
-    // No auth class anywhere: every request is public, only the rate limit applies.
-    if (!this.anyAuth) return enforceRateLimit(this.config, ctx, this.rateLimits, clientOf(ctx, null));
+    // No auth class anywhere: every request is public, only the rate limit applies, if any is set.
+    if (!this.anyAuth) return this.anyLimit ? enforceRateLimit(this.config, ctx, this.rateLimits, clientOf(ctx, null)) : undefined;
     return this.admitWithAuth(ctx);
   }
 
