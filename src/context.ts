@@ -16,8 +16,6 @@ export class RequestContext extends CallScope {
   readonly responseHeaders: PlainHeaders = {};
   readonly env: unknown;
   readonly executionCtx: unknown;
-  /** The response format content negotiation chose, once it has (src/render/respond.ts). */
-  offer?: { readonly mime: string; readonly format: string };
 
   constructor(request: Request, maxBodySize: number, env?: unknown, executionCtx?: unknown) {
     const { origin, path, query } = urlParts(request.url);

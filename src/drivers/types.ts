@@ -43,7 +43,7 @@ export type SharedDoc = Doc & { [STORED_VERSION]?: Doc };
  * The stored version a shared read's document shows, from a driver that shares versions: an
  * object that stays the same for as long as the stored document is unchanged and is never the
  * same for two versions, so whatever is derived from one version alone may be kept by it
- * (src/read/rendered.ts).
+ * (src/render/kept-json.ts).
  */
 export function versionOf(document: SharedDoc): object {
   return document[STORED_VERSION] ?? document;
@@ -89,6 +89,12 @@ export interface Driver {
    * Absent: every document a read hands out is a new one (versionOf means nothing for it).
    */
   readonly sharesVersions?: boolean;
+  /**
+   * True when the indexes createIndexes built stay for as long as this driver is open: no other
+   * client can reach the store to drop a collection or an index (the embedded store). Elsewhere
+   * `unique` is looked up before each write as well as enforced by the index (src/data/layer.ts).
+   */
+  readonly indexesStay?: boolean;
   find(target: Target, query: FindQuery): Promise<Doc[]>;
   count(target: Target, filter: Filter): Promise<number>;
   /**

@@ -2,7 +2,7 @@
 import type { RequestContext } from "../context.ts";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
-import { versionOf, type Doc, type Filter, type Sort } from "../drivers/types.ts";
+import { versionOf, type Doc, type Filter, type Projection, type Sort } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { combineFilters } from "../data/layer.ts";
 import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
@@ -18,8 +18,10 @@ import { itemEtag, requestedVersion, storedVersion, versionLinks } from "../read
 import { versionListing } from "../endpoints/versions.ts";
 import { getAggregation } from "../endpoints/aggregation.ts";
 import { buildResponseDocument, lastUpdated } from "../read/document.ts";
+import type { RenderedDocument, RenderedDocuments } from "../render/kept-json.ts";
+import { readsWhole, withholdsFrom } from "../read/visible.ts";
+import { fieldMask, type Mask } from "../auth/field-masks.ts";
 import type { Reply } from "../render/reply.ts";
-import { compactJsonAround, compactJsonBytes, LIST_SLOT } from "../render/respond.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 
 /** The parsed query of a collection read. */
@@ -37,15 +39,15 @@ type ParsedQuery = ReadQuery & { sort: Sort | null };
  * imported on first use (src/query/where.ts, src/query/sort.ts). The where's 400 still comes
  * before the sort's, and the sort's before the paging's.
  */
-export function parseReadQuery(config: Config, ctx: CallScope): ParsedQuery | Promise<ParsedQuery> {
+export function parseReadQuery(config: Config, ctx: CallScope, hidden: Mask | null): ParsedQuery | Promise<ParsedQuery> {
   const rawWhere = ctx.args.get(config.QUERY_WHERE);
-  const filter = rawWhere ? parseWhere(rawWhere, ctx.resource!, config) : {};
-  return filter instanceof Promise ? filter.then((parsed) => withSort(config, ctx, parsed)) : withSort(config, ctx, filter);
+  const filter = rawWhere ? parseWhere(rawWhere, ctx.resource!, config, hidden) : {};
+  return filter instanceof Promise ? filter.then((parsed) => withSort(config, ctx, parsed, hidden)) : withSort(config, ctx, filter, hidden);
 }
 
-function withSort(config: Config, ctx: CallScope, filter: Filter): ParsedQuery | Promise<ParsedQuery> {
+function withSort(config: Config, ctx: CallScope, filter: Filter, hidden: Mask | null): ParsedQuery | Promise<ParsedQuery> {
   const rawSort = ctx.args.get(config.QUERY_SORT);
-  const sort = rawSort !== null ? parseSort(rawSort, ctx.resource!) : null;
+  const sort = rawSort !== null ? parseSort(rawSort, ctx.resource!, hidden) : null;
   return sort instanceof Promise ? sort.then((parsed) => readQuery(config, ctx, filter, parsed)) : readQuery(config, ctx, filter, sort);
 }
 
@@ -64,24 +66,44 @@ function readQuery(config: Config, ctx: CallScope, filter: Filter, clientSort: S
 }
 
 /**
+ * The projection a read sends to the store and, for a caller whose documents are read whole
+ * (src/read/visible.ts), the client's one to apply once the document is built. A 400 for a
+ * projection naming a field the caller may not read.
+ */
+export function readProjection(config: Config, ctx: CallScope, resource: Resource, hidden: Mask | null): { projection: Projection | null; project?: Projection } {
+  const asked = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config, hidden);
+  if (!readsWhole(ctx, resource)) return { projection: asked };
+  const whole = resolveProjection(null, resource, config);
+  return asked && asked !== whole ? { projection: whole, project: asked } : { projection: whole };
+}
+
+/**
  * Whether a read's documents may be the store's own (FindQuery.shared): they only become the
  * response's body, and nothing changes them on the way there — no hook or feature is handed
- * them and nothing is embedded in them (buildResponseDocument copies what it adds to). The
- * memory store then gives out the documents it holds instead of deep copies of them.
+ * them (a field rule's hook sees the stored document too) and nothing is embedded in them
+ * (buildResponseDocument copies what it adds to). The memory store then gives out the
+ * documents it holds instead of deep copies of them.
  */
 function onlyRendered(services: Services, ctx: CallScope, resource: Resource, fetchedEvent: string, embedded: string[]): boolean {
-  return ctx.rendered && embedded.length === 0 && !services.hooks.hasForResource(fetchedEvent, resource.name) && !services.features.has("beforeRespond", resource);
+  return (
+    ctx.rendered &&
+    embedded.length === 0 &&
+    resource.field_rules?.dynamic !== true &&
+    !services.hooks.hasForResource(fetchedEvent, resource.name) &&
+    !services.features.has("beforeRespond", resource)
+  );
 }
 
 /**
  * Whether the stored versions of a shared read (onlyRendered; data.find's `versioned`) may be
- * answered with the JSON kept for them (src/read/rendered.ts): the body will be written as JSON
+ * answered with the JSON kept for them (src/render/kept-json.ts): the body will be written as JSON
  * without `?pretty` (CallScope.compactJson), and nothing of the request shapes a document
- * beyond the path its links take (no `?projection=`; `?version=` and embedding already rule out
- * onlyRendered's features and fields).
+ * beyond the path its links take (no `?projection=`, no field rules; `?version=` and embedding
+ * already rule out onlyRendered's features and fields).
  */
 function renderedOnce(config: Config, ctx: CallScope, resource: Resource): boolean {
-  return ctx.compactJson && !(resource.projection && ctx.args.has(config.QUERY_PROJECTION));
+  // Field rules make a document depend on its caller (src/read/visible.ts).
+  return ctx.compactJson && resource.field_rules === null && !(resource.projection && ctx.args.has(config.QUERY_PROJECTION));
 }
 
 /**
@@ -92,9 +114,10 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   const resource = ctx.resource!;
   if (resource.datasource.aggregation) return getAggregation(services, ctx);
   const config = services.config;
-  const parsing = parseReadQuery(config, ctx);
+  const hidden = fieldMask(ctx, resource, "read");
+  const parsing = parseReadQuery(config, ctx, hidden);
   const query = parsing instanceof Promise ? await parsing : parsing;
-  const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
+  const { projection, project } = readProjection(config, ctx, resource, hidden);
   const embedded = resolveEmbeddedFields(config, ctx, resource);
   const showDeleted = resource.soft_delete && ctx.args.has(config.SHOW_DELETED_PARAM);
   const shared = onlyRendered(services, ctx, resource, "on_fetched_resource", embedded);
@@ -111,13 +134,38 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
 
   const headers: Record<string, string> = {};
   if (total !== null) headers["X-Total-Count"] = String(total);
-  if (versioned && renderedOnce(config, ctx, resource)) return { status: 200, body: null, ...keptPage(services, ctx, resource, query.paging, documents, total), headers };
+  if (versioned && renderedOnce(config, ctx, resource)) {
+    const loading = services.rendered.get();
+    const kept = loading instanceof Promise ? await loading : loading;
+    const base = resourceLink(config, ctx);
+    // No hook or feature is handed anything here (onlyRendered): each document is built at once.
+    const page = kept.page(ctx.query ? base + ctx.query : base, base, documents, documents.map(versionOf), total, {
+      build: (stored) => buildResponseDocument(services, ctx, stored, resource) as Doc,
+      updated: (stored) => lastUpdated(config, stored),
+      around: (list) => envelope(config, ctx, resource, query.paging, list, total),
+    });
+    return { status: 200, body: null, json: page.body, lastModified: page.lastModified, headers };
+  }
 
-  const { items, lastModified } = await listedAsBuilt(services, ctx, resource, documents, embedded);
+  let lastModified: Date | undefined;
+  // A caller shown fewer fields than stored gets no Last-Modified (src/read/visible.ts).
+  let withheld = false;
+  const items: Doc[] = [];
+  for (const stored of documents) {
+    const building = buildResponseDocument(services, ctx, stored, resource, project && { project });
+    const document = building instanceof Promise ? await building : building;
+    if (resource.field_rules !== null && !withheld) withheld = withholdsFrom(ctx, resource, stored);
+    const updated = lastUpdated(config, document);
+    if (updated.getTime() > 0 && (!lastModified || updated > lastModified)) lastModified = updated;
+    items.push(document);
+  }
+  const embedding = embedDocuments(services, ctx, resource, items, embedded);
+  if (embedding) await embedding;
+
   const response = envelope(config, ctx, resource, query.paging, items, total);
   const onFetchedResource = services.hooks.emitForResource("on_fetched_resource", resource.name, response);
   if (onFetchedResource) await onFetchedResource;
-  return { status: 200, body: response, lastModified, headers };
+  return { status: 200, body: response, lastModified: withheld ? undefined : lastModified, headers };
 }
 
 /** A page's body: its items, links and `_meta`. */
@@ -126,59 +174,6 @@ function envelope(config: Config, ctx: CallScope, resource: Resource, paging: Pa
   if (resource.hateoas) response[config.LINKS] = paginationLinks(config, ctx, paging, total);
   if (resource.pagination) response[config.META] = pageMeta(config, paging, total);
   return response;
-}
-
-/** A page's items, and the latest LAST_UPDATED among them (none for the epoch). */
-interface Listed<Item> {
-  items: Item[];
-  lastModified: Date | undefined;
-}
-
-function later(lastModified: Date | undefined, updated: Date): Date | undefined {
-  return updated.getTime() > 0 && (!lastModified || updated > lastModified) ? updated : lastModified;
-}
-
-/** The response documents of a page, embedding done. */
-async function listedAsBuilt(services: Services, ctx: CallScope, resource: Resource, documents: Doc[], embedded: string[]): Promise<Listed<Doc>> {
-  let lastModified: Date | undefined;
-  const items: Doc[] = [];
-  for (const stored of documents) {
-    const building = buildResponseDocument(services, ctx, stored, resource);
-    const document = building instanceof Promise ? await building : building;
-    lastModified = later(lastModified, lastUpdated(services.config, document));
-    items.push(document);
-  }
-  const embedding = embedDocuments(services, ctx, resource, items, embedded);
-  if (embedding) await embedding;
-  return { items, lastModified };
-}
-
-/**
- * A page of stored versions (renderedOnce) as its body's bytes: the body kept for the same
- * versions under the same URL, or one made from the JSON kept for each version (made for those
- * read first). No hook or feature is handed anything where documents are kept (onlyRendered).
- */
-function keptPage(services: Services, ctx: CallScope, resource: Resource, paging: Paging, documents: Doc[], total: number | null): Pick<Reply, "json" | "lastModified"> {
-  const config = services.config;
-  const rendered = services.rendered;
-  const base = resourceLink(config, ctx);
-  const key = ctx.query ? `${base}${ctx.query}` : base;
-  const versions = documents.map(versionOf);
-  const page = rendered.page(key, versions, total);
-  if (page) return { json: [page.body], lastModified: page.lastModified };
-  let lastModified: Date | undefined;
-  const items: Uint8Array[] = [];
-  for (let i = 0; i < documents.length; i++) {
-    const stored = documents[i]!;
-    const kept = rendered.of(versions[i]!, base);
-    // No feature's beforeRespond (onlyRendered): built at once.
-    kept.listed ??= compactJsonBytes(config, buildResponseDocument(services, ctx, stored, resource) as Doc);
-    lastModified = later(lastModified, lastUpdated(config, stored));
-    items.push(kept.listed);
-  }
-  const body = compactJsonAround(config, envelope(config, ctx, resource, paging, LIST_SLOT, total), items);
-  rendered.keepPage(key, { versions, total, body, lastModified });
-  return { json: [body], lastModified };
 }
 
 /** The cache validators a client sent (If-Modified-Since, If-None-Match); none from server code. */
@@ -200,22 +195,31 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
   const resource = ctx.resource!;
   const config = services.config;
   const embedded = resolveEmbeddedFields(config, ctx, resource);
-  const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
+  const { projection, project } = readProjection(config, ctx, resource, fieldMask(ctx, resource, "read"));
   const shared = onlyRendered(services, ctx, resource, "on_fetched_item", embedded);
   const { documents, versioned } = await services.data.find(ctx, resource, { filter: lookup, limit: 1, showDeleted: true, projection, shared, count: false });
   const stored = documents[0];
   if (!stored) throw new HttpError(404);
 
-  // The primary document's time, whichever version is sent.
-  let lastModified = lastUpdated(config, stored);
-  const kept = versioned && renderedOnce(config, ctx, resource) ? services.rendered.of(versionOf(stored), resourceLink(config, ctx)) : undefined;
+  // The primary document's time, whichever version is sent; none for a caller shown fewer
+  // fields than stored, whose cached copy only its ETag can validate (src/read/visible.ts).
+  const withheld = withholdsFrom(ctx, resource, stored);
+  let lastModified = withheld ? undefined : lastUpdated(config, stored);
+  // Kept JSON only without field rules (renderedOnce): nothing withheld then.
+  let rendered: RenderedDocuments | undefined;
+  let kept: RenderedDocument | undefined;
+  if (versioned && renderedOnce(config, ctx, resource)) {
+    const loading = services.rendered.get();
+    rendered = loading instanceof Promise ? await loading : loading;
+    kept = rendered.of(versionOf(stored), resourceLink(config, ctx));
+  }
   if (kept?.item) {
     if (notModified(cache, lastModified, kept.etag)) return { status: 304, body: null, etag: kept.etag };
-    return { status: 200, body: null, json: [kept.item], etag: kept.etag, lastModified };
+    return { status: 200, body: null, json: kept.item, etag: kept.etag, lastModified };
   }
   const version = requestedVersion(config, ctx, resource);
   const source = typeof version === "number" ? await storedVersion(services, ctx, resource, stored, version, projection) : stored;
-  const building = buildResponseDocument(services, ctx, source, resource, { latest: stored });
+  const building = buildResponseDocument(services, ctx, source, resource, { latest: stored, project });
   const document = building instanceof Promise ? await building : building;
   const deleted = isSoftDeleted(config, resource, document);
   const listing = version === "all" || version === "diffs";
@@ -225,10 +229,10 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
     const embeddedDoc = document[field];
     if (embeddedDoc && typeof embeddedDoc === "object" && !Array.isArray(embeddedDoc)) {
       const updated = lastUpdated(config, embeddedDoc as Doc);
-      if (updated > lastModified) lastModified = updated;
+      if (lastModified && updated > lastModified) lastModified = updated;
     }
   }
-  const etag = itemEtag(config, resource, document);
+  const etag = itemEtag(config, resource, document, withheld);
   // A soft-deleted item is answered (404) with its self link only, as Eve does.
   if (resource.hateoas && !deleted && document[config.LINKS]) {
     const links =
@@ -240,23 +244,19 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
 
   if (notModified(cache, lastModified, etag)) return { status: 304, body: null, etag };
 
-  if (listing) return versionListing(services, ctx, resource, stored, version, { built: document, embedded, projection, etag, lastModified });
+  if (listing) return versionListing(services, ctx, resource, stored, version, { built: document, embedded, projection, project, etag, lastModified });
   if (deleted) return { status: 404, body: softDeletedBody(config, document), etag, lastModified };
   const onFetchedItem = services.hooks.emitForResource("on_fetched_item", resource.name, document);
   if (onFetchedItem) await onFetchedItem;
-  if (kept) {
-    kept.item = compactJsonBytes(config, document);
-    kept.etag = etag;
-    return { status: 200, body: null, json: [kept.item], etag, lastModified };
-  }
+  if (kept) return { status: 200, body: null, json: rendered!.keepItem(kept, document, etag), etag, lastModified };
   return { status: 200, body: document, etag, lastModified };
 }
 
-/** 304 only when every validator the client sent says its cached copy is current. */
-function notModified(cache: CacheValidators, lastModified: Date, etag: string | undefined): boolean {
+/** 304 only when every validator the client sent (and the answer has) says its cached copy is current. */
+function notModified(cache: CacheValidators, lastModified: Date | undefined, etag: string | undefined): boolean {
   let validated = false;
   const since = parseHttpDate(cache.ifModifiedSince);
-  if (since) {
+  if (since && lastModified) {
     if (Math.floor(lastModified.getTime() / 1000) > Math.floor(since.getTime() / 1000)) return false;
     validated = true;
   }

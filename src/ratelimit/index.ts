@@ -47,18 +47,11 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-const isLimit = (setting: unknown): setting is [number, number] => Array.isArray(setting) && setting.length === 2;
-
 /** `[requests, seconds]` for the request's method; HEAD is a GET without a body. */
 function limitFor(config: Config, ctx: RequestContext): [number, number] | null {
   const method = ctx.method === "HEAD" ? "GET" : ctx.method;
   const setting = config[`RATE_LIMIT_${method}`];
-  return isLimit(setting) ? setting : null;
-}
-
-/** Whether any method has a limit (a `RATE_LIMIT_<METHOD>`): decided once, so an API without one counts nothing per request. */
-export function limitsAny(config: Config): boolean {
-  return Object.keys(config).some((key) => key.startsWith("RATE_LIMIT_") && isLimit(config[key]));
+  return Array.isArray(setting) && setting.length === 2 ? (setting as [number, number]) : null;
 }
 
 /**

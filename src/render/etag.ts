@@ -3,6 +3,7 @@
 // Matching it byte for byte gives a document the same tag in everest as in Eve (verified
 // against the reference exchanges).
 import { relaxedJsonBytes } from "./relaxed-bytes.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
 
 const decoder = new TextDecoder();
 
@@ -117,6 +118,16 @@ function withoutFields(doc: Record<string, unknown>, fields: string[]): Record<s
 export function documentEtag(doc: Record<string, unknown>, ignoreFields?: string[] | null): string {
   const source = ignoreFields?.length ? withoutFields(doc, ignoreFields) : doc;
   return sha1Hex(relaxedJsonBytes(source));
+}
+
+const EPOCH = new Date(0);
+
+/**
+ * The ETag of a document as Eve computes one for a document stored without it (written by
+ * another program): the hash of the document, the dates it lacks at the epoch.
+ */
+export function contentEtag(config: Config, resource: Resource, document: Record<string, unknown>): string {
+  return documentEtag({ [config.DATE_CREATED]: EPOCH, [config.LAST_UPDATED]: EPOCH, ...document }, resource.etag_ignore_fields);
 }
 
 /** Strips quotes and the weak prefix from an ETag header value (Eve accepts both forms). */

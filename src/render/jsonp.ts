@@ -7,7 +7,7 @@ export function isValidJsonpCallback(name: string): boolean {
   return CALLBACK.test(name);
 }
 
-/** `callback(json)`, as Eve writes it, around the pieces of a body (text, or bytes written before). */
-export function wrapJsonp<Piece extends string | Uint8Array>(callback: string, pieces: Piece[]): Array<string | Piece> {
-  return [`${callback}(`, ...pieces, ")"];
+/** `callback(json)`, as Eve writes it. */
+export function wrapJsonp(callback: string, json: string): string {
+  return `${callback}(${json})`;
 }

@@ -3,12 +3,11 @@
 import type { RequestContext } from "../context.ts";
 import { HttpError } from "../errors.ts";
 import { knownResponse, type PlainHeaders } from "../http/known-body.ts";
-import type { JsonPieces, Reply } from "./reply.ts";
+import type { Reply } from "./reply.ts";
 import type { Config } from "../settings/normalize.ts";
 import { formatHttpDate } from "./http-date.ts";
 import { isValidJsonpCallback, wrapJsonp } from "./jsonp.ts";
 import { toJson } from "./json.ts";
-import { ITEM_SEPARATOR, JsonText } from "./pyjson.ts";
 import { toPlain } from "./plain.ts";
 
 type Format = "json" | "xml";
@@ -19,6 +18,7 @@ interface Offer {
 }
 
 const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
 const JSON_MIMES = ["application/json"];
 const XML_MIMES = ["application/xml", "text/xml", "application/x-xml"];
 
@@ -114,61 +114,24 @@ export function compileRendering(config: Config): Rendering {
   return { config, offers: compileOffers(config) };
 }
 
-/** The format the client prefers, negotiated once per request. */
+/** The format the client prefers; nothing acceptable (a browser's text/html): the first, as Eve's _best_mime falls back. */
 function offerFor(offers: Offer[], ctx: RequestContext): Offer {
-  // Nothing acceptable (a browser's text/html): the first format, as Eve's _best_mime falls back.
-  return (ctx.offer ??= negotiate(offers, ctx.request.headers.get("accept")) ?? offers[0]!) as Offer;
+  return negotiate(offers, ctx.request.headers.get("accept")) ?? offers[0]!;
 }
 
-/** Whether the answer to this request will be JSON without `?pretty` (CallScope.compactJson). */
+/** Eve indents GET answers only (eve/render.py render_json); a write's or a HEAD's stays compact. */
+function pretty(ctx: RequestContext): boolean {
+  return ctx.method === "GET" && ctx.args.has("pretty");
+}
+
+/** Whether the answer to this request will be JSON, not indented (CallScope.compactJson). */
 export function answersCompactJson({ offers }: Rendering, ctx: RequestContext): boolean {
-  return offerFor(offers, ctx).format === "json" && !ctx.args.has("pretty");
+  return offerFor(offers, ctx).format === "json" && !pretty(ctx);
 }
 
 /** A body as JSON without `?pretty`, as renderReply writes it. */
 export function compactJson(config: Config, body: unknown): string {
   return toJson(body, false, config.DATE_FORMAT, config.JSON_SORT_KEYS);
-}
-
-/** compactJson as the bytes the response carries (json.dumps writes ASCII only). */
-export function compactJsonBytes(config: Config, body: unknown): Uint8Array<ArrayBuffer> {
-  return ENCODER.encode(compactJson(config, body));
-}
-
-/** json.dumps escapes every control character, so a raw NUL in its text can only be this slot. */
-const SLOT = "\u0000";
-
-/** Stands for the list given to compactJsonAround, in the body it is given. */
-export const LIST_SLOT = new JsonText(SLOT);
-
-/** The compact JSON of `body` as bytes, with `items` (each written before) as the list in its LIST_SLOT. */
-export function compactJsonAround(config: Config, body: unknown, items: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  const text = compactJson(config, body);
-  const at = text.indexOf(SLOT);
-  const pieces: JsonPieces = [text.slice(0, at) + "["];
-  for (let i = 0; i < items.length; i++) {
-    if (i > 0) pieces.push(ITEM_SEPARATOR);
-    pieces.push(items[i]!);
-  }
-  pieces.push("]" + text.slice(at + SLOT.length));
-  return joined(pieces);
-}
-
-/** Pieces as one body: the bytes themselves when they are the whole of it, else copied together. */
-function joined(pieces: JsonPieces): Uint8Array<ArrayBuffer> {
-  if (pieces.length === 1 && typeof pieces[0] !== "string") return pieces[0] as Uint8Array<ArrayBuffer>;
-  let length = 0;
-  for (const piece of pieces) length += piece.length;
-  const out = new Uint8Array(length);
-  let at = 0;
-  for (const piece of pieces) {
-    if (typeof piece === "string") at += ENCODER.encodeInto(piece, out.subarray(at)).written;
-    else {
-      out.set(piece, at);
-      at += piece.length;
-    }
-  }
-  return out;
 }
 
 /**
@@ -199,11 +162,12 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
   const callback = argument ? ctx.args.get(argument) : null;
   // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".
   const jsonp = callback !== null && isValidJsonpCallback(callback) ? callback : null;
-  if (reply.json) return sized(ctx, reply.status, headers, joined(jsonp === null ? reply.json : wrapJsonp(jsonp, reply.json)));
-  const text = toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
+  // Bytes written before, as they are; in the rare JSONP answer, as the text they are.
+  if (reply.json) return sized(ctx, reply.status, headers, jsonp === null ? reply.json : wrapJsonp(jsonp, DECODER.decode(reply.json)));
+  const text = toJson(reply.body, pretty(ctx), config.DATE_FORMAT, config.JSON_SORT_KEYS);
   // json.dumps (ensure_ascii) writes ASCII only, and a JSONP callback name is ASCII too: the
   // text's length is its length in bytes, and the runtime encodes it as it writes it.
-  return sized(ctx, reply.status, headers, jsonp === null ? text : wrapJsonp(jsonp, [text]).join(""));
+  return sized(ctx, reply.status, headers, jsonp === null ? text : wrapJsonp(jsonp, text));
 }
 
 /** Content-Length as Eve sends it (HEAD included), not chunked. A string body must be ASCII. */

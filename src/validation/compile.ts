@@ -21,8 +21,6 @@ export interface CompileContext {
   requireAll: boolean;
   covered: boolean;
   queryPath: readonly string[];
-  /** Set once a rule hands documents to code of the user's (check_with, a custom rule: RuleContext). */
-  calls: { out: boolean };
 }
 
 export function typesFor(config: Config, ext: ValidatorExtensions): Record<string, DataType> {
@@ -198,7 +196,6 @@ function compileRule(name: string, value: unknown, node: FieldNode, cc: CompileC
       return { json: "none", run: run.logic(name as LogicRule, definitions) };
     }
     case "check_with":
-      cc.calls.out = true;
       return { json: "none", run: run.checkWith(namedFunctions<FieldValidator>(value, cc.ext.validators)) };
     case "unique":
     case "unique_to_user":
@@ -208,9 +205,7 @@ function compileRule(name: string, value: unknown, node: FieldNode, cc: CompileC
       return { json: "none", run: run.dataRelation(value as run.RelationSpec, cc.config) };
   }
   const custom = cc.ext.rules?.[name];
-  if (!custom) return null;
-  cc.calls.out = true;
-  return { json: "none", run: run.custom(customRule(custom).validate, value) };
+  return custom ? { json: "none", run: run.custom(customRule(custom).validate, value) } : null;
 }
 
 function compileSchemaRule(value: unknown, node: FieldNode, cc: CompileContext): CompiledRule | null {
@@ -252,8 +247,7 @@ export function compileDict(schema: Record<string, unknown>, cc: CompileContext,
  * objectid unless the schema says otherwise (Eve adds that definition); `_deleted` is only
  * accepted unchanged, so that a client cannot soft-delete or restore through a write.
  */
-/** `callsOut`: whether validating hands documents to code of the user's (CompileContext.calls). */
-export function compileResource(resource: Resource, config: Config, ext: ValidatorExtensions, usable: Record<string, unknown>): { root: DictNode; callsOut: boolean } {
+export function compileResource(resource: Resource, config: Config, ext: ValidatorExtensions, usable: Record<string, unknown>): DictNode {
   const schema: Record<string, unknown> = { ...usable };
   const meta = new Set([config.DATE_CREATED, config.LAST_UPDATED, config.ETAG]);
   if (!(resource.id_field in schema)) schema[resource.id_field] = { type: "objectid" };
@@ -267,8 +261,6 @@ export function compileResource(resource: Resource, config: Config, ext: Validat
     requireAll: false,
     covered: true,
     queryPath: [],
-    calls: { out: false },
   };
-  const root = compileDict(schema, cc, meta, false);
-  return { root, callsOut: cc.calls.out };
+  return compileDict(schema, cc, meta, false);
 }

@@ -48,11 +48,6 @@ export interface ValidationResult {
 }
 
 export interface ResourceValidator {
-  /**
-   * Whether validating hands documents to code of the user's (check_with, custom rules): the
-   * stored original of a PUT or PATCH among them (RuleContext.original).
-   */
-  readonly callsOut: boolean;
   /** The result itself when nothing had to be waited for (most documents), else its promise. */
   validate(document: Doc, mode: ValidationMode, env: ValidationEnv): ValidationResult | Promise<ValidationResult>;
   /**

@@ -4,7 +4,7 @@
 import type { Doc } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { compileResource } from "./compile.ts";
-import type { DocRun, UniqueCandidate } from "./tree.ts";
+import type { DictNode, DocRun, UniqueCandidate } from "./tree.ts";
 import { Level, MESSAGES, renderIssues } from "./errors.ts";
 import type { ValidatorExtensions } from "./extensions.ts";
 import type { JsonEngine } from "./jsonschema.ts";
@@ -82,7 +82,7 @@ const batchKey = ({ field, value }: UniqueCandidate): string =>
   typeof value === "string" ? `${field}\u0000\u0001${value}` : `${field}\u0000${pyRepr(value)}`;
 
 export function compileValidator(resource: Resource, config: Config, extensions: ValidatorExtensions = {}, options: CompileOptions = {}): ResourceValidator {
-  const { root, callsOut } = compileResource(resource, config, extensions, usableSchema(resource, config, extensions));
+  const root: DictNode = compileResource(resource, config, extensions, usableSchema(resource, config, extensions));
   // The jsonschema engine's schemas are compiled as soon as its module is loaded (asked for
   // here, so usually before the first document); a document waits for them only until then.
   // Compiling stays synchronous, and the first validation reports a failure to load.
@@ -142,7 +142,6 @@ export function compileValidator(resource: Resource, config: Config, extensions:
     deferring(checked) && refused(checked) ? lookUpDeferred([checked]).then(() => result(checked)) : result(checked);
 
   return {
-    callsOut,
     validate(document, mode, env) {
       const checking = check(document, mode, env);
       return checking instanceof Promise ? checking.then(finish) : finish(checking);

@@ -1,4 +1,4 @@
-// Reads answered from the JSON kept per stored version (src/read/rendered.ts) answer exactly what a
+// Reads answered from the JSON kept per stored version (src/render/kept-json.ts) answer exactly what a
 // fresh rendering would: after every kind of write, and for every request that shapes the body
 // some other way (projection, ?pretty, XML, JSONP, a hook, another path to the same document).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -53,6 +53,8 @@ export class MemoryDriver implements Driver {
   readonly kind = "memory";
   /** A write stores a new object and leaves the one it replaces as it was (collection.ts). */
   readonly sharesVersions = true;
+  /** This process holds the store (and its journal's lock): nothing else can drop an index. */
+  readonly indexesStay = true;
   readonly stats: ScanStats = { documentsExamined: 0, indexScans: 0, fullScans: 0 };
   private readonly databases = new Databases(this.stats);
   private journal: Journal | null = null;

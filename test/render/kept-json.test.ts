@@ -1,12 +1,14 @@
-// The JSON kept per stored version (src/read/rendered.ts): bounded by generations, and keyed by
+// The JSON kept per stored version (src/render/kept-json.ts): bounded by generations, and keyed by
 // version, whether a read handed out the stored document or a copy of it.
 import { describe, expect, it } from "vitest";
 import { STORED_VERSION, versionOf, type Doc } from "../../src/drivers/types.ts";
-import { RenderedDocuments } from "../../src/read/rendered.ts";
+import { RenderedDocuments } from "../../src/render/kept-json.ts";
+
+const writer = { json: (body: unknown) => JSON.stringify(body), separator: ", ", slot: {} };
 
 describe("RenderedDocuments", () => {
   it("keeps texts by stored version, whichever copy of it a read handed out", () => {
-    const kept = new RenderedDocuments();
+    const kept = new RenderedDocuments(writer);
     const stored: Doc = { _id: 1 };
     kept.of(versionOf(stored), "people").listed = new TextEncoder().encode("{}");
     expect(kept.of(versionOf({ [STORED_VERSION]: stored }), "people").listed).toEqual(new TextEncoder().encode("{}"));
@@ -14,7 +16,7 @@ describe("RenderedDocuments", () => {
   });
 
   it("holds at most two generations, keeping what is read again", () => {
-    const kept = new RenderedDocuments(2);
+    const kept = new RenderedDocuments(writer, 2);
     const [a, b, c, d] = [{}, {}, {}, {}];
     for (const version of [a, b]) kept.of(version, "x").listed = new Uint8Array([1]);
     // c opens a generation; a, read again, moves into it; d then opens the next, and b is dropped.
@@ -26,7 +28,7 @@ describe("RenderedDocuments", () => {
   });
 
   it("drops the texts of a version asked for under another base", () => {
-    const kept = new RenderedDocuments();
+    const kept = new RenderedDocuments(writer);
     const version = {};
     const entry = kept.of(version, "accounts/7/invoices");
     entry.listed = entry.item = new TextEncoder().encode("{}");
