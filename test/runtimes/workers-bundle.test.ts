@@ -1,5 +1,5 @@
 // The Workers bundle of the example (scripts/build-worker.ts): what only some deployments need
-// stays out of what the example loads, and that stays within issue 7's 100 KB gzip target.
+// stays out of what the example loads, and that stays within the target below.
 // `npm run bench` (bench/bundle.ts) prints the sizes.
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -9,8 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildWorker, loadedWith, type WorkerBuild, type WorkerModule } from "../../scripts/build-worker.ts";
 
 const ROOT = new URL("../../", import.meta.url).pathname;
-// Issue 7's 100 KB, plus the 4 KB of field rules that no split could take out of the entry (bench/README.md).
-const TARGET_GZIP = 105 * 1024;
+// Issue 7's 100 KB, plus the 4 KB of field rules that no split could take out of the entry
+// (bench/README.md), plus the 1.3 KB that running in production adds to every service: requests
+// in flight, the ordered shutdown and its stream registry, the health and metrics routes and
+// their start-up check (docs/contracts.md §7); the rest of it (metrics, the endpoints' answers,
+// the shutdown's steps, Redis) loads only where it is used.
+const TARGET_GZIP = 106.5 * 1024;
 
 let dir: string;
 let build: WorkerBuild;
@@ -36,14 +40,15 @@ function inputs(modules: WorkerModule[]): string[] {
 
 describe("Workers bundle of the example", () => {
   it("loads drivers, the jsonschema engine, aggregation and geometry as modules of their own", () => {
-    for (const source of ["src/drivers/memory/index.ts", "src/drivers/data-api/index.ts", "src/validation/jsonschema.ts", "src/drivers/memory/aggregation.ts", "src/drivers/memory/turf.ts"]) {
+    const operational = ["src/metrics/service.ts", "src/endpoints/operational.ts", "src/shutdown.ts", "src/ratelimit/redis.ts"];
+    for (const source of ["src/drivers/memory/index.ts", "src/drivers/data-api/index.ts", "src/validation/jsonschema.ts", "src/drivers/memory/aggregation.ts", "src/drivers/memory/turf.ts", ...operational]) {
       expect(build.modules[0]!.imports).not.toContain(lazy(source).name);
     }
   });
 
   it("leaves them out of what the example loads: the entry, the memory driver and their imports", () => {
     const example = inputs(loadedWith(build.modules, build.modules[0]!, lazy("src/drivers/memory/index.ts")));
-    expect(example.filter((input) => /@cfworker|@turf|mingo\/esm\/(aggregator|operators\/(expression\/date|accumulator|window))/.test(input))).toEqual([]);
+    expect(example.filter((input) => /@cfworker|@turf|mingo\/esm\/(aggregator|operators\/(expression\/date|accumulator|window))|src\/metrics\/|src\/shutdown|src\/endpoints\/operational/.test(input))).toEqual([]);
     expect(example.some((input) => input.endsWith("src/drivers/memory/driver.ts"))).toBe(true);
   });
 

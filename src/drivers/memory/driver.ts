@@ -277,6 +277,11 @@ export class MemoryDriver implements Driver {
     };
   }
 
+  /** A closed driver, or one whose journal could not be written, is not ready. */
+  async ping(): Promise<void> {
+    this.assertUsable();
+  }
+
   /** Rewrites the journal as the current state, atomically; writes go on meanwhile. */
   async compact(): Promise<void> {
     this.assertUsable();
