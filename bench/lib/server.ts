@@ -4,6 +4,7 @@
 //   server.ts lean   --documents 10000   the lean hand-written one (values stored as served, plain JSON.stringify)
 //   server.ts everest --documents 10000  createHandler(settings) on the memory driver
 //   … --db sqlite:PATH | file:PATH       everest on another store (DB_URI), for bench --db
+//   … --dist DIR                         everest from another build of the package (lib/side-by-side.ts)
 //   … --adapter hono|everest             on Node: which server adapter; by default everest's for
 //                                        everest and @hono/node-server for the equivalents, the one
 //                                        their developer would use (bench/adapters.ts compares them)
@@ -31,6 +32,12 @@ function option(name: string, fallback: string): string {
   const at = process.argv.indexOf(`--${name}`);
   return at > 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
 }
+
+/** The build everest is served from: --dist's directory, or the package's own dist/. */
+const distOption = () => {
+  const dist = option("dist", "");
+  return dist ? dist.replace(/\/?$/, "/") : undefined;
+};
 
 /**
  * A full collection: Bun's own call, and V8's gc() on Node and Deno, reachable without starting
@@ -62,7 +69,7 @@ async function listen(fetch: Fetch, kind: string): Promise<number> {
       serve({ fetch: (request, env) => fetch(request, env), port: 0, hostname: HOST }, (info) => resolve(info.port));
     });
   }
-  const { serve } = await builtEverest();
+  const { serve } = await builtEverest(distOption());
   // The env too (the client's address), as serve() hands it to any handler.
   const server = await serve(async (request, env) => fetch(request, env), { port: 0, host: HOST, signals: false });
   return Number(new URL(server.url).port);
@@ -113,7 +120,7 @@ async function main(): Promise<void> {
     await seed(app.fetch, "http://bench.local", documents);
     port = await listen(app.fetch, kind);
   } else if (kind === "everest") {
-    const { createHandler, NodeFileAccess } = await builtEverest();
+    const { createHandler, NodeFileAccess } = await builtEverest(distOption());
     const db = option("db", "");
     const handler = createHandler(db ? { ...settings, DB_URI: db } : settings, { services: { files: new NodeFileAccess() } });
     await seed(handler, "http://bench.local", documents);
