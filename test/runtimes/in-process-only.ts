@@ -56,13 +56,6 @@ export const IN_PROCESS_ONLY: Record<string, InProcessOnly> = {
     why: "subscribes on_fetched hooks with app.on once documents are kept",
     tests: ["reads kept as JSON, and hooks > run an on_fetched hook subscribed after the document was kept"],
   },
-  "test/http/writes.test.ts": {
-    why: "gives a check_with rule as a function in the settings, and subscribes an on_update hook with app.on",
-    tests: [
-      "PATCH and the stored original > leaves the store as it was when a check_with rule changes the original it is shown",
-      "PATCH and the stored original > leaves the store as it was when an on_update hook changes the original it is handed",
-    ],
-  },
   "test/http/schema-endpoint.test.ts": { why: "its settings carry a coerce function and a TokenAuth instance, which only exist in this process" },
   "test/http/soft-delete.test.ts": {
     why: "stores documents that predate soft delete, or dangling references, through app.data",
