@@ -11,6 +11,9 @@ import { Hooks, type HookCallback } from "./events/hooks.ts";
 import { mediaFeature } from "./features/media.ts";
 import { serveMedia } from "./endpoints/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
+import { streamCredentials } from "./feed/credentials.ts";
+import { FeedRegistry } from "./feed/registry.ts";
+import { wantsEventStream } from "./feed/sse.ts";
 import { InternalApi } from "./internal.ts";
 import { KeptJson } from "./render/kept-json-loader.ts";
 import { schemaEndpoint } from "./endpoints/schema.ts";
@@ -63,6 +66,11 @@ export interface HandlerOptions {
   accessLog?: (line: string) => void;
   /** Where rate-limit counts live, instead of the store RATE_LIMIT_STORE names (docs/deploy.md). */
   rateLimitStore?: RateLimitStore;
+  /**
+   * The runtime keeps each request's work to itself (Cloudflare Workers, set by
+   * adapters/workers.ts): change streams then each poll the log from their own request.
+   */
+  isolatedRequests?: boolean;
 }
 
 type MethodHandler = (services: Services, ctx: RequestContext, lookup: Filter) => Promise<Reply>;
@@ -116,6 +124,8 @@ export class App {
   /** Whether a request's duration is taken: for the access log or the metrics, when either is on. */
   private readonly timed: boolean;
   private readonly rateLimits: RateLimitStore;
+  /** The open change streams (docs/feed.md); null when no resource has change_feed, so a request pays nothing for it. */
+  readonly feed: FeedRegistry | null;
 
   constructor(settings: Settings, options: HandlerOptions = {}) {
     validateSettings(settings);
@@ -159,6 +169,9 @@ export class App {
       rendered: new KeptJson(this.config),
     };
     this.internal = new InternalApi(this.services);
+    this.feed = Object.values(this.config.DOMAIN).some((resource) => resource.change_feed)
+      ? new FeedRegistry(this.config, this.operations.streams, (error) => this.logger.error("change feed", null, error), options.isolatedRequests)
+      : null;
   }
 
   /** Subscribes a callback to an event (`on_insert`, `on_fetched_item_people`, …). */
@@ -228,6 +241,8 @@ export class App {
   readonly fetch = async (request: Request, env?: unknown, executionCtx?: unknown): Promise<Response> => {
     // The clock only for the access log and the metrics: performance.now() is a call out of JavaScript on Deno (2% of a GET item there).
     const started = this.timed ? performance.now() : 0;
+    const param = this.feed ? this.config.CHANGE_FEED_AUTH_PARAM : null;
+    if (param) request = streamCredentials(request, param);
     const ctx = new RequestContext(request, this.config.MAX_BODY_SIZE, env, executionCtx);
     const operations = this.operations;
     operations.inFlight++;
@@ -249,7 +264,7 @@ export class App {
 
   private async handle(ctx: RequestContext): Promise<Response> {
     const config = this.config;
-    if (this.operations.closed) throw new HttpError(503, "The service has shut down.");
+    if (this.operations.closed) throw new HttpError(503, "The service has shut down.", { headers: { "Retry-After": "1" } });
     const match = this.router.match(ctx.path);
     if (!match) {
       ctx.endpoint = UNROUTED;
@@ -279,6 +294,7 @@ export class App {
     if (jsonp !== null && !isValidJsonpCallback(jsonp)) throw new HttpError(400, "Invalid JSONP callback name");
     const admitting = this.access.admit(ctx);
     if (admitting) await admitting;
+    if (this.feed && wantsEventStream(ctx.request.headers.get("accept"))) return this.stream(ctx);
     // Reads may then hand over a body they wrote themselves (src/render/kept-json.ts).
     if (ctx.method === "GET" || ctx.method === "HEAD") ctx.compactJson = answersCompactJson(this.rendering, ctx);
 
@@ -303,6 +319,19 @@ export class App {
     const lookup = kind === "item" ? itemLookup(ctx, this.config) : pathConditions(ctx, resource, this.config);
     if (!this.hooks.empty) return this.emitPre(ctx, resource, lookup).then(() => handler(this.services, ctx, lookup));
     return handler(this.services, ctx, lookup);
+  }
+
+  /** A request for an event stream (docs/feed.md): GET on a collection or item, nothing else. */
+  private async stream(ctx: RequestContext): Promise<Response> {
+    const { kind, resource } = ctx.endpoint;
+    if (ctx.method !== "GET" || !resource || (kind !== "collection" && kind !== "item")) {
+      throw new HttpError(406, "text/event-stream is answered only to GET on a collection or an item with a change feed");
+    }
+    const lookup = kind === "item" ? itemLookup(ctx, this.config) : pathConditions(ctx, resource, this.config);
+    if (!this.hooks.empty) await this.emitPre(ctx, resource, lookup);
+    // Imported on the first stream: an App that never serves one (or a Worker's first load) does not carry it.
+    const { openStream } = await import("./endpoints/feed.ts");
+    return openStream(this.services, this.feed!, ctx, lookup, (error) => this.logger.error("change feed", ctx, error));
   }
 
   /** The endpoints that are not a resource's collection or item. */

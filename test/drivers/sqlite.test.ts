@@ -50,7 +50,7 @@ describe.skipIf(available)("sqlite driver without node:sqlite", () => {
 });
 
 describe.skipIf(!available)("sqlite driver", () => {
-  runDriverConformance("sqlite", async () => createDriver(`sqlite:${await tempFile()}`, { databaseName: "everest", settings: {} }));
+  runDriverConformance("sqlite", async (settings = {}) => createDriver(`sqlite:${await tempFile()}`, { databaseName: "everest", settings }));
 });
 
 /** Copies of documents, sharing their (immutable) bson values. */

@@ -6,9 +6,11 @@
 // Only an import may come before: an operation whose filter, update or pipeline needs a module
 // not loaded yet (turf for geo operators, aggregation for pipelines and $expr; mingo.ts,
 // loadFor) awaits it first, and then does the rest as any other.
-import { Binary, ObjectId } from "bson";
+import { ObjectId } from "bson";
+import { retentionOf, Watchers, type Retention } from "../change-log.ts";
 import {
   InvalidQueryError,
+  type ChangeLog,
   type Doc,
   type Driver,
   type FileAccess,
@@ -20,11 +22,12 @@ import {
   type Update,
 } from "../types.ts";
 import type { Collection, ScanStats } from "./collection.ts";
+import type { MemoryChangeLog } from "./change-log.ts";
 import type { Compactor, CompactionPolicy } from "./compaction.ts";
-import { Databases } from "./databases.ts";
+import { Databases, deleted, inserted, replaced, storeChangeLog } from "./databases.ts";
 import type { Stored } from "./document-table.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
-import { mediaFile, type MediaRecord } from "./media.ts";
+import { memoryMedia } from "./media.ts";
 import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, projectShared, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
 import { copyDocument, copyValue, valueKey } from "./values.ts";
 
@@ -39,6 +42,8 @@ export interface MemoryDriverOptions {
    * appended to on every write, and compacted in the background as `compaction` says.
    */
   journal?: { files: FileAccess; path: string; compaction?: Partial<CompactionPolicy> };
+  /** How long the change log keeps changes (src/drivers/change-log.ts's defaults when absent). */
+  retention?: Retention;
 }
 
 /** A filtered operation's start (open): its compiled filter and the collection, if it exists. */
@@ -56,15 +61,20 @@ export class MemoryDriver implements Driver {
   /** This process holds the store (and its journal's lock): nothing else can drop an index. */
   readonly indexesStay = true;
   readonly stats: ScanStats = { documentsExamined: 0, indexScans: 0, fullScans: 0 };
-  private readonly databases = new Databases(this.stats);
+  private readonly databases: Databases;
+  private readonly watchers = new Watchers();
+  readonly changes: ChangeLog;
   private journal: Journal | null = null;
   private compactor: Compactor | null = null;
   private closed = false;
 
-  private constructor(private readonly defaultDatabase: string) {}
+  private constructor(private readonly defaultDatabase: string, retention: Retention) {
+    this.databases = new Databases(this.stats, retention);
+    this.changes = storeChangeLog(this.databases, this.watchers, defaultDatabase, () => this.assertUsable());
+  }
 
   static async open(options: MemoryDriverOptions): Promise<MemoryDriver> {
-    const driver = new MemoryDriver(options.databaseName);
+    const driver = new MemoryDriver(options.databaseName, options.retention ?? retentionOf({}));
     if (options.journal) {
       const { files, path } = options.journal;
       const { openJournal } = await import("./persistence.ts");
@@ -126,9 +136,12 @@ export class MemoryDriver implements Driver {
     const copies = docs.map((doc) => collection.copyIn(doc));
     const db = this.databaseName(target);
     const apply = collection.prepareInsert(copies);
-    const line = this.encode(() => ({ op: "insert", db, coll: target.collection, docs: copies }));
+    const log = this.recorded(db, target.collection);
+    const feed = log?.marker();
+    const line = this.encode(() => ({ op: "insert", db, coll: target.collection, docs: copies, ...(feed ? { feed } : {}) }));
     apply();
-    const committing = this.commit(line);
+    if (log) log.append(feed!, copies.map((copy) => inserted(target.collection, copy)), this.databases.retention, line === null);
+    const committing = this.commit(line, db, log);
     if (committing) await committing;
   }
 
@@ -140,7 +153,7 @@ export class MemoryDriver implements Driver {
     if (!collection || !stored) return false;
     const id = stored.doc._id;
     if (doc._id !== undefined && valueKey(doc._id) !== valueKey(id)) throw new InvalidQueryError("the _id of a document cannot change");
-    const storing = this.store(target, collection, stored, copyDocument({ ...doc, _id: id }));
+    const storing = this.store(target, collection, stored, copyDocument({ ...doc, _id: id }), false);
     if (storing) await storing;
     return true;
   }
@@ -154,7 +167,7 @@ export class MemoryDriver implements Driver {
     const { next, changed } = withMingo(() => updatedCopy(stored.doc, copyValue(update) as Record<string, unknown>));
     // The same value when the update left _id alone (the shallow copy shares it): no keys to make.
     if (next._id !== stored.doc._id && valueKey(next._id) !== valueKey(stored.doc._id)) throw new InvalidQueryError("the _id of a document cannot change");
-    const storing = changed.length > 0 ? this.store(target, collection, stored, next) : undefined;
+    const storing = changed.length > 0 ? this.store(target, collection, stored, next, true) : undefined;
     if (storing) await storing;
     return true;
   }
@@ -165,9 +178,7 @@ export class MemoryDriver implements Driver {
     const collection = opened.collection;
     const stored = this.firstMatch(opened, filter);
     if (!collection || !stored) return false;
-    const line = this.encode(() => ({ op: "delete", db: this.databaseName(target), coll: target.collection, ids: [stored.doc._id] }));
-    collection.remove(stored);
-    const committing = this.commit(line);
+    const committing = this.remove(target, collection, [stored]);
     if (committing) await committing;
     return true;
   }
@@ -178,7 +189,8 @@ export class MemoryDriver implements Driver {
     const collection = opened.collection;
     if (!collection) return 0;
     const db = this.databaseName(target);
-    if (Object.keys(filter).length === 0) {
+    // A recorded collection is emptied document by document: each one is a change of its own.
+    if (Object.keys(filter).length === 0 && !this.recorded(db, target.collection)) {
       const count = collection.size;
       if (count === 0) return 0;
       const line = this.encode(() => ({ op: "clear", db, coll: target.collection }));
@@ -189,9 +201,7 @@ export class MemoryDriver implements Driver {
     }
     const doomed = withMingo(() => [...this.matching(opened, filter, false)]);
     if (doomed.length === 0) return 0;
-    const line = this.encode(() => ({ op: "delete", db, coll: target.collection, ids: doomed.map((stored) => stored.doc._id) }));
-    for (const stored of doomed) collection.remove(stored);
-    const committing = this.commit(line);
+    const committing = this.remove(target, collection, doomed);
     if (committing) await committing;
     return doomed.length;
   }
@@ -244,37 +254,14 @@ export class MemoryDriver implements Driver {
 
   media(database?: string): MediaStore {
     const db = database ?? this.defaultDatabase;
-    return {
-      put: async (data, meta) => {
-        this.assertUsable();
-        const record: MediaRecord = {
-          id: new ObjectId().toHexString(),
-          contentType: meta.contentType ?? "application/octet-stream",
-          uploadDate: new Date(),
-          data: data instanceof Uint8Array ? new Uint8Array(data) : new Uint8Array(await data.arrayBuffer()),
-          ...(meta.filename !== undefined ? { filename: meta.filename } : {}),
-        };
-        const line = this.encode(() => ({ op: "media.put", db, file: { ...record, data: new Binary(record.data) } }));
-        this.databases.database(db, true).media.set(record.id, record);
-        const committing = this.commit(line);
-        if (committing) await committing;
-        return record.id;
+    return memoryMedia((create) => this.databases.database(db, create)?.media, db, {
+      usable: () => this.assertUsable(),
+      write: (record, change) => {
+        const line = this.encode(record);
+        change();
+        return this.commit(line);
       },
-      get: async (id) => {
-        this.assertUsable();
-        const record = this.databases.database(db)?.media.get(id);
-        return record ? mediaFile(record) : null;
-      },
-      delete: async (id) => {
-        this.assertUsable();
-        const media = this.databases.database(db)?.media;
-        if (!media?.has(id)) return;
-        const line = this.encode(() => ({ op: "media.delete", db, id }));
-        media.delete(id);
-        const committing = this.commit(line);
-        if (committing) await committing;
-      },
-    };
+    });
   }
 
   /** A closed driver, or one whose journal could not be written, is not ready. */
@@ -351,11 +338,32 @@ export class MemoryDriver implements Driver {
     return this.databases.collection(this.databaseName(target), target.collection, create);
   }
 
-  private store(target: Target, collection: Collection, stored: Stored, next: Doc): Promise<void> | undefined {
+  private store(target: Target, collection: Collection, stored: Stored, next: Doc, update: boolean): Promise<void> | undefined {
+    const db = this.databaseName(target);
     const apply = collection.prepareReplace(stored, next);
-    const line = this.encode(() => ({ op: "replace", db: this.databaseName(target), coll: target.collection, doc: next }));
+    const log = this.recorded(db, target.collection);
+    const feed = log?.marker(update);
+    const line = this.encode(() => ({ op: "replace", db, coll: target.collection, doc: next, ...(feed ? { feed } : {}) }));
+    const before = stored.doc;
     apply();
-    return this.commit(line);
+    if (log) log.append(feed!, [replaced(target.collection, before, next, update)], this.databases.retention, line === null);
+    return this.commit(line, db, log);
+  }
+
+  private remove(target: Target, collection: Collection, doomed: Stored[]): Promise<void> | undefined {
+    const db = this.databaseName(target);
+    const log = this.recorded(db, target.collection);
+    const feed = log?.marker();
+    const line = this.encode(() => ({ op: "delete", db, coll: target.collection, ids: doomed.map((stored) => stored.doc._id), ...(feed ? { feed } : {}) }));
+    for (const stored of doomed) collection.remove(stored);
+    if (log) log.append(feed!, doomed.map((stored) => deleted(target.collection, stored.doc)), this.databases.retention, line === null);
+    return this.commit(line, db, log);
+  }
+
+  /** The change log of a collection whose writes are recorded; undefined for every other. */
+  private recorded(db: string, coll: string): MemoryChangeLog | undefined {
+    const log = this.databases.database(db)?.changes;
+    return log?.recorded.has(coll) ? log : undefined;
   }
 
   /**
@@ -366,9 +374,19 @@ export class MemoryDriver implements Driver {
     return this.journal ? this.journal.encode(record()) : null;
   }
 
-  /** The journal's append of a write's line; undefined without a journal, when there is nothing to wait for. */
-  private commit(line: string | null): Promise<void> | undefined {
-    return line === null ? undefined : this.append(line);
+  /** The append of a write's line (undefined: nothing to wait for); a recorded write's changes are readable once it is on disk. */
+  private commit(line: string | null, db?: string, log?: MemoryChangeLog): Promise<void> | undefined {
+    const appending = line === null ? undefined : this.append(line);
+    if (!log) return appending;
+    if (!appending) {
+      this.watchers.notify(db!);
+      return undefined;
+    }
+    const seq = log.seq;
+    return appending.then(() => {
+      log.commit(seq);
+      this.watchers.notify(db!);
+    });
   }
 
   private async append(line: string): Promise<void> {

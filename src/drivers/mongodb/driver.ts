@@ -5,6 +5,7 @@
 // returns. Results are therefore fetched as raw BSON and decoded with everest's bson.
 import { deserialize, ObjectId } from "bson";
 import {
+  BSON,
   GridFSBucket,
   MongoBulkWriteError,
   MongoClient,
@@ -30,6 +31,9 @@ import {
   type Update,
 } from "../types.ts";
 import { nearAsWithin } from "../near-count.ts";
+import { retentionOf, type Retention } from "../change-log.ts";
+import { MongoChangeLog } from "./changes.ts";
+import { ownBson } from "./own-bson.ts";
 import { DUPLICATE_KEY_CODES, translateError } from "./errors.ts";
 
 /** IndexOptionsConflict and IndexKeySpecsConflict: an index of that name or key exists with other options. */
@@ -42,6 +46,8 @@ export interface MongoDriverOptions {
   /** The database a Target without `database` refers to. */
   databaseName: string;
   client?: MongoClientOptions;
+  /** How long the change log keeps changes (src/drivers/change-log.ts's defaults when absent). */
+  retention?: Retention;
 }
 
 /** Documents fetched with `raw: true` (the mongodb package types them as documents, they are BSON bytes). */
@@ -64,6 +70,11 @@ function valueAt(doc: Doc, path: string): unknown {
     value = (value as Doc)[segment];
   }
   return value;
+}
+
+/** Whether an update changed nothing (MongoDB then writes nothing, and the log records nothing). */
+function sameDocument(a: Doc, b: Doc): boolean {
+  return Buffer.from(BSON.serialize(a)).equals(Buffer.from(BSON.serialize(b)));
 }
 
 function defaultIndexName(spec: IndexSpec): string {
@@ -99,8 +110,11 @@ export class MongoDriver implements Driver {
   private connecting: Promise<MongoClient> | null = null;
   private closed = false;
   private rateLimitIndex?: Promise<unknown>;
+  readonly changes: MongoChangeLog;
 
-  constructor(private readonly options: MongoDriverOptions) {}
+  constructor(private readonly options: MongoDriverOptions) {
+    this.changes = new MongoChangeLog((name) => this.db(name), options.databaseName, options.retention ?? retentionOf({}));
+  }
 
   async find(target: Target, query: FindQuery): Promise<Doc[]> {
     const collection = await this.collection(target);
@@ -144,10 +158,22 @@ export class MongoDriver implements Driver {
       if (inserted.length > 0) await run(() => collection.deleteMany(batch));
       throw duplicate ?? translateError(error);
     }
+    if (this.changes.isRecorded(target)) await run(() => this.changes.write(target, docs.map((doc) => ({ op: "insert", before: null, after: doc }))));
   }
+
+  // A recorded collection's writes read the document they change as they change it
+  // (findOneAnd…), for the change log's before image; the others keep the plain commands.
 
   async replaceOne(target: Target, filter: Filter, doc: Doc): Promise<boolean> {
     const collection = await this.collection(target);
+    if (this.changes.isRecorded(target)) {
+      const found = await run(() => collection.findOneAndReplace(filter, doc, { returnDocument: "before" }));
+      if (!found) return false;
+      const before = ownBson(found);
+      const { _id: _ignored, ...fields } = doc;
+      await run(() => this.changes.write(target, [{ op: "replace", before, after: { _id: before._id, ...fields } }]));
+      return true;
+    }
     const result = await run(() => collection.replaceOne(filter, doc));
     return result.matchedCount > 0;
   }
@@ -159,20 +185,45 @@ export class MongoDriver implements Driver {
     if (Object.keys(operators).length === 0) {
       return (await run(() => collection.findOne(filter, { projection: { _id: 1 } }))) !== null;
     }
+    if (this.changes.isRecorded(target)) {
+      const found = await run(() => collection.findOneAndUpdate(filter, operators, { returnDocument: "before" }));
+      if (!found) return false;
+      const before = ownBson(found);
+      // Read back rather than worked out here, so the image is what the server made of the operators.
+      const [after] = decodeAll(await run(() => collection.find({ _id: before._id } as Filter, { raw: true, limit: 1 }).toArray()));
+      if (after && !sameDocument(before, after)) await run(() => this.changes.write(target, [{ op: "update", before, after }]));
+      return true;
+    }
     const result = await run(() => collection.updateOne(filter, operators));
     return result.matchedCount > 0;
   }
 
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
     const collection = await this.collection(target);
+    if (this.changes.isRecorded(target)) return (await this.deleteRecorded(target, collection, filter)) !== null;
     const result = await run(() => collection.deleteOne(filter));
     return result.deletedCount > 0;
   }
 
   async deleteMany(target: Target, filter: Filter): Promise<number> {
     const collection = await this.collection(target);
+    if (this.changes.isRecorded(target)) {
+      // One by one, so that each deleted document is known as it was when it went.
+      const ids = decodeAll(await run(() => collection.find(filter, { raw: true, projection: { _id: 1 } }).toArray())).map((doc) => doc._id);
+      let deleted = 0;
+      for (const _id of ids) if (await this.deleteRecorded(target, collection, { $and: [filter, { _id }] })) deleted++;
+      return deleted;
+    }
     const result = await run(() => collection.deleteMany(filter));
     return result.deletedCount;
+  }
+
+  private async deleteRecorded(target: Target, collection: Collection<Doc>, filter: Filter): Promise<Doc | null> {
+    const found = await run(() => collection.findOneAndDelete(filter));
+    if (!found) return null;
+    const before = ownBson(found);
+    await run(() => this.changes.write(target, [{ op: "delete", before, after: null }]));
+    return before;
   }
 
   async aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]> {
