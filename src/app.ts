@@ -15,6 +15,7 @@ import { streamCredentials } from "./feed/credentials.ts";
 import { FeedRegistry } from "./feed/registry.ts";
 import { wantsEventStream } from "./feed/sse.ts";
 import { InternalApi } from "./internal.ts";
+import { KeptJson } from "./render/kept-json-loader.ts";
 import { schemaEndpoint } from "./endpoints/schema.ts";
 import { oplogFeatures } from "./features/oplog.ts";
 import { versioningFeature } from "./features/versioning.ts";
@@ -33,7 +34,7 @@ import { postCollection } from "./methods/post.ts";
 import { putItem } from "./methods/put.ts";
 import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
 import { isValidJsonpCallback } from "./render/jsonp.ts";
-import { compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
+import { answersCompactJson, compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
 import { ASSET_GROUP, compileRouter, PROBE_GROUP, type CompiledRouter } from "./routing/router.ts";
 import { packageFiles, type ExplorerFiles } from "./openapi/explorer.ts";
 import type { OpenApiDocument } from "./openapi/document.ts";
@@ -158,7 +159,15 @@ export class App {
     this.cors = compileCors(this.config);
     this.explorerFiles = options.services?.explorerFiles ?? packageFiles;
     this.hooks.register(options.hooks);
-    this.services = { config: this.config, data: this.data, hooks: this.hooks, features: this.features, validators: this.validators, access: this.access };
+    this.services = {
+      config: this.config,
+      data: this.data,
+      hooks: this.hooks,
+      features: this.features,
+      validators: this.validators,
+      access: this.access,
+      rendered: new KeptJson(this.config),
+    };
     this.internal = new InternalApi(this.services);
     this.feed = Object.values(this.config.DOMAIN).some((resource) => resource.change_feed)
       ? new FeedRegistry(this.config, this.operations.streams, (error) => this.logger.error("change feed", null, error), options.isolatedRequests)
@@ -286,6 +295,8 @@ export class App {
     const admitting = this.access.admit(ctx);
     if (admitting) await admitting;
     if (this.feed && wantsEventStream(ctx.request.headers.get("accept"))) return this.stream(ctx);
+    // Reads may then hand over a body they wrote themselves (src/render/kept-json.ts).
+    if (ctx.method === "GET" || ctx.method === "HEAD") ctx.compactJson = answersCompactJson(this.rendering, ctx);
 
     const dispatching = this.dispatch(ctx);
     const reply = dispatching instanceof Promise ? await dispatching : dispatching;

@@ -5,6 +5,7 @@ import type { AccessControl } from "./auth/access.ts";
 import type { DataLayer } from "./data/layer.ts";
 import type { Hooks } from "./events/hooks.ts";
 import type { FeaturePipeline } from "./features/pipeline.ts";
+import type { KeptJson } from "./render/kept-json-loader.ts";
 import type { Config } from "./settings/normalize.ts";
 import type { ResourceValidator } from "./validation/types.ts";
 
@@ -15,4 +16,6 @@ export interface Services {
   readonly features: FeaturePipeline;
   readonly validators: ReadonlyMap<string, ResourceValidator>;
   readonly access: AccessControl;
+  /** Response documents' JSON kept per stored version (src/render/kept-json.ts). */
+  readonly rendered: KeptJson;
 }

@@ -28,7 +28,7 @@ export interface FindOptions {
   after?: Doc | null;
   /** Look past the datasource filter and user-restricted access (Eve's `unique` checks the whole collection). */
   wholeCollection?: boolean;
-  /** The documents are only read below their top level (FindQuery.shared). */
+  /** The documents are only read, never changed (FindQuery.shared). */
   shared?: boolean;
 }
 
@@ -141,16 +141,20 @@ export class DataLayer {
     return combineFilters(...parts);
   }
 
-  /** The documents, and their count unless `count` is false; `estimated` when the count came from statistics. */
-  async find(ctx: CallScope | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null; estimated?: boolean }> {
+  /**
+   * The documents, and their count unless `count` is false; `estimated` when the count came from
+   * statistics; `versioned`: the documents are stored versions (Driver.sharesVersions; a shared read only).
+   */
+  async find(ctx: CallScope | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null; versioned: boolean; estimated?: boolean }> {
     const binding = this.bind(ctx, resource);
     const { driver, target } = binding instanceof Promise ? await binding : binding;
     const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter, wholeCollection: options.wholeCollection });
     const query = findQuery(filter, options);
-    if (options.count === false) return { documents: await driver.find(target, query), total: null };
+    const versioned = options.shared === true && driver.sharesVersions === true;
+    if (options.count === false) return { documents: await driver.find(target, query), total: null, versioned };
     const estimated = options.estimate === true && Object.keys(filter).length === 0;
     const [documents, total] = await Promise.all([driver.find(target, query), estimated ? driver.estimatedCount(target) : driver.count(target, filter)]);
-    return estimated ? { documents, total, estimated } : { documents, total };
+    return estimated ? { documents, total, versioned, estimated } : { documents, total, versioned };
   }
 
   async findOne(ctx: CallScope | null, resource: Resource, lookup: Filter, options: Pick<FindOptions, "showDeleted" | "projection" | "wholeCollection" | "shared"> = {}): Promise<Doc | null> {

@@ -23,9 +23,9 @@ export interface FindQuery {
   skip?: number;
   limit?: number;
   /**
-   * The caller only reads the documents below their top level (it renders them and drops
-   * them): a driver that keeps documents in memory may hand out the values it holds instead of
-   * copies. Each document's top level is still the caller's own to change.
+   * The caller only reads the documents (it renders them and drops them) and changes nothing of
+   * them, their top level included: a driver that keeps documents in memory may hand out the
+   * very objects it holds (Driver.sharesVersions).
    */
   shared?: boolean;
   /**
@@ -35,6 +35,25 @@ export interface FindQuery {
    * Null: from the first document in that order. `skip` and `limit` count from there.
    */
   after?: Doc | null;
+}
+
+/**
+ * On a copy a shared read made of a stored document (a projection that left fields out), the
+ * stored document it was made from (Driver.sharesVersions).
+ */
+export const STORED_VERSION: unique symbol = Symbol("everest.storedVersion");
+
+/** A document of a shared read, with the stored document it was copied from, if it is a copy. */
+export type SharedDoc = Doc & { [STORED_VERSION]?: Doc };
+
+/**
+ * The stored version a shared read's document shows, from a driver that shares versions: an
+ * object that stays the same for as long as the stored document is unchanged and is never the
+ * same for two versions, so whatever is derived from one version alone may be kept by it
+ * (src/render/kept-json.ts).
+ */
+export function versionOf(document: SharedDoc): object {
+  return document[STORED_VERSION] ?? document;
 }
 
 /** `$set`/`$unset` with dotted paths; the only update forms the core sends. */
@@ -78,6 +97,13 @@ export interface MediaStore {
 
 export interface Driver {
   readonly kind: string;
+  /**
+   * Whether a shared read (FindQuery.shared) hands out stored versions: the stored documents
+   * themselves, which a write replaces rather than changes (the memory store), or, where a
+   * projection leaves fields out, copies marked with the one they were made from (STORED_VERSION).
+   * Absent: every document a read hands out is a new one (versionOf means nothing for it).
+   */
+  readonly sharesVersions?: boolean;
   /**
    * True when the indexes createIndexes built stay for as long as this driver is open: no other
    * client can reach the store to drop a collection or an index (the embedded store). Elsewhere

@@ -14,8 +14,10 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // in flight, the ordered shutdown and its stream registry, the health and metrics routes and
 // their start-up check, docs/contracts.md §7), plus the change feed the example serves (issue
 // 31): the driver's change log and the feed's side of the stream registry; the stream endpoint,
-// metrics, the endpoints' answers, the shutdown's steps and Redis load only where they are used.
-const TARGET_GZIP = 112 * 1024;
+// metrics, the endpoints' answers, the shutdown's steps and Redis load only where they are used;
+// plus 0.75 KB for the reads of issue 36 that answer from a document's JSON kept per stored
+// version: the glue in GET, shared reads and the loader (the kept JSON itself loads on first use).
+const TARGET_GZIP = 112.5 * 1024;
 
 let dir: string;
 let build: WorkerBuild;

@@ -8,19 +8,7 @@
 // loadFor) awaits it first, and then does the rest as any other.
 import { ObjectId } from "bson";
 import { retentionOf, Watchers, type Retention } from "../change-log.ts";
-import {
-  InvalidQueryError,
-  type ChangeLog,
-  type Doc,
-  type Driver,
-  type FileAccess,
-  type Filter,
-  type FindQuery,
-  type IndexSpec,
-  type MediaStore,
-  type Target,
-  type Update,
-} from "../types.ts";
+import { InvalidQueryError, type ChangeLog, type Doc, type Driver, type FileAccess, type Filter, type FindQuery, type IndexSpec, type MediaStore, type Target, type Update } from "../types.ts";
 import type { Collection, ScanStats } from "./collection.ts";
 import type { MemoryChangeLog } from "./change-log.ts";
 import type { Compactor, CompactionPolicy } from "./compaction.ts";
@@ -28,8 +16,8 @@ import { Databases, deleted, inserted, replaced, storeChangeLog } from "./databa
 import type { Stored } from "./document-table.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
 import { memoryMedia } from "./media.ts";
-import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
-import { copyDocument, copyValue, shallowCopy, valueKey } from "./values.ts";
+import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, projectShared, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
+import { copyDocument, copyValue, valueKey } from "./values.ts";
 
 let keysetModule: Promise<typeof import("./keyset.ts")> | undefined; // keyset.ts, imported by the first keyset read
 /** Stages that write collections, which would bypass the store's indexes and journal. */
@@ -57,6 +45,8 @@ interface Opened {
 
 export class MemoryDriver implements Driver {
   readonly kind = "memory";
+  /** A write stores a new object and leaves the one it replaces as it was (collection.ts). */
+  readonly sharesVersions = true;
   /** This process holds the store (and its journal's lock): nothing else can drop an index. */
   readonly indexesStay = true;
   readonly stats: ScanStats = { documentsExamined: 0, indexScans: 0, fullScans: 0 };
@@ -110,8 +100,9 @@ export class MemoryDriver implements Driver {
           else if (page.push(doc) >= limit) break;
         }
       }
-      if (query.projection && Object.keys(query.projection).length > 0) return project(page, query.projection, !query.shared);
-      return page.map(query.shared ? shallowCopy : copyDocument);
+      // A shared read hands out the stored documents (sharesVersions), or copies naming them.
+      if (query.projection && Object.keys(query.projection).length > 0) return query.shared ? projectShared(page, query.projection) : project(page, query.projection, true);
+      return query.shared ? page : page.map(copyDocument);
     });
   }
 

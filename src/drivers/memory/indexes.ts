@@ -14,6 +14,8 @@ export interface Candidates {
   ids(): Iterable<string>;
 }
 
+const NO_CANDIDATES: Candidates = { size: 0, ids: () => [] };
+
 export interface RangeBound {
   value: unknown;
   inclusive: boolean;
@@ -140,6 +142,12 @@ export class FieldIndex {
       return { size: ids.length, ids: () => ids };
     }
     const hash = this.hash;
+    if (unique.length === 1) {
+      // An equality (a unique field's, most often): its ids as they are held, no generator.
+      const held = hash.get(unique[0]!);
+      if (held === undefined) return NO_CANDIDATES;
+      return typeof held === "string" ? { size: 1, ids: () => [held] } : { size: held.size, ids: () => held };
+    }
     let size = 0;
     for (const key of unique) {
       const held = hash.get(key);

@@ -14,7 +14,7 @@ import type { Options } from "mingo/types";
 import { update, type Modifier } from "mingo/updater";
 import { MingoError } from "mingo/util";
 import { ObjectId } from "bson";
-import { InvalidQueryError, type Doc, type Filter, type Projection } from "../types.ts";
+import { InvalidQueryError, STORED_VERSION, type Doc, type Filter, type Projection, type SharedDoc } from "../types.ts";
 import { assign, copyDocument, copyValue, namesOperator, shallowCopy, valueKey } from "./values.ts";
 import { isPlainObject } from "../../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../../util/operators.ts";
@@ -255,6 +255,24 @@ export function project(docs: Doc[], fields: Projection, copies = false): Doc[] 
     // assign keeps a stored "__proto__" field a field.
     for (const key of Object.keys(doc)) if (keep(key)) assign(out, key, copies ? copyValue(doc[key]) : doc[key]);
     return out;
+  });
+}
+
+/**
+ * Projects documents for a shared read (FindQuery.shared): a document the projection keeps
+ * whole is handed out as it is, any other as a copy marked with the stored document it shows.
+ */
+export function projectShared(docs: Doc[], fields: Projection): SharedDoc[] {
+  const keep = fieldTest(fields);
+  if (!keep) return project(docs, fields).map((copy: SharedDoc, i) => ((copy[STORED_VERSION] = docs[i]!), copy));
+  return docs.map((doc) => {
+    for (const key in doc) {
+      if (keep(key)) continue;
+      const [copy] = project([doc], fields) as SharedDoc[];
+      copy![STORED_VERSION] = doc;
+      return copy!;
+    }
+    return doc;
   });
 }
 
