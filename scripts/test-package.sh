@@ -70,7 +70,8 @@ cursor_check() {
 # the one POSTed after it, and not the first again. A third argument: the address to read from
 # (Deno's and Bun's servers limit each address to 2 GETs, which clients() used up on 127.0.0.1).
 feed_check() {
-  local name=$1 base=$2 out="$WORK/feed-$name.txt" reader id
+  local name=$1 base=$2 reader id
+  local out="$WORK/feed-$name.txt"
   local from=(${3:+--interface "$3"})
   curl "${from[@]}" -sS -N --max-time 20 -H 'Accept: text/event-stream' "$base/live" >"$out" 2>/dev/null &
   reader=$!
