@@ -244,5 +244,7 @@ export function normalizeSettings(settings: Settings): Config {
   // By default the document is as public as the home endpoint, which lists the resources anyway.
   const homeIsPublic = globals.AUTH == null || globals.AUTH === false || globals.PUBLIC_METHODS.includes("GET");
   const openApiPath = (globals.OPENAPI ?? homeIsPublic) ? globals.OPENAPI_ENDPOINT : null;
-  return { ...globals, DOMAIN: domain, basePath: basePathOf(globals), openApiPath, docsPath: openApiPath === null ? null : globals.DOCS_ENDPOINT };
+  // Media types are case-insensitive (RFC 9110 §8.3.1); payload.ts compares the request's lowercased.
+  const jsonTypes = globals.JSON_REQUEST_CONTENT_TYPES.map((type) => type.toLowerCase());
+  return { ...globals, JSON_REQUEST_CONTENT_TYPES: jsonTypes, DOMAIN: domain, basePath: basePathOf(globals), openApiPath, docsPath: openApiPath === null ? null : globals.DOCS_ENDPOINT };
 }

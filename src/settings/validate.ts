@@ -114,6 +114,7 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   PAGINATION_LIMIT: int(1),
   PAGINATION_DEFAULT: int(1),
   MAX_JSON_DEPTH: int(1),
+  JSON_REQUEST_CONTENT_TYPES: strings,
   MAX_BODY_SIZE: int(1),
   VALIDATION_ERROR_STATUS: int(400, 599),
   DB_PORT: nullable(int(1, 65535)),
