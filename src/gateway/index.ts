@@ -8,22 +8,28 @@
 import { BodyError, readTextWithin } from "../http/body.ts";
 import { Binary } from "bson";
 import { timingSafeEqual } from "../util/compare.ts";
-import { SCRIPT_OPERATORS } from "../util/operators.ts";
-import {
-  DatabaseUnavailableError,
-  DuplicateKeyError,
-  InvalidQueryError,
-  type Doc,
-  type Driver,
-  type Filter,
-  type IndexSpec,
-  type Projection,
-  type Sort,
-  type Target,
-  type Update,
-} from "../drivers/types.ts";
+import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, UnmetRequirementError, type Doc, type Driver, type Filter, type Target } from "../drivers/types.ts";
 import { isPlainObject } from "../util/objects.ts";
-import { ACTIONS, decode, EJSON_TYPE, encode, ERROR_STATUS, type Action, type ErrorBody, type ErrorCode } from "../drivers/data-api/protocol.ts";
+import { ACTIONS, decode, EJSON_TYPE, encode, ERROR_STATUS, type Action } from "../drivers/data-api/protocol.ts";
+import {
+  field,
+  GatewayError,
+  indexSpecs,
+  isArray,
+  isBinary,
+  isCount,
+  isDocs,
+  isString,
+  modifyOptions,
+  pipelineReferences,
+  projection,
+  refuseScripts,
+  refuseUpsert,
+  required,
+  sort,
+  update,
+  type Body,
+} from "./parameters.ts";
 
 export interface DataApiHandlerOptions {
   /** Keys a client may present (`api-key` header or `Authorization: Bearer`); at least one. */
@@ -47,127 +53,6 @@ export interface DataApiHandlerOptions {
 export type DataApiHandler = (request: Request) => Promise<Response>;
 
 const DEFAULTS = { maxBatch: 1000, maxResponseBytes: 16 * 1024 * 1024, maxRequestBytes: 32 * 1024 * 1024 };
-
-class GatewayError extends Error {
-  constructor(
-    readonly code: ErrorCode,
-    message: string,
-    readonly extra: Partial<ErrorBody> = {},
-  ) {
-    super(message);
-  }
-}
-
-type Body = Record<string, unknown>;
-
-function field<T>(body: Body, name: string, check: (value: unknown) => value is T, expected: string): T | undefined {
-  const value = body[name];
-  if (value === undefined) return undefined;
-  if (!check(value)) throw new GatewayError("InvalidParameter", `'${name}' must be ${expected}`);
-  return value;
-}
-
-function required<T>(body: Body, name: string, check: (value: unknown) => value is T, expected: string): T {
-  const value = field(body, name, check, expected);
-  if (value === undefined) throw new GatewayError("MissingParameter", `'${name}' is required`);
-  return value;
-}
-
-const isString = (value: unknown): value is string => typeof value === "string";
-const isCount = (value: unknown): value is number => typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
-const isBoolean = (value: unknown): value is boolean => typeof value === "boolean";
-const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
-const isDocs = (value: unknown): value is Doc[] => Array.isArray(value) && value.every(isPlainObject);
-const isBinary = (value: unknown): value is Binary => value instanceof Binary;
-
-function projection(body: Body): Projection | undefined {
-  const given = field(body, "projection", isPlainObject, "an object");
-  if (!given) return undefined;
-  const result: Projection = {};
-  for (const [path, value] of Object.entries(given)) {
-    if (value !== 0 && value !== 1 && typeof value !== "boolean") throw new GatewayError("InvalidParameter", "projection values must be 0 or 1");
-    result[path] = value ? 1 : 0;
-  }
-  return result;
-}
-
-function sort(body: Body): Sort | undefined {
-  const given = field(body, "sort", isPlainObject, "an object");
-  if (!given) return undefined;
-  return Object.entries(given).map(([path, direction]) => {
-    if (direction !== 1 && direction !== -1) throw new GatewayError("InvalidParameter", "sort directions must be 1 or -1");
-    return [path, direction];
-  });
-}
-
-function update(body: Body): Update {
-  const given = required(body, "update", isPlainObject, "an object");
-  if (Object.keys(given).some((key) => !key.startsWith("$"))) throw new GatewayError("InvalidParameter", "'update' must consist of update operators");
-  return given as Update;
-}
-
-function refuseUpsert(body: Body): void {
-  if (field(body, "upsert", isBoolean, "a boolean")) throw new GatewayError("InvalidParameter", "upsert is not supported by this gateway");
-}
-
-function indexSpecs(body: Body): IndexSpec[] {
-  const given = required(body, "indexes", isArray, "a list");
-  const directions = new Set<unknown>([1, -1, "2dsphere", "2d", "text", "hashed"]);
-  return given.map((spec) => {
-    const keys = isPlainObject(spec) ? spec.keys : undefined;
-    const valid =
-      isPlainObject(spec) &&
-      Array.isArray(keys) &&
-      keys.length > 0 &&
-      keys.every((key) => Array.isArray(key) && key.length === 2 && typeof key[0] === "string" && directions.has(key[1])) &&
-      (spec.name === undefined || typeof spec.name === "string") &&
-      (spec.unique === undefined || typeof spec.unique === "boolean") &&
-      (spec.sparse === undefined || typeof spec.sparse === "boolean");
-    if (!valid) throw new GatewayError("InvalidParameter", "each index needs 'keys' as [field, direction] pairs and optional 'name', 'unique', 'sparse'");
-    return spec as unknown as IndexSpec;
-  });
-}
-
-/** Collections a pipeline reads or writes besides its own, and where. */
-function pipelineReferences(stages: unknown[], database: string): Target[] {
-  const found: Target[] = [];
-  const named = (value: unknown): void => {
-    if (typeof value === "string") found.push({ database, collection: value });
-    else if (isPlainObject(value) && typeof value.coll === "string") {
-      found.push({ database: typeof value.db === "string" ? value.db : database, collection: value.coll });
-    }
-  };
-  const visit = (pipeline: unknown): void => {
-    if (!Array.isArray(pipeline)) return;
-    for (const stage of pipeline) {
-      if (!isPlainObject(stage)) continue;
-      for (const [name, spec] of Object.entries(stage)) {
-        if (name === "$out") named(spec);
-        else if (name === "$unionWith") {
-          named(spec);
-          if (isPlainObject(spec)) visit(spec.pipeline);
-        } else if (isPlainObject(spec) && (name === "$lookup" || name === "$graphLookup")) {
-          named(spec.from);
-          visit(spec.pipeline);
-        } else if (name === "$merge") named(isPlainObject(spec) ? spec.into : spec);
-        else if (name === "$facet" && isPlainObject(spec)) for (const inner of Object.values(spec)) visit(inner);
-      }
-    }
-  };
-  visit(stages);
-  return found;
-}
-
-function refuseScripts(value: unknown): void {
-  if (Array.isArray(value)) {
-    for (const element of value) refuseScripts(element);
-  } else if (isPlainObject(value)) {
-    for (const [key, inner] of Object.entries(value)) {
-      if (SCRIPT_OPERATORS.has(key)) throw new GatewayError("InvalidQuery", `the ${key} operator is not allowed`);
-      refuseScripts(inner);
-    }
-  }
-}
 
 /** Keys are compared as digests: equal lengths, so the time taken says nothing about a key's length. */
 async function sha256(text: string): Promise<string> {
@@ -279,6 +164,21 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
         for (const { _id } of ids) if (await driver.updateOne(where, { $and: [{ _id }, condition] }, changes)) matched++;
         return { matchedCount: matched, modifiedCount: matched };
       }
+      case "everest.findOneAndUpdate": {
+        const where = target(body);
+        const changes = update(body);
+        refuseScripts(changes);
+        return { change: await driver.findOneAndUpdate(where, filter(body), changes, modifyOptions(body)) };
+      }
+      case "everest.updateMany": {
+        const where = target(body);
+        const changes = update(body);
+        refuseScripts(changes);
+        // Bounded, so the answer (every document before and after) is too, and refused before anything is written.
+        const ids = required(body, "ids", isArray, "a list of _id values");
+        if (ids.length > maxBatch) throw new GatewayError("BatchTooLarge", `at most ${maxBatch} ids per everest.updateMany`);
+        return { changes: await driver.updateMany(where, filter(body), changes, { ...modifyOptions(body), ids }) };
+      }
       case "replaceOne": {
         const where = target(body);
         refuseUpsert(body);
@@ -382,6 +282,7 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
       return reply(200, await perform(action as Action, body), canonical);
     } catch (error) {
       if (error instanceof GatewayError) return refusal(error, canonical);
+      if (error instanceof UnmetRequirementError) return refusal(new GatewayError("UnmetRequirement", error.message, { documents: error.documents }), canonical);
       if (error instanceof DuplicateKeyError) return refusal(new GatewayError("DuplicateKey", error.message, { keyValue: error.keyValue }), canonical);
       if (error instanceof InvalidQueryError) return refusal(new GatewayError("InvalidQuery", error.message), canonical);
       options.onError?.(error, action);

@@ -127,6 +127,8 @@ describe("memory driver: journal", () => {
     await driver.updateOne(people, { _id: ids[1] }, { $set: { "profile.city": "rome" }, $unset: { since: "" } });
     await driver.deleteOne(people, { _id: ids[2] });
     await driver.deleteMany(people, { age: { $gte: 24 } });
+    await driver.findOneAndUpdate(people, { _id: ids[1] }, { $inc: { age: 1 }, $push: { tags: "a" } });
+    await driver.updateMany(people, {}, { $inc: { age: 10 }, $set: { seen: true } });
     await driver.insertMany(elsewhere, [{ n: 1 }, { n: 2 }]);
     await driver.deleteMany(elsewhere, {});
     await driver.insertMany(elsewhere, [{ n: 3 }]);
@@ -143,6 +145,10 @@ describe("memory driver: journal", () => {
     const before = await state(driver, mediaIds);
     await driver.close();
     expect(before.people).toHaveLength(2);
+    expect(before.people.map((doc) => [doc.age, doc.seen])).toEqual([
+      [32, true],
+      [33, true],
+    ]);
     expect(before.media[1]).toBeNull();
 
     const reopened = await journalAt(path);

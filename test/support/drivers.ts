@@ -12,7 +12,7 @@ import { DataApiDriver } from "../../src/drivers/data-api/index.ts";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { MongoDriver } from "../../src/drivers/mongodb/index.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
-import type { Doc, Driver, Filter, FindQuery, IndexSpec, MediaStore, Target, Update } from "../../src/drivers/types.ts";
+import type { Change, Doc, Driver, Filter, FindQuery, IndexSpec, MediaStore, ModifyManyOptions, ModifyOptions, Target, Update } from "../../src/drivers/types.ts";
 
 export const TEST_DATA_API_KEY = "test-key";
 
@@ -63,6 +63,12 @@ class ScopedDriver implements Driver {
   }
   updateOne(target: Target, filter: Filter, update: Update): Promise<boolean> {
     return this.inner.then((d) => d.updateOne(this.scope(target), filter, update));
+  }
+  findOneAndUpdate(target: Target, filter: Filter, update: Update, options?: ModifyOptions): Promise<Change | null> {
+    return this.inner.then((d) => d.findOneAndUpdate(this.scope(target), filter, update, options));
+  }
+  updateMany(target: Target, filter: Filter, update: Update, options?: ModifyManyOptions): Promise<Change[]> {
+    return this.inner.then((d) => d.updateMany(this.scope(target), filter, update, options));
   }
   deleteOne(target: Target, filter: Filter): Promise<boolean> {
     return this.inner.then((d) => d.deleteOne(this.scope(target), filter));

@@ -61,6 +61,9 @@ export class Databases {
       case "replace":
         collection.prepareReplace(existing(record.doc._id), record.doc)();
         break;
+      case "replaceMany":
+        collection.replaceInOrder(record.docs.map((doc) => existing(doc._id)), record.docs);
+        break;
       case "delete":
         for (const id of record.ids) collection.remove(existing(id));
         break;

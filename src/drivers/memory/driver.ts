@@ -6,9 +6,11 @@
 // Only an import may come before: an operation whose filter, update or pipeline needs a module
 // not loaded yet (turf for geo operators, aggregation for pipelines and $expr; mingo.ts,
 // loadFor) awaits it first, and then does the rest as any other.
-import { Binary, ObjectId } from "bson";
+import { ObjectId } from "bson";
 import {
   InvalidQueryError,
+  UnmetRequirementError,
+  type Change,
   type Doc,
   type Driver,
   type FileAccess,
@@ -16,6 +18,8 @@ import {
   type FindQuery,
   type IndexSpec,
   type MediaStore,
+  type ModifyManyOptions,
+  type ModifyOptions,
   type Target,
   type Update,
 } from "../types.ts";
@@ -24,7 +28,8 @@ import type { Compactor, CompactionPolicy } from "./compaction.ts";
 import { Databases } from "./databases.ts";
 import type { Stored } from "./document-table.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
-import { mediaFile, type MediaRecord } from "./media.ts";
+import { memoryMediaStore } from "./media.ts";
+import { idKeys, modifiedCopy, requirement } from "./modify.ts";
 import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
 import { copyDocument, copyValue, shallowCopy, valueKey } from "./values.ts";
 
@@ -154,6 +159,46 @@ export class MemoryDriver implements Driver {
     return true;
   }
 
+  async findOneAndUpdate(target: Target, filter: Filter, update: Update, options: ModifyOptions = {}): Promise<Change | null> {
+    const opening = this.open(target, filter, update, options.require);
+    const opened = opening instanceof Promise ? await opening : opening;
+    const collection = opened.collection;
+    const stored = this.firstMatch(opened, filter);
+    if (!collection || !stored) return null;
+    const before = stored.doc;
+    if (!(requirement(options.require)?.(before) ?? true)) throw new UnmetRequirementError([copyDocument(before)]);
+    const next = modifiedCopy(before, update, options.stamp);
+    const storing = this.store(target, collection, stored, next);
+    const change = { before: copyDocument(before), after: copyDocument(next) };
+    if (storing) await storing;
+    return change;
+  }
+
+  /** All or nothing: every document is checked and changed in one synchronous step, journalled as one record. */
+  async updateMany(target: Target, filter: Filter, update: Update, options: ModifyManyOptions = {}): Promise<Change[]> {
+    const opening = this.open(target, filter, update, options.require);
+    const opened = opening instanceof Promise ? await opening : opening;
+    const collection = opened.collection;
+    if (!collection) return [];
+    const only = idKeys(options.ids);
+    // Limited to ids (a write by filter names what it validated): a probe per id, not a scan.
+    const probing = only && opened.id === undefined;
+    const found = withMingo(() => (probing ? [...only].flatMap((key) => collection.probeKey(key, opened.test)) : [...this.matching(opened, filter, true)]));
+    const matches = probing ? found.sort((a, b) => a.seq - b.seq) : only ? found.filter((stored) => only.has(stored.key)) : found;
+    const meets = requirement(options.require);
+    const unmet = meets ? matches.filter((stored) => !meets(stored.doc)) : [];
+    if (unmet.length > 0) throw new UnmetRequirementError(unmet.map((stored) => copyDocument(stored.doc)));
+    if (matches.length === 0) return [];
+    const befores = matches.map((stored) => stored.doc);
+    const nexts = befores.map((doc) => modifiedCopy(doc, update, options.stamp));
+    const line = this.encode(() => ({ op: "replaceMany", db: this.databaseName(target), coll: target.collection, docs: nexts }));
+    collection.replaceInOrder(matches, nexts);
+    const changes = befores.map((before, i) => ({ before: copyDocument(before), after: copyDocument(nexts[i]!) }));
+    const committing = this.commit(line);
+    if (committing) await committing;
+    return changes;
+  }
+
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
     const opening = this.open(target, filter);
     const opened = opening instanceof Promise ? await opening : opening;
@@ -239,37 +284,15 @@ export class MemoryDriver implements Driver {
 
   media(database?: string): MediaStore {
     const db = database ?? this.defaultDatabase;
-    return {
-      put: async (data, meta) => {
-        this.assertUsable();
-        const record: MediaRecord = {
-          id: new ObjectId().toHexString(),
-          contentType: meta.contentType ?? "application/octet-stream",
-          uploadDate: new Date(),
-          data: data instanceof Uint8Array ? new Uint8Array(data) : new Uint8Array(await data.arrayBuffer()),
-          ...(meta.filename !== undefined ? { filename: meta.filename } : {}),
-        };
-        const line = this.encode(() => ({ op: "media.put", db, file: { ...record, data: new Binary(record.data) } }));
-        this.databases.database(db, true).media.set(record.id, record);
-        const committing = this.commit(line);
-        if (committing) await committing;
-        return record.id;
+    return memoryMediaStore({
+      usable: () => this.assertUsable(),
+      files: (create) => this.databases.database(db, create)?.media,
+      write: (record, change) => {
+        const line = this.encode(() => ({ ...record, db }));
+        change();
+        return this.commit(line);
       },
-      get: async (id) => {
-        this.assertUsable();
-        const record = this.databases.database(db)?.media.get(id);
-        return record ? mediaFile(record) : null;
-      },
-      delete: async (id) => {
-        this.assertUsable();
-        const media = this.databases.database(db)?.media;
-        if (!media?.has(id)) return;
-        const line = this.encode(() => ({ op: "media.delete", db, id }));
-        media.delete(id);
-        const committing = this.commit(line);
-        if (committing) await committing;
-      },
-    };
+    });
   }
 
   /** Rewrites the journal as the current state, atomically; writes go on meanwhile. */
@@ -308,10 +331,10 @@ export class MemoryDriver implements Driver {
    * a frame and a promise of its own. Operations await only a promise, from here and from the
    * journal (commit): an await of a plain value is a microtask hop and about 200 bytes too.
    */
-  private open(target: Target, filter: Filter, update?: object): Opened | Promise<Opened> {
+  private open(target: Target, filter: Filter, update?: object, require?: Filter): Opened | Promise<Opened> {
     const rest = idLookup(filter);
-    // An id lookup names no operator: only the update can need a module.
-    const loading = loadFor({ filter: rest ? undefined : filter, update });
+    // An id lookup names no operator: only the update (or a write's requirement) can need a module.
+    const loading = loadFor({ filter: rest ? require : require ? { $and: [filter, require] } : filter, update });
     return loading ? loading.then(() => this.opened(target, filter, rest)) : this.opened(target, filter, rest);
   }
 

@@ -16,6 +16,8 @@ export type JournalRecord =
   | { op: "insert"; db: string; coll: string; docs: Doc[] }
   /** The whole new version of the document with this `_id` (replaceOne and updateOne). */
   | { op: "replace"; db: string; coll: string; doc: Doc }
+  /** Whole new versions of several documents, stored together or not at all (updateMany). */
+  | { op: "replaceMany"; db: string; coll: string; docs: Doc[] }
   | { op: "delete"; db: string; coll: string; ids: unknown[] }
   | { op: "clear"; db: string; coll: string }
   | { op: "indexes"; db: string; coll: string; indexes: IndexSpec[] }
@@ -25,7 +27,7 @@ export type JournalRecord =
 /** Records that change the store, as opposed to the journal's own bookkeeping. */
 export type DataRecord = Exclude<JournalRecord, { op: "format" | "snapshot" }>;
 
-const OPS = new Set<string>(["format", "snapshot", "insert", "replace", "delete", "clear", "indexes", "media.put", "media.delete"]);
+const OPS = new Set<string>(["format", "snapshot", "insert", "replace", "replaceMany", "delete", "clear", "indexes", "media.put", "media.delete"]);
 
 export function encodeRecord(record: JournalRecord): string {
   return `${EJSON.stringify(record, { relaxed: false })}\n`;

@@ -18,6 +18,7 @@ import type { ReadableStream as NodeReadableStream } from "node:stream/web";
 import { finished, pipeline } from "node:stream/promises";
 import {
   DuplicateKeyError,
+  type Change,
   type Doc,
   type Driver,
   type Filter,
@@ -25,11 +26,14 @@ import {
   type IndexSpec,
   type MediaFile,
   type MediaStore,
+  type ModifyManyOptions,
+  type ModifyOptions,
   type Target,
   type Update,
 } from "../types.ts";
 import { nearAsWithin } from "../near-count.ts";
 import { DUPLICATE_KEY_CODES, translateError } from "./errors.ts";
+import { findOneAndUpdate, updateMany } from "./modify.ts";
 
 /** IndexOptionsConflict and IndexKeySpecsConflict: an index of that name or key exists with other options. */
 const INDEX_CONFLICT_CODES = new Set([85, 86]);
@@ -96,6 +100,7 @@ function webStream(source: Readable): ReadableStream<Uint8Array> {
 export class MongoDriver implements Driver {
   readonly kind = "mongodb";
   private connecting: Promise<MongoClient> | null = null;
+  private hasTransactions: Promise<boolean> | null = null;
   private closed = false;
 
   constructor(private readonly options: MongoDriverOptions) {}
@@ -159,6 +164,15 @@ export class MongoDriver implements Driver {
     }
     const result = await run(() => collection.updateOne(filter, operators));
     return result.matchedCount > 0;
+  }
+
+  async findOneAndUpdate(target: Target, filter: Filter, update: Update, options: ModifyOptions = {}): Promise<Change | null> {
+    return findOneAndUpdate(await this.collection(target), filter, update, options);
+  }
+
+  async updateMany(target: Target, filter: Filter, update: Update, options: ModifyManyOptions = {}): Promise<Change[]> {
+    const collection = await this.collection(target);
+    return updateMany(await this.client(), collection, await this.transactions(), filter, update, options);
   }
 
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
@@ -272,6 +286,18 @@ export class MongoDriver implements Driver {
       this.connecting = connecting;
     }
     return this.connecting;
+  }
+
+  /**
+   * Whether the deployment runs transactions: a replica set or a sharded cluster (a standalone
+   * server, the emulator among them, refuses them). Asked once per connection.
+   */
+  private transactions(): Promise<boolean> {
+    this.hasTransactions ??= this.db("admin")
+      .then((admin) => admin.command({ hello: 1 }))
+      .then((hello) => typeof hello.setName === "string" || hello.msg === "isdbgrid");
+    this.hasTransactions.catch(() => (this.hasTransactions = null));
+    return run(() => this.hasTransactions!);
   }
 
   private async db(database?: string): Promise<Db> {

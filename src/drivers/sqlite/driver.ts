@@ -7,27 +7,21 @@
 // that was matched (`WHERE id = ? AND doc = ?`), which makes check-and-write atomic even
 // between processes sharing the file or isolates sharing a D1 database.
 import { ObjectId } from "bson";
-import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type Target, type Update } from "../types.ts";
+import { DuplicateKeyError, InvalidQueryError, type Change, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type Target, type Update } from "../types.ts";
 import { applyUpdate, compileFilter, cursor, loadFor, nearDistance, project, runPipeline, withMingo } from "../memory/mingo.ts";
 import { copyValue, valuesAtPath } from "../memory/values.ts";
 import { decodeDocument, encodeDocument, encodeValue, idKey } from "./codec.ts";
 import { COUNT_QUERY, COUNT_SCHEMA, countStatements } from "./counts.ts";
 import { failedIndex, identifier, INDEX_TABLE, indexStatements, keyValueOf, normalizeSpec, sameKeyParams, sameKeyQuery, type UniqueIndexInfo } from "./indexes.ts";
 import { sqliteMedia, MEDIA_SCHEMA } from "./media.ts";
-import { SqlError, unavailable, type Row, type SqlPort, type SqlValue, type Statement } from "./port.ts";
+import { SqlError, unavailable, type Row, type SqlPort, type Statement } from "./port.ts";
+import { GUARD_SCHEMA, modifyRows } from "./modify.ts";
 import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
+import { selection, type Match, type Page, type Test } from "./select.ts";
 
 const WRITING_STAGES = new Set(["$out", "$merge"]);
 /** Attempts of a conditional write whose row another writer changed in between. */
 const WRITE_ATTEMPTS = 50;
-
-interface Match {
-  id: string;
-  text: string;
-  doc: Doc;
-}
-
-type Test = (doc: Doc) => boolean;
 
 /** Port failures in the contract's terms; a missing table reads as an empty collection (null). */
 async function guarded<T>(work: () => Promise<T>): Promise<T | null> {
@@ -75,7 +69,7 @@ export class SqliteDriver implements Driver {
 
   static async open(port: SqlPort, databaseName: string): Promise<SqliteDriver> {
     const driver = new SqliteDriver(port, databaseName);
-    await guarded(() => port.batch([{ sql: `CREATE TABLE IF NOT EXISTS ${INDEX_TABLE} (tbl TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, PRIMARY KEY (tbl, name))`, params: [] }, COUNT_SCHEMA, ...MEDIA_SCHEMA]));
+    await guarded(() => port.batch([{ sql: `CREATE TABLE IF NOT EXISTS ${INDEX_TABLE} (tbl TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, PRIMARY KEY (tbl, name))`, params: [] }, COUNT_SCHEMA, GUARD_SCHEMA, ...MEDIA_SCHEMA]));
     return driver;
   }
 
@@ -137,6 +131,14 @@ export class SqliteDriver implements Driver {
       if (idKey(next._id) !== match.id) throw new InvalidQueryError("the _id of a document cannot change");
       return changed.length > 0 ? next : null;
     });
+  }
+
+  async findOneAndUpdate(target: Target, filter: Filter, update: Update, options: ModifyOptions = {}): Promise<Change | null> {
+    return (await this.modify(target, filter, update, options, true))[0] ?? null;
+  }
+
+  async updateMany(target: Target, filter: Filter, update: Update, options: ModifyManyOptions = {}): Promise<Change[]> {
+    return this.modify(target, filter, update, options, false);
   }
 
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
@@ -265,34 +267,16 @@ export class SqliteDriver implements Driver {
    * SQL also pages; otherwise it selects a superset that `test` narrows. A translation SQLite
    * refuses (one nested too deeply, say) is dropped for a scan, so it never surfaces as a 500.
    */
-  private async select(target: Target, filter: Filter, test: Test, page: { order?: string; skip?: number; limit?: number }): Promise<Match[]> {
-    const where = translateFilter(filter, await this.hint(target));
-    const paged = where.exact && (page.skip || page.limit);
-    const tail = paged ? " LIMIT ? OFFSET ?" : "";
-    const params: SqlValue[] = paged ? [...where.params, page.limit && page.limit > 0 ? page.limit : -1, Math.max(0, page.skip ?? 0)] : where.params;
-    const sql = `SELECT id, doc FROM ${this.table(target)} WHERE ${where.sql} ORDER BY ${page.order ?? "rowid"}${tail}`;
-    let rows: Row[];
+  private async select(target: Target, filter: Filter, test: Test, page: Page): Promise<Match[]> {
+    const rows = selection(this.table(target), filter, await this.hint(target), page);
     try {
-      rows = await this.read(target, { sql, params });
+      return rows.matches(await this.read(target, rows.statement), test);
     } catch (error) {
       if (!(error instanceof SqlError)) throw error;
-      rows = await this.read(target, { sql: `SELECT id, doc FROM ${this.table(target)} ORDER BY rowid`, params: [] });
-      return this.narrow(rows, test, isEmpty(filter));
+      return rows.scanned(await this.read(target, rows.scan), test);
     }
-    const matches = this.narrow(rows, test, where.exact);
-    if (paged || !page.limit) return matches;
-    return matches.slice(Math.max(0, page.skip ?? 0), Math.max(0, page.skip ?? 0) + page.limit);
   }
 
-  private narrow(rows: Row[], test: Test, exact: boolean): Match[] {
-    const matches: Match[] = [];
-    for (const row of rows) {
-      const text = String(row.doc);
-      const doc = decodeDocument(text);
-      if (exact || test(doc)) matches.push({ id: String(row.id), text, doc });
-    }
-    return matches;
-  }
 
   /** Replaces the first match with what `next` makes of it (null: nothing to change), guarded by the matched text. */
   private async rewrite(target: Target, filter: Filter, update: object | undefined, next: (match: Match) => Doc | null): Promise<boolean> {
@@ -307,6 +291,19 @@ export class SqliteDriver implements Driver {
       if ((await this.write(target, () => this.port.run(statement), [doc], [encoded])) > 0) return true;
     }
     throw unavailable(new Error("the document kept changing while it was being written"));
+  }
+
+  private async modify(target: Target, filter: Filter, update: Update, options: ModifyManyOptions, one: boolean): Promise<Change[]> {
+    const test = await this.compile(filter, update);
+    if (options.require) await this.compile(options.require);
+    const host = {
+      port: this.port,
+      table: this.table(target),
+      hint: await this.hint(target),
+      read: (statement: Statement) => this.read(target, statement),
+      write: <T>(work: () => Promise<T>, docs: Doc[], encoded: string[]) => this.write(target, work, docs, encoded),
+    };
+    return modifyRows(host, filter, test, update, options, one);
   }
 
   private async change(target: Target, statement: Statement): Promise<number> {
