@@ -2,7 +2,7 @@
 // defaults (every one off, so an Eve settings file behaves as on Eve) and their start-up checks.
 // One home for them, so types.ts, defaults.ts and validate.ts stay Eve's lists. How the features
 // meet each other is docs/contracts.md.
-import { bool, nullable, oneOf, type Check } from "./checks.ts";
+import { bool, int, nullable, oneOf, type Check } from "./checks.ts";
 
 /** `PAGINATION_COUNT` / `pagination_count`: how a page's total is found (docs/contracts.md). */
 export type CountStrategy = "exact" | "estimated" | "none";
@@ -27,6 +27,13 @@ export interface OptInResourceSettings {
   patch_by_filter?: boolean;
   /** DELETE on the collection URL with `where` deletes only what matches. */
   delete_by_filter?: boolean;
+  /**
+   * Whether an item PATCH made of update operators alone needs If-Match where ENFORCE_IF_MATCH
+   * says so (true, Eve's rule for every PATCH); false lets such a PATCH skip it (docs/updates.md).
+   */
+  update_operators_enforce_if_match?: boolean;
+  /** The most documents a write by filter may change; one matching more is refused whole. null: no limit. */
+  by_filter_max_affected?: number | null;
 }
 
 export interface OptInSettings {
@@ -36,6 +43,8 @@ export interface OptInSettings {
   UPDATE_OPERATORS?: UpdateOperatorName[];
   PATCH_BY_FILTER?: boolean;
   DELETE_BY_FILTER?: boolean;
+  UPDATE_OPERATORS_ENFORCE_IF_MATCH?: boolean;
+  BY_FILTER_MAX_AFFECTED?: number | null;
   /** Where an orchestrator probes liveness and readiness; null: no such endpoint. */
   HEALTH_ENDPOINT?: string | null;
   /** Where Prometheus scrapes metrics; null: no such endpoint. */
@@ -51,13 +60,24 @@ export const OPT_IN_DEFAULTS = {
   UPDATE_OPERATORS: [] as UpdateOperatorName[],
   PATCH_BY_FILTER: false,
   DELETE_BY_FILTER: false,
+  UPDATE_OPERATORS_ENFORCE_IF_MATCH: true,
+  BY_FILTER_MAX_AFFECTED: 1000 as number | null,
   HEALTH_ENDPOINT: null as string | null,
   METRICS_ENDPOINT: null as string | null,
   RATE_LIMIT_STORE: "memory",
 } satisfies OptInSettings;
 
 /** The switches that cascade to a resource key of the same name in lower case. */
-export const OPT_IN_CASCADING = ["CHANGE_FEED", "PAGINATION_CURSOR", "PAGINATION_COUNT", "UPDATE_OPERATORS", "PATCH_BY_FILTER", "DELETE_BY_FILTER"] as const;
+export const OPT_IN_CASCADING = [
+  "CHANGE_FEED",
+  "PAGINATION_CURSOR",
+  "PAGINATION_COUNT",
+  "UPDATE_OPERATORS",
+  "PATCH_BY_FILTER",
+  "DELETE_BY_FILTER",
+  "UPDATE_OPERATORS_ENFORCE_IF_MATCH",
+  "BY_FILTER_MAX_AFFECTED",
+] as const;
 
 const endpointPath: Check = nullable((v) =>
   typeof v === "string" && /^[A-Za-z0-9_.~-]+(\/[A-Za-z0-9_.~-]+)*$/.test(v.replace(/^\/+|\/+$/g, ""))
@@ -83,6 +103,8 @@ export const OPT_IN_CHECKS: Record<keyof typeof OPT_IN_DEFAULTS, Check> = {
   UPDATE_OPERATORS: updateOperators,
   PATCH_BY_FILTER: bool,
   DELETE_BY_FILTER: bool,
+  UPDATE_OPERATORS_ENFORCE_IF_MATCH: bool,
+  BY_FILTER_MAX_AFFECTED: nullable(int(1)),
   HEALTH_ENDPOINT: endpointPath,
   METRICS_ENDPOINT: endpointPath,
   RATE_LIMIT_STORE: rateLimitStore,
