@@ -3,7 +3,7 @@
 // here; it all lives in the RequestContext.
 import { RequestContext } from "./context.ts";
 import type { Endpoint } from "./scope.ts";
-import { DataLayer } from "./data/layer.ts";
+import { DataLayer, uniqueIndexFields } from "./data/layer.ts";
 import { DriverPool } from "./data/pool.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
 import { HttpError, internalErrorResponse } from "./errors.ts";
@@ -25,6 +25,7 @@ import { deleteInternal, deleteItem } from "./methods/delete.ts";
 import { getInternal, getItem } from "./methods/get.ts";
 import { home } from "./endpoints/home.ts";
 import { patchItem } from "./methods/patch.ts";
+import { lazily, withModule } from "./util/lazy.ts";
 import { postCollection } from "./methods/post.ts";
 import { putItem } from "./methods/put.ts";
 import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
@@ -39,6 +40,7 @@ import { validateSettings } from "./settings/validate.ts";
 // Not through validation/index.ts: that would tie the schema exporter (OpenAPI's, loaded on
 // demand) to every bundle of the app.
 import { compileValidator, type ValidationEngine } from "./validation/validator.ts";
+import type { OperatorSchema } from "./validation/operators.ts";
 import type { ValidatorExtensions } from "./validation/extensions.ts";
 import type { ResourceValidator } from "./validation/types.ts";
 import type { Services } from "./services.ts";
@@ -68,17 +70,25 @@ type MethodHandler = (services: Services, ctx: RequestContext, lookup: Filter) =
 // Each HTTP method reads what it needs of the request and calls the internal core of
 // src/methods (getInternal, patchInternal, …); where it needs nothing beyond the call's scope
 // (a collection read, a collection delete), the core is the method.
+// Writes by filter and update operators (docs/updates.md) are each a resource's switch, their
+// methods modules of their own, imported by the first request that needs one. PATCH reaches a
+// collection only where start-up let the switch put it there.
+const optInWrites = lazily(() => import("./methods/opt-in-writes.ts"));
+
 const COLLECTION_METHODS: Record<string, MethodHandler> = {
   GET: getInternal,
   HEAD: getInternal,
   POST: (services, ctx) => postCollection(services, ctx),
-  DELETE: deleteInternal,
+  PATCH: (services, ctx, lookup) => withModule(optInWrites, (methods) => methods.patchByFilter(services, ctx, lookup)),
+  DELETE: (services, ctx, lookup) =>
+    ctx.resource!.delete_by_filter ? withModule(optInWrites, (methods) => methods.deleteByFilter(services, ctx, lookup)) : deleteInternal(services, ctx, lookup),
 };
 
 const ITEM_METHODS: Record<string, MethodHandler> = {
   GET: getItem,
   HEAD: getItem,
-  PATCH: patchItem,
+  PATCH: (services, ctx, lookup) =>
+    ctx.resource!.update_operators.length === 0 ? patchItem(services, ctx, lookup) : withModule(optInWrites, (methods) => methods.patchItemWithOperators(services, ctx, lookup)),
   PUT: putItem,
   DELETE: deleteItem,
 };
@@ -114,6 +124,19 @@ export class App {
     for (const resource of Object.values(this.config.DOMAIN)) {
       this.validators.set(resource.name, compileValidator(resource, this.config, options.validation, { engine: options.validationEngine }));
     }
+    // A resource's update operators are compiled when its first operator PATCH needs them, in a module of their own.
+    const operators = new Map<string, Promise<OperatorSchema>>();
+    const operatorsOf = (resource: Resource): Promise<OperatorSchema> => {
+      let compiled = operators.get(resource.name);
+      if (!compiled) {
+        compiled = Promise.resolve(optInWrites()).then(({ compileOperators, itemsResource }) => {
+          const items = compileValidator(itemsResource(resource), this.config, options.validation, { engine: options.validationEngine });
+          return compileOperators(resource, this.config, this.validators.get(resource.name)!, items, new Set(uniqueIndexFields(resource)));
+        });
+        operators.set(resource.name, compiled);
+      }
+      return compiled;
+    };
     this.logger = options.logger ?? consoleLogger(this.config.LOG_LEVEL);
     const accessFormat = this.config.ACCESS_LOG;
     if (accessFormat) {
@@ -136,7 +159,7 @@ export class App {
     this.cors = compileCors(this.config);
     this.explorerFiles = options.services?.explorerFiles ?? packageFiles;
     this.hooks.register(options.hooks);
-    this.services = { config: this.config, data: this.data, hooks: this.hooks, features: this.features, validators: this.validators, access: this.access };
+    this.services = { config: this.config, data: this.data, hooks: this.hooks, features: this.features, validators: this.validators, operators: operatorsOf, access: this.access };
     this.internal = new InternalApi(this.services);
   }
 

@@ -67,7 +67,9 @@ export class InternalApi {
   }
 
   patch(resource: string, lookup: Filter, updates: Doc, options: InternalOptions = {}): Promise<InternalReply> {
-    return this.call("PATCH", "item", resource, lookup, (services, scope, typed) => patchInternal(services, scope, typed, async () => updates, precondition(options)), options);
+    // Update operators (docs/updates.md) are a module of their own, imported when a resource has them.
+    const core = async () => (this.services.config.DOMAIN[resource]?.update_operators.length ? (await import("./methods/opt-in-writes.ts")).operatorPatchInternal : patchInternal);
+    return this.call("PATCH", "item", resource, lookup, async (services, scope, typed) => (await core())(services, scope, typed, async () => updates, precondition(options)), options);
   }
 
   /** Replaces the document, or creates it at `lookup`'s id when missing and UPSERT_ON_PUT allows. */

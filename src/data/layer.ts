@@ -3,7 +3,7 @@
 // resource must carry (datasource filter, soft delete, user-restricted access). Methods and
 // features read and write through here, never through a driver directly.
 import type { CallScope } from "../scope.ts";
-import type { Doc, Driver, Filter, FindQuery, IndexSpec, MediaStore, Projection, Sort, Target, Update } from "../drivers/types.ts";
+import type { Change, Doc, Driver, Filter, FindQuery, IndexSpec, MediaStore, ModifyManyOptions, ModifyOptions, Projection, Sort, Target, Update } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DriverPool } from "./pool.ts";
 import { authFieldFilter } from "../auth/access.ts";
@@ -147,6 +147,28 @@ export class DataLayer {
     const binding = this.bind(ctx, resource);
     const { driver, target } = binding instanceof Promise ? await binding : binding;
     return await driver.updateOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), update);
+  }
+
+  /**
+   * Applies update operators to the document matching lookup, atomically, with the options'
+   * stamp and requirement (docs/updates.md); what it changed, or null when nothing matched.
+   */
+  async modify(ctx: CallScope | null, resource: Resource, lookup: Filter, update: Update, options: ModifyOptions): Promise<Change | null> {
+    const binding = this.bind(ctx, resource);
+    const { driver, target } = binding instanceof Promise ? await binding : binding;
+    return driver.findOneAndUpdate(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), update, options);
+  }
+
+  /**
+   * Applies update operators to every document matching filter (and options.ids) in the
+   * resource's scope — soft-deleted ones only with showDeleted — all-or-nothing where the
+   * driver can be; the documents it changed.
+   */
+  async modifyMany(ctx: CallScope | null, resource: Resource, filter: Filter, update: Update, options: ModifyManyOptions & { showDeleted?: boolean }): Promise<Change[]> {
+    const binding = this.bind(ctx, resource);
+    const { driver, target } = binding instanceof Promise ? await binding : binding;
+    const { showDeleted, ...rest } = options;
+    return driver.updateMany(target, this.scope(ctx, resource, { showDeleted, userFilter: filter }), update, rest);
   }
 
   async remove(ctx: CallScope | null, resource: Resource, lookup: Filter): Promise<boolean> {

@@ -38,13 +38,23 @@ export function duplicateFailure(config: Config, error: DuplicateKeyError): Http
 /** The HTTP method (src/methods/conditional.ts reads the request for the core). */
 export const patchItem = itemWriteMethod(patchInternal);
 
-/** Eve's patch_internal: the core that PATCH and server code (src/internal.ts) share. */
-export async function patchInternal(services: Services, ctx: CallScope, lookup: Filter, source: PayloadSource, precondition: Precondition): Promise<Reply> {
+/** What a caller that has loaded the original and checked If-Match already hands over (./patch-operators.ts). */
+export interface LoadedOriginal {
+  original: Doc;
+  /** The ETag the write must still match; undefined for an unconditional write. */
+  etag: string | undefined;
+}
+
+/**
+ * Eve's patch_internal: the core that PATCH and server code (src/internal.ts) share, and that a
+ * PATCH of plain fields on a resource with update operators ends in, `loaded` then given.
+ */
+export async function patchInternal(services: Services, ctx: CallScope, lookup: Filter, source: PayloadSource, precondition: Precondition, loaded?: LoadedOriginal): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
   const where = lookup;
-  const original = await loadOriginal(services.data, ctx, where);
-  const etag = requiredEtag(config, resource, original, precondition);
+  const original = loaded ? loaded.original : await loadOriginal(services.data, ctx, where);
+  const etag = loaded ? loaded.etag : requiredEtag(config, resource, original, precondition);
   const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);
   const changes = withoutKey(payload, resource.id_field);

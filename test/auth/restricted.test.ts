@@ -1,25 +1,13 @@
 // User-restricted resource access (AUTH_FIELD / auth_field): every read, edit, delete and
 // create acts on the caller's documents only, whichever way the request reaches them.
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { TokenAuth } from "../../src/auth/auth.ts";
 import { RequestContext } from "../../src/context.ts";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import type { Doc, Driver, Target } from "../../src/drivers/types.ts";
 import type { ResourceSettings, Settings } from "../../src/settings/types.ts";
 import { json, testApi, type TestApi } from "../support/api.ts";
+import { alice, bob, Users } from "../support/users.ts";
 
-/** Tokens name users; the check records who is calling, for auth_field. */
-class Users extends TokenAuth {
-  override checkAuth(token: string, _roles: string[], _resource: string | null, _method: string, ctx: RequestContext): boolean {
-    const user = ({ "alice-token": "alice", "bob-token": "bob" } as Record<string, string>)[token];
-    if (!user) return false;
-    ctx.setRequestAuthValue(user);
-    return true;
-  }
-}
-
-const alice = { Authorization: "Bearer alice-token" };
-const bob = { Authorization: "Bearer bob-token" };
 const writable = { resource_methods: ["GET", "POST", "DELETE"], item_methods: ["GET", "PATCH", "PUT", "DELETE"] } satisfies ResourceSettings;
 
 const settings: Settings = {
