@@ -49,8 +49,40 @@ function unkeptRule(operator: string, def: FieldSchema): string | undefined {
 
 const cannotKeep = (rule: string, operator: string) => `rule '${rule}' cannot be kept by ${operator}`;
 
+/**
+ * Why the operator cannot change a field of this definition at all, whatever its operand: the
+ * field's type, or a rule it could not keep; null when it can.
+ */
+export function fieldIssue(operator: string, def: FieldSchema): string | null {
+  const types = typesOf(def);
+  const only = (wanted: Set<string> | string) =>
+    types.size > 0 && [...types].every((type) => (typeof wanted === "string" ? type === wanted : wanted.has(type)));
+  switch (operator) {
+    case "$currentDate":
+      return types.has("datetime") ? null : MESSAGES.type(def.type);
+    case "$unset":
+      return def.required ? MESSAGES.required : null;
+    case "$inc":
+    case "$mul":
+      if (!only(NUMBER_TYPES)) return `${operator} needs a field of number type`;
+      break;
+    case "$push":
+    case "$addToSet":
+    case "$pull":
+      if (!only("list")) return `${operator} needs a field of list type`;
+      if (operator === "$pull" && def.empty === false) return cannotKeep("empty", operator);
+      break;
+    default:
+      return null;
+  }
+  const rule = unkeptRule(operator, def);
+  return rule ? cannotKeep(rule, operator) : null;
+}
+
 /** `now` is the time a $currentDate writes. */
 export function plan(operator: string, path: string, operand: unknown, def: FieldSchema, now: Date): OperandPlan {
+  const issue = fieldIssue(operator, def);
+  if (issue) return { issue };
   const types = typesOf(def);
   switch (operator) {
     case "$set":
@@ -58,29 +90,25 @@ export function plan(operator: string, path: string, operand: unknown, def: Fiel
     case "$max":
       return { values: [operand], rebuild: ([value]) => value };
     case "$currentDate":
-      if (!types.has("datetime")) return { issue: MESSAGES.type(def.type) };
       if (operand !== true && !(isPlainObject(operand) && Object.keys(operand).length === 1 && operand.$type === "date")) return { issue: 'must be true or {"$type": "date"}' };
       return { values: [now], rebuild: ([value]) => value };
     case "$unset":
-      return def.required ? { issue: MESSAGES.required } : { operand: "" };
+      return { operand: "" };
     case "$inc":
     case "$mul":
       return arithmetic(operator, path, operand, def, types);
     case "$push":
     case "$addToSet":
-      return growth(operator, path, operand, def, types);
+      return growth(operator, path, operand, def);
     case "$pull":
-      return pull(path, operand, def, types);
+      return pull(path, operand, def);
   }
   return { issue: "unknown update operator" };
 }
 
 function arithmetic(operator: "$inc" | "$mul", path: string, operand: unknown, def: FieldSchema, types: Set<string>): OperandPlan {
-  if (types.size === 0 || ![...types].every((type) => NUMBER_TYPES.has(type))) return { issue: `${operator} needs a field of number type` };
   const integral = types.has("integer") && !types.has("float") && !types.has("number");
   if (typeof operand !== "number" || !Number.isFinite(operand) || (integral && !Number.isInteger(operand))) return { issue: MESSAGES.type(integral ? "integer" : "number") };
-  const rule = unkeptRule(operator, def);
-  if (rule) return { issue: cannotKeep(rule, operator) };
   const guards = [kindGuard(operator, path, "number", MESSAGES.type(def.type))];
   // What a missing field becomes: the operand for $inc, 0 for $mul.
   const fresh = operator === "$inc" ? operand : 0;
@@ -130,10 +158,7 @@ function eachOf(operator: "$push" | "$addToSet", operand: unknown): { values: un
   return { values: operand.$each, modifiers };
 }
 
-function growth(operator: "$push" | "$addToSet", path: string, operand: unknown, def: FieldSchema, types: Set<string>): OperandPlan {
-  if (!types.has("list") || types.size !== 1) return { issue: `${operator} needs a field of list type` };
-  const rule = unkeptRule(operator, def);
-  if (rule) return { issue: cannotKeep(rule, operator) };
+function growth(operator: "$push" | "$addToSet", path: string, operand: unknown, def: FieldSchema): OperandPlan {
   const each = eachOf(operator, operand);
   if (typeof each === "string") return { issue: each };
   const guards = [kindGuard(operator, path, "array", MESSAGES.type("list"))];
@@ -166,10 +191,7 @@ function itemRules(def: FieldSchema): FieldSchema | null {
  * documents, a document of their fields' values or comparisons. Each value is checked as an
  * item (or as the item's field), so `$where`, `$expr` and the like never reach the store.
  */
-function pull(path: string, operand: unknown, def: FieldSchema, types: Set<string>): OperandPlan {
-  if (!types.has("list") || types.size !== 1) return { issue: "$pull needs a field of list type" };
-  const rule = unkeptRule("$pull", def) ?? (def.empty === false ? "empty" : undefined);
-  if (rule) return { issue: cannotKeep(rule, "$pull") };
+function pull(path: string, operand: unknown, def: FieldSchema): OperandPlan {
   const guards = [kindGuard("$pull", path, "array", MESSAGES.type("list"))];
   const items = itemRules(def);
   const condition = comparison(operand);

@@ -11,7 +11,7 @@ import type { FieldSchema, Schema } from "../settings/types.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { MESSAGES } from "./errors.ts";
 import { kindGuard, type Guard } from "./guards.ts";
-import { plan, typesOf, type OperandPlan } from "./operands.ts";
+import { fieldIssue, plan, typesOf, type OperandPlan } from "./operands.ts";
 import type { Issues, ResourceValidator, ValidationEnv } from "./types.ts";
 
 export interface ParsedOperators {
@@ -106,24 +106,53 @@ interface Planned {
   plan: OperandPlan;
 }
 
-export function compileOperators(resource: Resource, config: Config, validator: ResourceValidator, items: ResourceValidator, uniqueIndexed: ReadonlySet<string>): OperatorSchema {
-  const allowed = new Set<string>(resource.update_operators);
-  // Fields only everest writes: meta fields, the id, the owner.
+/** Fields only everest writes: meta fields, the id, the owner. */
+function reservedFields(resource: Resource, config: Config): Set<string> {
   const reserved = new Set([resource.id_field, config.ID_FIELD, config.ETAG, config.DATE_CREATED, config.LAST_UPDATED, config.DELETED, config.VERSION, config.LATEST_VERSION]);
   if (resource.auth_field) reserved.add(resource.auth_field);
+  return reserved;
+}
 
-  /** Why the client may not change this field with an operator; null when it may. */
-  function refusal(segments: string[], chain: FieldSchema[]): string | null {
-    if (reserved.has(segments[0]!) || chain.some((def) => def.readonly === true)) return MESSAGES.readonly;
-    if (chain.length === 0) return MESSAGES.unknown;
-    const types = typesOf(chain[chain.length - 1]!);
-    if (types.has("media")) return "media fields are sent as files, not with update operators";
-    if (chain.length === 1 && chain[0]!.unique === true && !uniqueIndexed.has(segments[0]!)) {
-      return "unique is kept for update operators only where the store keeps a unique index (see docs/updates.md)";
-    }
-    if (chain.slice(1).some((def) => def.unique === true)) return "unique is kept for update operators only on top-level fields";
-    return null;
+/** Why a client may not change the field of this path (definitions on the way) with an operator; null when it may. */
+function refusal(reserved: ReadonlySet<string>, uniqueIndexed: ReadonlySet<string>, segments: string[], chain: FieldSchema[]): string | null {
+  if (reserved.has(segments[0]!) || chain.some((def) => def.readonly === true)) return MESSAGES.readonly;
+  if (chain.length === 0) return MESSAGES.unknown;
+  const types = typesOf(chain[chain.length - 1]!);
+  if (types.has("media")) return "media fields are sent as files, not with update operators";
+  if (chain.length === 1 && chain[0]!.unique === true && !uniqueIndexed.has(segments[0]!)) {
+    return "unique is kept for update operators only where the store keeps a unique index (see docs/updates.md)";
   }
+  if (chain.slice(1).some((def) => def.unique === true)) return "unique is kept for update operators only on top-level fields";
+  return null;
+}
+
+/**
+ * The fields each of the resource's operators may change, as dotted paths with their
+ * definitions: what the OpenAPI document shows as an operator PATCH's body.
+ */
+export function operatorTargets(resource: Resource, config: Config, uniqueIndexed: ReadonlySet<string>): Map<string, Array<{ path: string; def: FieldSchema }>> {
+  const reserved = reservedFields(resource, config);
+  const paths: Array<{ segments: string[]; chain: FieldSchema[] }> = [];
+  const walk = (schema: Schema, segments: string[], chain: FieldSchema[]) => {
+    for (const [field, def] of Object.entries(schema)) {
+      if (!isPlainObject(def)) continue;
+      const next = { segments: [...segments, field], chain: [...chain, def] };
+      paths.push(next);
+      if (typesOf(def).has("dict") && isPlainObject(def.schema)) walk(def.schema as Schema, next.segments, next.chain);
+    }
+  };
+  walk(resource.schema, [], []);
+  const targets = new Map<string, Array<{ path: string; def: FieldSchema }>>();
+  for (const operator of resource.update_operators) {
+    const fit = paths.filter(({ segments, chain }) => refusal(reserved, uniqueIndexed, segments, chain) === null && fieldIssue(operator, chain[chain.length - 1]!) === null);
+    targets.set(operator, fit.map(({ segments, chain }) => ({ path: segments.join("."), def: chain[chain.length - 1]! })));
+  }
+  return targets;
+}
+
+export function compileOperators(resource: Resource, config: Config, validator: ResourceValidator, items: ResourceValidator, uniqueIndexed: ReadonlySet<string>): OperatorSchema {
+  const allowed = new Set<string>(resource.update_operators);
+  const reserved = reservedFields(resource, config);
 
   return {
     async parse(operators, env, now) {
@@ -144,7 +173,7 @@ export function compileOperators(resource: Resource, config: Config, validator: 
             fail(operator, path, MESSAGES.unknown);
             continue;
           }
-          const refused = refusal(segments, chain ?? []);
+          const refused = refusal(reserved, uniqueIndexed, segments, chain ?? []);
           // Two changes of one field, or of a field and a part of it, would have the store choose between them.
           const clash = taken.find((other) => other === path || other.startsWith(`${path}.`) || path.startsWith(`${other}.`));
           if (refused || clash !== undefined) {
