@@ -45,6 +45,9 @@ export type InternalArgs = Record<string, string | number | Record<string, unkno
 
 type Core = (services: Services, scope: CallScope, lookup: Filter) => Promise<Reply>;
 
+/** The methods of the opt-in writes, a module of their own (src/app.ts says why). */
+const optInWrites = () => import("./methods/opt-in-writes.ts");
+
 function idString(value: unknown): string {
   return value instanceof ObjectId ? objectIdHex(value) : String(value);
 }
@@ -68,7 +71,7 @@ export class InternalApi {
 
   patch(resource: string, lookup: Filter, updates: Doc, options: InternalOptions = {}): Promise<InternalReply> {
     // Update operators (docs/updates.md) are a module of their own, imported when a resource has them.
-    const core = async () => (this.services.config.DOMAIN[resource]?.update_operators.length ? (await import("./methods/opt-in-writes.ts")).operatorPatchInternal : patchInternal);
+    const core = async () => (this.services.config.DOMAIN[resource]?.update_operators.length ? (await optInWrites()).operatorPatchInternal : patchInternal);
     return this.call("PATCH", "item", resource, lookup, async (services, scope, typed) => (await core())(services, scope, typed, async () => updates, precondition(options)), options);
   }
 
@@ -84,6 +87,20 @@ export class InternalApi {
   /** Every document matching `lookup` (404 when none). */
   delete(resource: string, lookup: Filter = {}, options: Pick<InternalOptions, "on"> = {}): Promise<InternalReply> {
     return this.call("DELETE", "collection", resource, lookup, deleteInternal, options);
+  }
+
+  /**
+   * A PATCH by filter (docs/updates.md): every document matching `where` in the resource's
+   * scope gets `updates` (plain fields and, where the resource allows them, update operators),
+   * all checked first; no max-affected unless `maxAffected` is given.
+   */
+  patchWhere(resource: string, where: Filter, updates: Doc, options: Pick<InternalOptions, "on"> & { maxAffected?: number } = {}): Promise<InternalReply> {
+    return this.call("PATCH", "collection", resource, where, async (services, scope, typed) => (await optInWrites()).patchManyInternal(services, scope, typed, updates, options.maxAffected ?? null), options);
+  }
+
+  /** A DELETE by filter (docs/updates.md): every live document matching `where` in the resource's scope. */
+  deleteWhere(resource: string, where: Filter, options: Pick<InternalOptions, "on"> & { maxAffected?: number } = {}): Promise<InternalReply> {
+    return this.call("DELETE", "collection", resource, where, async (services, scope, typed) => (await optInWrites()).deleteManyInternal(services, scope, typed, options.maxAffected ?? null), options);
   }
 
   private async call(
