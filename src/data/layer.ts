@@ -177,10 +177,11 @@ export class DataLayer {
     return await driver.deleteOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }));
   }
 
-  async removeMany(ctx: CallScope | null, resource: Resource, filter: Filter): Promise<number> {
+  /** `ids`: only documents with one of these `_id`s (a write by filter deleting what it matched). */
+  async removeMany(ctx: CallScope | null, resource: Resource, filter: Filter, options?: { ids?: unknown[] }): Promise<number> {
     const binding = this.bind(ctx, resource);
     const { driver, target } = binding instanceof Promise ? await binding : binding;
-    return await driver.deleteMany(target, this.scope(ctx, resource, { showDeleted: true, userFilter: filter }));
+    return await driver.deleteMany(target, this.scope(ctx, resource, { showDeleted: true, userFilter: filter }), options);
   }
 
   /**

@@ -136,7 +136,8 @@ export interface Driver {
    */
   updateMany(target: Target, filter: Filter, update: Update, options?: ModifyManyOptions): Promise<Change[]>;
   deleteOne(target: Target, filter: Filter): Promise<boolean>;
-  deleteMany(target: Target, filter: Filter): Promise<number>;
+  /** Deletes every document matching filter (and with one of `ids`, when given); how many. */
+  deleteMany(target: Target, filter: Filter, options?: { ids?: unknown[] }): Promise<number>;
   aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]>;
   /** Idempotent; a unique index makes later writes that break it throw DuplicateKeyError. */
   createIndexes(target: Target, indexes: IndexSpec[]): Promise<void>;

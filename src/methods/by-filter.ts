@@ -62,11 +62,11 @@ async function matching(services: Services, ctx: CallScope, filter: Filter, limi
   return documents;
 }
 
-/** The answer: how many documents matched and were changed, and each one when they fit in a page. */
-async function summary(services: Services, ctx: CallScope, matched: number, done: "updated" | "deleted", items: Array<Doc | Promise<Doc>>): Promise<Reply> {
+/** The answer: how many documents matched and were changed, and each one (`item` makes its entry) when they fit in a page. */
+async function summary<T>(services: Services, ctx: CallScope, matched: number, done: "updated" | "deleted", changed: T[], item: (each: T) => Doc | Promise<Doc>): Promise<Reply> {
   const config = services.config;
-  const body: Doc = { [config.STATUS]: config.STATUS_OK, [config.META]: { matched, [done]: items.length } };
-  if (items.length <= ctx.resource!.pagination_limit) body[config.ITEMS] = await Promise.all(items);
+  const body: Doc = { [config.STATUS]: config.STATUS_OK, [config.META]: { matched, [done]: changed.length } };
+  if (changed.length <= ctx.resource!.pagination_limit) body[config.ITEMS] = await Promise.all(changed.map(item));
   return { status: 200, body };
 }
 
@@ -102,7 +102,7 @@ export async function patchManyInternal(services: Services, ctx: CallScope, filt
   if (resource.id_field in plain) throw immutableIdError(resource.id_field);
   if (resource.auth_field && resource.auth_field in plain && ctx.requestAuthValue != null) plain[resource.auth_field] = ctx.requestAuthValue;
   const originals = await matching(services, ctx, filter, limit);
-  if (originals.length === 0) return summary(services, ctx, 0, "updated", []);
+  if (originals.length === 0) return summary(services, ctx, 0, "updated", [], () => ({}));
 
   const time = now();
   const one = originals.length === 1 ? originals[0] : undefined;
@@ -150,7 +150,7 @@ export async function patchManyInternal(services: Services, ctx: CallScope, filt
     throw error;
   }
   for (const change of changes) await afterChange(services, ctx, resource, update, updates, change);
-  return summary(services, ctx, originals.length, "updated", changes.map((change) => writeResponse(services, ctx, resource, change.after)));
+  return summary(services, ctx, originals.length, "updated", changes, (change) => writeResponse(services, ctx, resource, change.after));
 }
 
 /**
@@ -182,7 +182,7 @@ export async function deleteManyInternal(services: Services, ctx: CallScope, fil
   const onDeleteResource = services.hooks.emitForResource("on_delete_resource", resource.name);
   if (onDeleteResource) await onDeleteResource;
   const originals = await matching(services, ctx, filter, limit);
-  if (originals.length === 0) return summary(services, ctx, 0, "deleted", []);
+  if (originals.length === 0) return summary(services, ctx, 0, "deleted", [], () => ({}));
   const onOriginals = services.hooks.emitForResource("on_delete_resource_originals", resource.name, originals, filter);
   if (onOriginals) await onOriginals;
   const ids = originals.map((original) => original._id);
@@ -198,7 +198,7 @@ export async function deleteManyInternal(services: Services, ctx: CallScope, fil
     }
     gone = changes.map((change) => change.before);
   } else {
-    const removed = await services.data.removeMany(ctx, resource, combineFilters(filter, { _id: { $in: ids } }));
+    const removed = await services.data.removeMany(ctx, resource, filter, { ids });
     // A document another writer changed out of the filter meanwhile is still there: its files stay too.
     const kept = removed === originals.length ? [] : (await services.data.find(ctx, resource, { filter: { _id: { $in: ids } }, showDeleted: true, count: false })).documents;
     const left = new Set(kept.map((document) => String(document._id)));
@@ -208,5 +208,5 @@ export async function deleteManyInternal(services: Services, ctx: CallScope, fil
   }
   const onDeletedResource = services.hooks.emitForResource("on_deleted_resource", resource.name);
   if (onDeletedResource) await onDeletedResource;
-  return summary(services, ctx, originals.length, "deleted", gone.map((document) => ({ [resource.id_field]: document[resource.id_field] })));
+  return summary(services, ctx, originals.length, "deleted", gone, (document) => ({ [resource.id_field]: document[resource.id_field] }));
 }

@@ -48,6 +48,7 @@ export function modifyContract(driver: () => Driver, target: () => Target, optio
       ["$unset", { $unset: { name: "", "sub.count": "" } }, { sub: {} }],
       ["$inc", { $inc: { n: 5, "sub.count": -1, fresh: 3 } }, { n: 15, sub: { count: 0 }, fresh: 3 }],
       ["$mul", { $mul: { n: 3, x: 2 } }, { n: 30, x: 5 }],
+      ["$inc and $mul of missing fields, beside $set", { $inc: { a: 2 }, $mul: { b: 5 }, $set: { name: "c" } }, { a: 2, b: 0, name: "c" }],
       ["$min", { $min: { n: 4, when: new Date("2019-01-01T00:00:00Z") } }, { n: 4, when: new Date("2019-01-01T00:00:00Z") }],
       ["$min keeping a lower value", { $min: { n: 40 } }, { n: 10 }],
       ["$max", { $max: { n: 40, name: "z" } }, { n: 40, name: "z" }],
@@ -134,6 +135,14 @@ export function modifyContract(driver: () => Driver, target: () => Target, optio
       expect(changes.map((c) => c.after.i)).toEqual([0, 2]);
       expect((await stored(t, ids[1]))!.picked).toBeUndefined();
       expect((await stored(t, ids[4]))!.picked).toBeUndefined();
+    });
+
+    it("deleteMany with ids deletes only those that also match the filter", async () => {
+      const t = await seeded(docs());
+      expect(await driver().deleteMany(t, { group: "a" }, { ids: [ids[0], ids[2], ids[4], new ObjectId()] })).toBe(2);
+      expect((await driver().find(t, { filter: {}, sort: [["i", 1]] })).map((d) => d.i)).toEqual([1, 3, 4]);
+      expect(await driver().deleteMany(t, {}, { ids: [ids[1]] })).toBe(1);
+      expect(await driver().count(t, {})).toBe(2);
     });
 
     it("writes nothing when a matching document does not meet the requirement, and names it", async () => {

@@ -73,8 +73,8 @@ class ScopedDriver implements Driver {
   deleteOne(target: Target, filter: Filter): Promise<boolean> {
     return this.inner.then((d) => d.deleteOne(this.scope(target), filter));
   }
-  deleteMany(target: Target, filter: Filter): Promise<number> {
-    return this.inner.then((d) => d.deleteMany(this.scope(target), filter));
+  deleteMany(target: Target, filter: Filter, options?: { ids?: unknown[] }): Promise<number> {
+    return this.inner.then((d) => d.deleteMany(this.scope(target), filter, options));
   }
   aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]> {
     return this.inner.then((d) => d.aggregate(this.scope(target), pipeline));

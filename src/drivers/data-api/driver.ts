@@ -149,8 +149,8 @@ export class DataApiDriver implements Driver {
     return count(result, "deletedCount") > 0;
   }
 
-  async deleteMany(target: Target, filter: Filter): Promise<number> {
-    const result = await this.call("deleteMany", { ...this.target(target), filter });
+  async deleteMany(target: Target, filter: Filter, options: { ids?: unknown[] } = {}): Promise<number> {
+    const result = await this.call("deleteMany", { ...this.target(target), filter: options.ids ? { $and: [filter, { _id: { $in: options.ids } }] } : filter });
     return count(result, "deletedCount");
   }
 

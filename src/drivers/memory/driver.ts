@@ -29,7 +29,7 @@ import { Databases } from "./databases.ts";
 import type { Stored } from "./document-table.ts";
 import type { Journal, JournalRecord } from "./journal.ts";
 import { memoryMediaStore } from "./media.ts";
-import { idKeys, modifiedCopy, requirement } from "./modify.ts";
+import { idKeys, modifiedCopies, requirement } from "./modify.ts";
 import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
 import { copyDocument, copyValue, shallowCopy, valueKey } from "./values.ts";
 
@@ -167,9 +167,9 @@ export class MemoryDriver implements Driver {
     if (!collection || !stored) return null;
     const before = stored.doc;
     if (!(requirement(options.require)?.(before) ?? true)) throw new UnmetRequirementError([copyDocument(before)]);
-    const next = modifiedCopy(before, update, options.stamp);
-    const storing = this.store(target, collection, stored, next);
-    const change = { before: copyDocument(before), after: copyDocument(next) };
+    const [next] = modifiedCopies([before], update, options.stamp);
+    const storing = this.store(target, collection, stored, next!);
+    const change = { before: copyDocument(before), after: copyDocument(next!) };
     if (storing) await storing;
     return change;
   }
@@ -180,17 +180,13 @@ export class MemoryDriver implements Driver {
     const opened = opening instanceof Promise ? await opening : opening;
     const collection = opened.collection;
     if (!collection) return [];
-    const only = idKeys(options.ids);
-    // Limited to ids (a write by filter names what it validated): a probe per id, not a scan.
-    const probing = only && opened.id === undefined;
-    const found = withMingo(() => (probing ? [...only].flatMap((key) => collection.probeKey(key, opened.test)) : [...this.matching(opened, filter, true)]));
-    const matches = probing ? found.sort((a, b) => a.seq - b.seq) : only ? found.filter((stored) => only.has(stored.key)) : found;
+    const matches = withMingo(() => this.within(collection, opened, filter, idKeys(options.ids)));
     const meets = requirement(options.require);
     const unmet = meets ? matches.filter((stored) => !meets(stored.doc)) : [];
     if (unmet.length > 0) throw new UnmetRequirementError(unmet.map((stored) => copyDocument(stored.doc)));
     if (matches.length === 0) return [];
     const befores = matches.map((stored) => stored.doc);
-    const nexts = befores.map((doc) => modifiedCopy(doc, update, options.stamp));
+    const nexts = modifiedCopies(befores, update, options.stamp);
     const line = this.encode(() => ({ op: "replaceMany", db: this.databaseName(target), coll: target.collection, docs: nexts }));
     collection.replaceInOrder(matches, nexts);
     const changes = befores.map((before, i) => ({ before: copyDocument(before), after: copyDocument(nexts[i]!) }));
@@ -212,13 +208,13 @@ export class MemoryDriver implements Driver {
     return true;
   }
 
-  async deleteMany(target: Target, filter: Filter): Promise<number> {
+  async deleteMany(target: Target, filter: Filter, options: { ids?: unknown[] } = {}): Promise<number> {
     const opening = this.open(target, filter);
     const opened = opening instanceof Promise ? await opening : opening;
     const collection = opened.collection;
     if (!collection) return 0;
     const db = this.databaseName(target);
-    if (Object.keys(filter).length === 0) {
+    if (Object.keys(filter).length === 0 && !options.ids) {
       const count = collection.size;
       if (count === 0) return 0;
       const line = this.encode(() => ({ op: "clear", db, coll: target.collection }));
@@ -227,7 +223,7 @@ export class MemoryDriver implements Driver {
       if (committing) await committing;
       return count;
     }
-    const doomed = withMingo(() => [...this.matching(opened, filter, false)]);
+    const doomed = withMingo(() => this.within(collection, opened, filter, idKeys(options.ids)));
     if (doomed.length === 0) return 0;
     const line = this.encode(() => ({ op: "delete", db, coll: target.collection, ids: doomed.map((stored) => stored.doc._id) }));
     for (const stored of doomed) collection.remove(stored);
@@ -351,6 +347,16 @@ export class MemoryDriver implements Driver {
     if (id === undefined) return collection.matching(filter, test, ordered);
     const stored = collection.probe(id, test);
     return stored ? [stored] : [];
+  }
+
+  /**
+   * The stored documents passing the filter, in natural order; limited to `only` (valueKeys of
+   * `_id`s, a write by filter naming what it checked) with a probe per id, not a scan.
+   */
+  private within(collection: Collection, opened: Opened, filter: Filter, only: Set<string> | null): Stored[] {
+    if (!only) return [...this.matching(opened, filter, true)];
+    if (opened.id !== undefined) return [...this.matching(opened, filter, true)].filter((stored) => only.has(stored.key));
+    return [...only].flatMap((key) => collection.probeKey(key, opened.test)).sort((a, b) => a.seq - b.seq);
   }
 
   private firstMatch(opened: Opened, filter: Filter): Stored | undefined {

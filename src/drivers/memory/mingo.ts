@@ -11,7 +11,7 @@ import * as projection from "mingo/operators/projection";
 import * as query from "mingo/operators/query";
 import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
-import { update, type Modifier } from "mingo/updater";
+import { update, updateMany, type Modifier } from "mingo/updater";
 import { MingoError } from "mingo/util";
 import { ObjectId } from "bson";
 import { InvalidQueryError, type Doc, type Filter, type Projection } from "../types.ts";
@@ -264,23 +264,38 @@ export function cursor(docs: Doc[], fields?: Projection): Cursor<Doc> {
 }
 
 /**
- * `$set`/`$unset` of top-level fields only (a PATCH of plain fields), applied without mingo,
- * whose updater builds a fresh operator context per call; null for anything else. A field
- * counts as changed as mingo counts it: its value is not equal (valueKey) to the old one.
- * Every write of a document goes through here: it reads the modifier in place, with no copies
- * of its parts or lists of their keys.
+ * `$set`/`$unset` of top-level fields only (a PATCH of plain fields), and `$inc`/`$mul` of
+ * top-level numbers (a counter's update operator PATCH), applied without mingo, whose updater
+ * builds a fresh operator context per call; null for anything else, the document untouched.
+ * A field counts as changed as mingo counts it: its value is not equal (valueKey) to the old
+ * one. Every write of a document goes through here: it reads the modifier in place, with no
+ * copies of its parts or lists of their keys.
  */
 function setTopLevel(doc: Doc, modifier: Record<string, unknown>): string[] | null {
-  let $set: Doc = {};
-  let $unset: Doc = {};
+  let $set: Doc = NONE;
+  let $unset: Doc = NONE;
+  let $inc: Doc = NONE;
+  let $mul: Doc = NONE;
   for (const operator in modifier) {
     if (operator === "$set") $set = modifier.$set as Doc;
     else if (operator === "$unset") $unset = modifier.$unset as Doc;
+    else if (operator === "$inc") $inc = modifier.$inc as Doc;
+    else if (operator === "$mul") $mul = modifier.$mul as Doc;
     else return null;
   }
-  // Dotted paths, operators, prototype keys and conflicts between $set and $unset are mingo's to handle (or refuse).
+  // Dotted paths, operators, prototype keys, conflicts between operators and arithmetic on what
+  // is not a number are mingo's to handle (or refuse).
   for (const field in $set) if (!plainField(field)) return null;
   for (const field in $unset) if (!plainField(field) || Object.hasOwn($set, field)) return null;
+  if ($inc !== NONE || $mul !== NONE) {
+    for (const arithmetic of [$inc, $mul]) {
+      for (const field in arithmetic) {
+        const stored = Object.hasOwn(doc, field) ? doc[field] : 0;
+        const taken = Object.hasOwn($set, field) || Object.hasOwn($unset, field) || (arithmetic === $mul && Object.hasOwn($inc, field));
+        if (!plainField(field) || taken || typeof stored !== "number" || typeof arithmetic[field] !== "number") return null;
+      }
+    }
+  }
   const changed: string[] = [];
   for (const field in $set) {
     const value = $set[field];
@@ -293,7 +308,18 @@ function setTopLevel(doc: Doc, modifier: Record<string, unknown>): string[] | nu
     delete doc[field];
     changed.push(field);
   }
+  // As MongoDB: a missing field becomes the increment, or 0 for a multiplication.
+  for (const field in $inc) changed.push(...arithmeticSet(doc, field, ((doc[field] as number | undefined) ?? 0) + ($inc[field] as number)));
+  for (const field in $mul) changed.push(...arithmeticSet(doc, field, ((doc[field] as number | undefined) ?? 0) * ($mul[field] as number)));
   return changed;
+}
+
+const NONE: Doc = Object.freeze({});
+
+function arithmeticSet(doc: Doc, field: string, value: number): string[] {
+  if (Object.hasOwn(doc, field) && sameValue(doc[field], value)) return [];
+  doc[field] = value;
+  return [field];
 }
 
 const plainField = (field: string) => !field.includes(".") && !field.startsWith("$") && field !== "__proto__";
@@ -327,6 +353,27 @@ export function updatedCopy(doc: Doc, modifier: Record<string, unknown>): { next
   if (changed) return { next: shallow, changed };
   const next = copyDocument(doc);
   return { next, changed: mingoUpdate(next, modifier) };
+}
+
+/**
+ * What an update makes of each of several stored documents, which are left as they were: as
+ * updatedCopy, with mingo's updater, where it is needed, set up once for all the documents that
+ * need it (its context is the dearer part of a small document's update).
+ */
+export function updatedCopies(docs: Doc[], modifier: Record<string, unknown>): Doc[] {
+  const next: Doc[] = [];
+  const rest: number[] = [];
+  docs.forEach((doc, i) => {
+    const shallow = shallowCopy(doc);
+    if (setTopLevel(shallow, modifier)) next[i] = shallow;
+    else rest.push(i);
+  });
+  if (rest.length > 0) {
+    const copies = rest.map((i) => copyDocument(docs[i]!));
+    updateMany(copies, {}, modifier as Modifier<Doc>, { cloneMode: "none" }, OPTIONS);
+    rest.forEach((i, at) => (next[i] = copies[at]!));
+  }
+  return next;
 }
 
 /** Runs a pipeline; loadFor({pipeline}) must have been awaited. */

@@ -181,9 +181,9 @@ export class MongoDriver implements Driver {
     return result.deletedCount > 0;
   }
 
-  async deleteMany(target: Target, filter: Filter): Promise<number> {
+  async deleteMany(target: Target, filter: Filter, options: { ids?: unknown[] } = {}): Promise<number> {
     const collection = await this.collection(target);
-    const result = await run(() => collection.deleteMany(filter));
+    const result = await run(() => collection.deleteMany(options.ids ? { $and: [filter, { _id: { $in: options.ids } }] } : filter));
     return result.deletedCount;
   }
 

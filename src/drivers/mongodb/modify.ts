@@ -9,7 +9,7 @@
 import { deserialize, serialize } from "bson";
 import type { ClientSession, Collection, Document, MongoClient } from "mongodb";
 import { DatabaseUnavailableError, UnmetRequirementError, type Change, type Doc, type Filter, type ModifyManyOptions, type ModifyOptions, type Update } from "../types.ts";
-import { modifiedCopy, requirement } from "../memory/modify.ts";
+import { modifiedCopies, requirement } from "../memory/modify.ts";
 import { valueKey } from "../memory/values.ts";
 import { translateError } from "./errors.ts";
 
@@ -49,7 +49,7 @@ function serverUpdate(update: Update, stamp: ModifyOptions["stamp"]): { update: 
  * MongoDB's for the updates the core sends), the server's ETag value already in the update.
  */
 function after(before: Doc, update: Doc): Doc {
-  return modifiedCopy(before, update as Update, undefined);
+  return modifiedCopies([before], update as Update, undefined)[0]!;
 }
 
 export async function findOneAndUpdate(collection: Collection<Doc>, filter: Filter, update: Update, options: ModifyOptions): Promise<Change | null> {

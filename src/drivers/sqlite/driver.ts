@@ -151,7 +151,8 @@ export class SqliteDriver implements Driver {
     throw unavailable(new Error("the document kept changing while it was being deleted"));
   }
 
-  async deleteMany(target: Target, filter: Filter): Promise<number> {
+  async deleteMany(target: Target, givenFilter: Filter, options: { ids?: unknown[] } = {}): Promise<number> {
+    const filter = options.ids ? { $and: [givenFilter, { _id: { $in: options.ids } }] } : givenFilter;
     const test = await this.compile(filter);
     const where = translateFilter(filter, await this.hint(target));
     if (where.exact) return this.change(target, { sql: `DELETE FROM ${this.table(target)} WHERE ${where.sql}`, params: where.params });

@@ -6,7 +6,7 @@
 // batch that changes each only if it still holds the text that was read, and that fails as a
 // whole (a CHECK on a guard table) if any did not; it is then tried again on fresh rows.
 import { UnmetRequirementError, type Change, type Doc, type Filter, type ModifyManyOptions, type Update } from "../types.ts";
-import { modifiedCopy, requirement } from "../memory/modify.ts";
+import { modifiedCopies, requirement } from "../memory/modify.ts";
 import { decodeDocument, encodeDocument } from "./codec.ts";
 import { SqlError, unavailable, type Row, type SqlPort, type Statement } from "./port.ts";
 import { selection, type Match, type Test } from "./select.ts";
@@ -43,8 +43,9 @@ function plan(matches: Match[], update: Update, options: ModifyManyOptions): Pla
   const meets = requirement(options.require);
   const unmet = meets ? matches.filter((match) => !meets(match.doc)) : [];
   if (unmet.length > 0) throw new UnmetRequirementError(unmet.map((match) => match.doc));
+  const afters = modifiedCopies(matches.map((match) => match.doc), update, options.stamp);
   // `before` decoded afresh: the new document may share values with the one it was made from.
-  const changes = matches.map((match) => ({ before: decodeDocument(match.text), after: modifiedCopy(match.doc, update, options.stamp) }));
+  const changes = matches.map((match, i) => ({ before: decodeDocument(match.text), after: afters[i]! }));
   return { changes, encoded: changes.map((change) => encodeDocument(change.after)) };
 }
 
