@@ -60,6 +60,8 @@ export class SqliteDriver implements Driver {
   private readonly tables = new Map<string, Promise<void>>();
   /** Per table, the fields with expression indexes, read once from `_everest_indexes`. */
   private readonly hints = new Map<string, Promise<IndexHint>>();
+  /** The atomic updates waiting for their turn on a port without transactions (modify.ts). */
+  private readonly turns = new Map<string, Promise<unknown>>();
   private closed = false;
 
   private constructor(
@@ -299,6 +301,7 @@ export class SqliteDriver implements Driver {
     if (options.require) await this.compile(options.require);
     const host = {
       port: this.port,
+      turns: this.turns,
       table: this.table(target),
       hint: await this.hint(target),
       read: (statement: Statement) => this.read(target, statement),

@@ -4,12 +4,14 @@
 // transaction holding the write lock from its first read, so another process on the file can
 // neither slip a write in nor make it retry. D1 has none: the rows are read, then written in one
 // batch that changes each only if it still holds the text that was read, and that fails as a
-// whole (a CHECK on a guard table) if any did not; it is then tried again on fresh rows.
+// whole (a CHECK on a guard table) if any did not; it is then tried again on fresh rows. Writes
+// of one document from this process take turns, so retries are only ever for writers elsewhere.
+import { ObjectId } from "bson";
 import { UnmetRequirementError, type Change, type Doc, type Filter, type ModifyManyOptions, type Update } from "../types.ts";
 import { modifiedCopies, requirement } from "../memory/modify.ts";
-import { decodeDocument, encodeDocument } from "./codec.ts";
+import { decodeDocument, encodeDocument, idKey } from "./codec.ts";
 import { SqlError, unavailable, type Row, type SqlPort, type Statement } from "./port.ts";
-import { selection, type Match, type Test } from "./select.ts";
+import { selection, type Match, type Selection, type Test } from "./select.ts";
 import type { IndexHint } from "./translate.ts";
 
 /** The table a batch's check writes to: its CHECK fails when a row was changed by another writer. */
@@ -17,14 +19,16 @@ export const GUARD_TABLE = "_everest_guard";
 const GUARD = "everest_unchanged";
 export const GUARD_SCHEMA: Statement = { sql: `CREATE TABLE IF NOT EXISTS ${GUARD_TABLE} (ok INTEGER NOT NULL CONSTRAINT ${GUARD} CHECK (ok = 1))`, params: [] };
 
-/** Attempts of a D1 write whose rows other writers kept changing, and the most it waits between two. */
+/** Attempts of a D1 write whose rows writers elsewhere kept changing, and the most it waits between two. */
 const ATTEMPTS = 50;
-const MAX_PAUSE_MS = 40;
+const MAX_PAUSE_MS = 100;
 /** Characters of row text per statement of a D1 batch, well inside D1's limit on a bound value. */
 const CHUNK_CHARS = 400_000;
 
 export interface ModifyHost {
   port: SqlPort;
+  /** The writes waited for by key (a document, or a table), without transactions (inTurn). */
+  turns: Map<string, Promise<unknown>>;
   /** The collection's table, as an SQL identifier. */
   table: string;
   hint: IndexHint;
@@ -80,6 +84,29 @@ export async function modifyRows(host: ModifyHost, filter: Filter, test: Test, u
       encoded,
     );
   }
+  // One writer of a document (of the table, for a write not by _id) at a time from this
+  // process: retries are for writers elsewhere, which would otherwise be outrun by those here.
+  const id = filter._id;
+  const key = id !== undefined && (typeof id !== "object" || id instanceof ObjectId) ? `${host.table}\u0000${idKey(id)}` : host.table;
+  return inTurn(host.turns, key, () => compareAndSwap(host, rows, test, update, options, one));
+}
+
+/** Runs `work` once every earlier work of the same key has settled. */
+function inTurn<T>(turns: Map<string, Promise<unknown>>, key: string, work: () => Promise<T>): Promise<T> {
+  const running = (turns.get(key) ?? Promise.resolve()).then(work, work);
+  const settled = running.then(
+    () => undefined,
+    () => undefined,
+  );
+  turns.set(key, settled);
+  void settled.then(() => {
+    if (turns.get(key) === settled) turns.delete(key);
+  });
+  return running;
+}
+
+/** The rows read, then written in one batch only where each still holds what was read; again on fresh rows when not. */
+async function compareAndSwap(host: ModifyHost, rows: Selection, test: Test, update: Update, options: ModifyManyOptions, one: boolean): Promise<Change[]> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     let matches: Match[];
     try {
