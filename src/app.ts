@@ -145,7 +145,7 @@ export class App {
       this.accessLog = import("./access-log.ts").then(({ formatAccessLine }) => (entry: AccessEntry) => write(formatAccessLine(accessFormat, entry)));
     }
     this.pool = new DriverPool(this.config, options.services, options.driver);
-    this.data = new DataLayer(this.config, this.pool);
+    this.data = new DataLayer(this.config, this.pool, this.logger);
     this.access = new AccessControl(this.config, options.rateLimitStore ?? new MemoryRateLimitStore());
     // Media before versioning: deleting a document's files needs its versions still stored.
     this.features = new FeaturePipeline([
@@ -177,11 +177,12 @@ export class App {
   /**
    * Opens the database of every db prefix now, so one that cannot be opened (a damaged or
    * locked journal, a missing package, a runtime without the sockets it needs) stops start-up
-   * instead of failing every request.
+   * instead of failing every request; and builds every resource's indexes, so an index the
+   * stored documents break is reported at start-up.
    */
   async open(): Promise<void> {
-    const prefixes = new Set<string | null>([null, ...Object.values(this.config.DOMAIN).map((resource) => resource.db_prefix)]);
-    await Promise.all([...prefixes].map((prefix) => this.pool.get(prefix)));
+    // Binding a resource opens the database of its db_prefix.
+    await Promise.all([this.pool.get(null), ...Object.values(this.config.DOMAIN).map((resource) => this.data.bind(null, resource))]);
   }
 
   /** The generator is loaded on first use, so that deployments that never serve it do not load it. */

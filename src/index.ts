@@ -6,6 +6,7 @@ export { HttpError, abort } from "./errors.ts";
 export { Hooks, type HookCallback } from "./events/hooks.ts";
 export type { Settings, ResourceSettings, FieldSchema, FieldType, Schema, HttpMethod, DataRelation, CustomRules, CustomTypes, PrefixedDatabaseSetting } from "./settings/types.ts";
 export type { Config, Resource } from "./settings/normalize.ts";
+export type { FieldAccessHook, FieldAccessRequest } from "./settings/field-rules.ts";
 export type { Driver, Doc, Filter, Sort, Projection, Target, FindQuery, Update, IndexSpec, MediaStore, MediaFile, RuntimeServices, FileAccess, FileReplacement, FileLock } from "./drivers/types.ts";
 export { DuplicateKeyError, DatabaseUnavailableError, InvalidQueryError, FileLockedError } from "./drivers/types.ts";
 export type { DocumentFeature } from "./features/pipeline.ts";

@@ -33,7 +33,8 @@ export interface InternalReply {
 export interface InternalOptions {
   /**
    * The request the call is made for (a hook's or a custom route's): its auth value (so
-   * user-restricted access holds), database prefix, user and client address apply.
+   * user-restricted access holds), database prefix, user, roles (so field rules hold) and
+   * client address apply. Without it the call may read and write every field.
    */
   on?: CallScope;
   /** Writes are unconditional unless given the ETag to match, as `If-Match` would be. */
@@ -151,6 +152,11 @@ export class InternalApi {
       scope.requestAuthValue = on.requestAuthValue;
       scope.dbPrefix = on.dbPrefix;
       scope.user = on.user;
+      scope.roles = on.roles;
+      scope.unrestricted = on.unrestricted;
+    } else {
+      // Server code acting on its own reads and writes every field (docs/contracts.md §4).
+      scope.unrestricted = true;
     }
     return scope;
   }

@@ -26,6 +26,8 @@ export interface ScopeInit {
   rendered?: boolean;
 }
 
+const NO_ROLES: readonly string[] = Object.freeze([]);
+
 export class CallScope {
   /** The method to execute: the request's, or X-HTTP-Method-Override's on a POST. */
   method: string;
@@ -44,8 +46,18 @@ export class CallScope {
   requestAuthValue: unknown = undefined;
   /** Set by an auth check: undefined = resource default, null = default database. */
   dbPrefix: string | null | undefined = undefined;
-  /** The authenticated user or token, for OPLOG_AUDIT. */
+  /** The authenticated user or token, for OPLOG_AUDIT and field rules' `field_access`. */
   user: string | null = null;
+  /**
+   * Set by an auth check: the roles of the account that authenticated, which field rules
+   * (`allowed_read_roles` / `allowed_write_roles` in a field's definition) are checked against.
+   */
+  roles: readonly string[] = NO_ROLES;
+  /**
+   * Server code acting on its own (src/internal.ts without `on:`): every field is readable and
+   * writable, whatever the field rules say. Never true for a request.
+   */
+  unrestricted = false;
   #clientIp: string | null | (() => string | null);
 
   constructor(init: ScopeInit) {
@@ -73,5 +85,11 @@ export class CallScope {
 
   setDbPrefix(prefix: string | null): void {
     this.dbPrefix = prefix;
+  }
+
+  /** The caller's roles, for a custom auth check (the built-in ones set them from their accounts). */
+  setRequestRoles(roles: readonly string[]): void {
+    // A frozen list (the built-in auth classes freeze their accounts' once) is kept as it is.
+    this.roles = Object.isFrozen(roles) ? roles : Object.freeze([...roles]);
   }
 }

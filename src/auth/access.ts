@@ -8,16 +8,20 @@ import { HttpError } from "../errors.ts";
 import { enforceRateLimit, type RateLimitStore } from "../ratelimit/index.ts";
 import { SCHEMA_GROUP } from "../routing/router.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { Auth } from "./auth.ts";
+// The type only: an API without authentication never loads the auth classes (its settings
+// import them when it has any), which keeps them out of a Worker's bundle.
+import type { Auth } from "./auth.ts";
 
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-/** An `AUTH` / `authentication` setting → the one instance every request shares. */
+/**
+ * An `AUTH` / `authentication` setting → the one instance every request shares. An instance is
+ * recognised by its methods, not by instanceof, which an Auth from another copy of everest (a
+ * bundled settings module) would fail.
+ */
 function instantiate(value: unknown, setting: string): Auth | null {
   if (value === null || value === undefined || value === false) return null;
-  if (value instanceof Auth) return value;
   if (typeof value === "function") return instantiate(new (value as new () => unknown)(), setting);
-  // An Auth from another copy of everest (a bundled settings module) fails instanceof.
   if (typeof value === "object" && typeof (value as Auth).authorized === "function" && typeof (value as Auth).authenticate === "function") {
     return value as Auth;
   }
@@ -145,15 +149,16 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a === b || (a !== null && b !== null && typeof a === "object" && typeof b === "object" && String(a) === String(b));
 }
 
-/** Equality conditions on `field` in a filter and in the `$and`s it nests. */
-function equalityConditions(filter: Filter, field: string): unknown[] {
+/**
+ * The conditions on `field` in a filter and in the `$and`s it nests, as Eve's
+ * get_value_from_query finds them: whatever the condition is, a value or operators.
+ */
+function conditionsOn(filter: Filter, field: string): unknown[] {
   const found: unknown[] = [];
   for (const [key, value] of Object.entries(filter)) {
-    if (key === field) {
-      const isOperator = value !== null && typeof value === "object" && Object.keys(value).some((k) => k.startsWith("$"));
-      if (!isOperator) found.push(value);
-    } else if (key === "$and" && Array.isArray(value)) {
-      for (const part of value) if (part && typeof part === "object") found.push(...equalityConditions(part as Filter, field));
+    if (key === field) found.push(value);
+    else if (key === "$and" && Array.isArray(value)) {
+      for (const part of value) if (part && typeof part === "object") found.push(...conditionsOn(part as Filter, field));
     }
   }
   return found;
@@ -161,8 +166,10 @@ function equalityConditions(filter: Filter, field: string): unknown[] {
 
 /**
  * User-restricted access: `{auth_field: value}` for a request whose auth check set a value,
- * unless the method is public on this endpoint (Eve's `auth_field_and_value`). A query that
- * asks for another user's value is refused with 401, as Eve does.
+ * unless the method is public on this endpoint (Eve's `auth_field_and_value`). A query or a
+ * datasource filter with any other condition on the field — another user's value, or an
+ * operator such as `{$exists: true}` — is refused with Eve's 401 (eve/io/base.py
+ * `_datasource_ex`), rather than ANDed into a query that could only come back empty.
  */
 export function authFieldFilter(ctx: CallScope, resource: Resource, query?: Filter): Filter | null {
   const field = resource.auth_field;
@@ -170,7 +177,8 @@ export function authFieldFilter(ctx: CallScope, resource: Resource, query?: Filt
   if (!field || value === undefined || value === null || value === "") return null;
   const publicMethods = ctx.endpoint.kind === "collection" ? resource.public_methods : resource.public_item_methods;
   if (isPublic(publicMethods, ctx.method)) return null;
-  if (query && equalityConditions(query, field).some((asked) => !sameValue(asked, value))) {
+  const conditions = [...(query ? conditionsOn(query, field) : []), ...(resource.datasource.filter ? conditionsOn(resource.datasource.filter, field) : [])];
+  if (conditions.some((asked) => !sameValue(asked, value))) {
     throw new HttpError(401, "Incompatible User-Restricted Resource request.");
   }
   return { [field]: value };

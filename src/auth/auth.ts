@@ -26,6 +26,20 @@ export function rolesAllow(allowedRoles: readonly string[], roles: readonly stri
   return allowedRoles.length === 0 || (roles ?? []).some((role) => allowedRoles.includes(role));
 }
 
+/**
+ * An account whose credentials matched: its roles become the request's (field rules are checked
+ * against them, docs/auth.md), and it passes when they allow the endpoint.
+ */
+function accountAllowed(ctx: RequestContext, allowedRoles: readonly string[], roles: readonly string[] | undefined): boolean {
+  ctx.setRequestRoles(roles ?? []);
+  return rolesAllow(allowedRoles, roles);
+}
+
+/** The accounts a class is given, each with its roles frozen once (the request keeps them as they are). */
+function accounts<T extends { roles?: string[] }>(given: Record<string, T> | undefined): Array<[string, T]> {
+  return Object.entries(given ?? {}).map(([name, account]) => [name, { ...account, roles: Object.freeze([...(account.roles ?? [])]) as string[] }]);
+}
+
 /** The credentials of an `Authorization: Basic …` header, or null when there are none. */
 export function basicCredentials(request: Request): { username: string; password: string } | null {
   const match = /^basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(request.headers.get("authorization") ?? "");
@@ -72,14 +86,14 @@ export class BasicAuth extends Auth {
 
   constructor(options: { users?: Record<string, BasicAccount> } = {}) {
     super();
-    this.users = new Map(Object.entries(options.users ?? {}));
+    this.users = new Map(accounts(options.users));
   }
 
-  checkAuth(username: string, password: string, allowedRoles: string[], _resource: string | null, _method: string, _ctx: RequestContext): boolean | Promise<boolean> {
+  checkAuth(username: string, password: string, allowedRoles: string[], _resource: string | null, _method: string, ctx: RequestContext): boolean | Promise<boolean> {
     const account = this.users.get(username);
     // Compare against something even for an unknown user, so timing does not reveal which exist.
     const matches = timingSafeEqual(password, account?.password ?? "\u0000" + password);
-    return account !== undefined && matches && rolesAllow(allowedRoles, account.roles);
+    return account !== undefined && matches && accountAllowed(ctx, allowedRoles, account.roles);
   }
 
   async authorized(ctx: RequestContext, allowedRoles: string[], resource: string | null, method: string): Promise<boolean> {
@@ -103,14 +117,14 @@ export class TokenAuth extends Auth {
 
   constructor(options: { tokens?: Record<string, TokenAccount> } = {}) {
     super();
-    this.tokens = Object.entries(options.tokens ?? {});
+    this.tokens = accounts(options.tokens);
   }
 
-  checkAuth(token: string, allowedRoles: string[], _resource: string | null, _method: string, _ctx: RequestContext): boolean | Promise<boolean> {
+  checkAuth(token: string, allowedRoles: string[], _resource: string | null, _method: string, ctx: RequestContext): boolean | Promise<boolean> {
     // Every token is compared, without stopping at a match, so timing reveals nothing.
     let found: TokenAccount | undefined;
     for (const [candidate, account] of this.tokens) if (timingSafeEqual(token, candidate)) found = account;
-    return found !== undefined && rolesAllow(allowedRoles, found.roles);
+    return found !== undefined && accountAllowed(ctx, allowedRoles, found.roles);
   }
 
   /** The token a request carries, as Eve's TokenAuth reads it. */
@@ -147,14 +161,14 @@ export class HMACAuth extends Auth {
 
   constructor(options: { secrets?: Record<string, HmacAccount> } = {}) {
     super();
-    this.secrets = new Map(Object.entries(options.secrets ?? {}));
+    this.secrets = new Map(accounts(options.secrets));
   }
 
-  async checkAuth(userid: string, hmacHash: string, _headers: Headers, data: string, allowedRoles: string[], _resource: string | null, _method: string, _ctx: RequestContext): Promise<boolean> {
+  async checkAuth(userid: string, hmacHash: string, _headers: Headers, data: string, allowedRoles: string[], _resource: string | null, _method: string, ctx: RequestContext): Promise<boolean> {
     const account = this.secrets.get(userid);
     if (!account) return false;
     const expected = await hmacSha256Hex(account.secret, data);
-    return timingSafeEqual(hmacHash.toLowerCase(), expected) && rolesAllow(allowedRoles, account.roles);
+    return timingSafeEqual(hmacHash.toLowerCase(), expected) && accountAllowed(ctx, allowedRoles, account.roles);
   }
 
   override authenticate(_ctx: RequestContext): never {

@@ -3,7 +3,8 @@
 // resource must carry (datasource filter, soft delete, user-restricted access). Methods and
 // features read and write through here, never through a driver directly.
 import type { CallScope } from "../scope.ts";
-import type { Change, Doc, Driver, Filter, FindQuery, IndexSpec, MediaStore, ModifyManyOptions, ModifyOptions, Projection, Sort, Target, Update } from "../drivers/types.ts";
+import { DuplicateKeyError, type Change, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type Projection, type Sort, type Target, type Update } from "../drivers/types.ts";
+import type { Logger } from "../logging.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DriverPool } from "./pool.ts";
 import { authFieldFilter } from "../auth/access.ts";
@@ -27,6 +28,13 @@ export interface FindOptions {
 export interface Bound {
   driver: Driver;
   target: Target;
+  /**
+   * Top-level `unique` fields whose unique index the store built and keeps for as long as it is
+   * open (Driver.indexesStay): a POST may leave their check to the index. Elsewhere another
+   * client can drop a collection and its indexes with it, so every value is looked up first;
+   * and where one of the collection's indexes could not be built, every value of it is too.
+   */
+  uniqueIndexed: ReadonlySet<string>;
 }
 
 /** `{}` pieces dropped, one piece returned as is, several ANDed. */
@@ -57,7 +65,8 @@ function findQuery(filter: Filter, options: FindOptions): FindQuery {
 }
 
 export class DataLayer {
-  private readonly indexed = new Map<string, Promise<void>>();
+  /** The unique fields each collection's indexes hold (Bound.uniqueIndexed), per database and collection. */
+  private readonly indexed = new Map<string, Promise<ReadonlySet<string>>>();
   /**
    * What bind() found per resource and db prefix: settings alone decide it, so it is looked up
    * once, and once found it is kept as it is rather than as a promise, so that an operation
@@ -68,6 +77,7 @@ export class DataLayer {
   constructor(
     private readonly config: Config,
     private readonly pool: DriverPool,
+    private readonly logger: Logger,
   ) {}
 
   /** The driver and collection a resource lives in, for this request's db prefix. */
@@ -90,8 +100,7 @@ export class DataLayer {
   private async resolve(prefix: string | null, resource: Resource): Promise<Bound> {
     const { driver, database } = await this.pool.get(prefix);
     const target = { database, collection: resource.datasource.source };
-    await this.ensureIndexes(driver, target, resource);
-    return { driver, target };
+    return { driver, target, uniqueIndexed: await this.ensureIndexes(driver, target, resource) };
   }
 
   /** Conditions every read and write of the resource carries. */
@@ -210,17 +219,35 @@ export class DataLayer {
   }
 
   /** Indexes a resource's collection needs, created once per database and collection. */
-  private ensureIndexes(driver: Driver, target: Target, resource: Resource): Promise<void> {
+  private ensureIndexes(driver: Driver, target: Target, resource: Resource): Promise<ReadonlySet<string>> {
     const key = `${driver.kind}\u0000${target.database ?? ""}\u0000${target.collection}\u0000${resource.name}`;
     let pending = this.indexed.get(key);
     if (!pending) {
-      const specs = indexSpecs(resource);
-      pending = specs.length ? driver.createIndexes(target, specs) : Promise.resolve();
-      // A failed creation (e.g. existing duplicates) must not wedge the resource: retry next time.
+      pending = this.buildIndexes(driver, target, resource);
+      // A store that failed to answer must not wedge the resource: retry next time.
       pending.catch(() => this.indexed.delete(key));
       this.indexed.set(key, pending);
     }
     return pending;
+  }
+
+  /**
+   * Builds the indexes and answers which unique fields they hold. A unique index the documents
+   * already break (duplicates stored before it, or while it was gone) cannot be built: the
+   * others are built one by one, that one is reported (./unbuilt-indexes.ts), and the resource is
+   * still served, its `unique` checked by lookups alone, as Eve checks it.
+   */
+  private async buildIndexes(driver: Driver, target: Target, resource: Resource): Promise<ReadonlySet<string>> {
+    const specs = indexSpecs(resource);
+    try {
+      if (specs.length) await driver.createIndexes(target, specs);
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+      // Imported on first use: a store whose data keeps its indexes never needs it.
+      await (await import("./unbuilt-indexes.ts")).buildEach(driver, target, specs, this.logger);
+      return new Set();
+    }
+    return new Set(driver.indexesStay ? uniqueIndexFields(resource) : []);
   }
 }
 

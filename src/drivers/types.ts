@@ -111,6 +111,12 @@ export interface MediaStore {
 
 export interface Driver {
   readonly kind: string;
+  /**
+   * True when the indexes createIndexes built stay for as long as this driver is open: no other
+   * client can reach the store to drop a collection or an index (the embedded store). Elsewhere
+   * `unique` is looked up before each write as well as enforced by the index (src/data/layer.ts).
+   */
+  readonly indexesStay?: boolean;
   find(target: Target, query: FindQuery): Promise<Doc[]>;
   count(target: Target, filter: Filter): Promise<number>;
   /**

@@ -14,6 +14,8 @@ import { paginationLinks } from "../render/hateoas.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { CROSS_COLLECTION_OPERATORS, SCRIPT_OPERATORS } from "../util/operators.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
+import type { Mask } from "../auth/field-masks.ts";
+import { aggregationMasks, checkParameterFields, visibleResults } from "./aggregation-rules.ts";
 
 
 /** A copy of the plain structure; ObjectIds, dates and other values are shared, never changed. */
@@ -80,12 +82,17 @@ function parseParameters(config: Config, resource: Resource, raw: string): Recor
   return castStrings(parsed, resource, config) as Record<string, unknown>;
 }
 
-/** The pipeline this request runs, before pagination: placeholders filled, empty stages gone. */
-export function requestPipeline(config: Config, ctx: CallScope, pipeline: Doc[]): Doc[] {
+/**
+ * The pipeline this request runs, before pagination: placeholders filled, empty stages gone.
+ * `withheld`: what field rules withhold from the caller, which no parameter may name.
+ */
+export function requestPipeline(config: Config, ctx: CallScope, pipeline: Doc[], withheld: Mask[] | null = null): Doc[] {
   const stages = copyStructure(pipeline);
   const raw = ctx.args.get(config.QUERY_AGGREGATION);
   if (raw) {
-    for (const [placeholder, value] of Object.entries(parseParameters(config, ctx.resource!, raw))) {
+    const parameters = parseParameters(config, ctx.resource!, raw);
+    if (withheld) checkParameterFields(parameters, withheld);
+    for (const [placeholder, value] of Object.entries(parameters)) {
       for (const stage of stages) substitute(stage, placeholder, value);
     }
   }
@@ -99,14 +106,16 @@ export function requestPipeline(config: Config, ctx: CallScope, pipeline: Doc[])
 export async function getAggregation(services: Services, ctx: CallScope): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
-  const pipeline = requestPipeline(config, ctx, resource.datasource.aggregation!.pipeline);
+  const withheld = aggregationMasks(config, ctx, resource);
+  const pipeline = requestPipeline(config, ctx, resource.datasource.aggregation!.pipeline, withheld);
   const paging = parsePaging(ctx.args, resource, config);
   await services.hooks.emit("before_aggregation", resource.name, pipeline);
 
   // Added after the hook, as Eve does: callbacks see and may change the pipeline, not the paging.
   const page: Doc[] = paging.maxResults > 0 ? [{ $skip: (paging.page - 1) * paging.maxResults }, { $limit: paging.maxResults }] : [{ $skip: 0 }];
   const [result] = await services.data.aggregate(ctx, resource, [...pipeline, { $facet: { paginated_results: page, total_count: [{ $count: "count" }] } }]);
-  const documents = (result?.paginated_results as Doc[] | undefined) ?? [];
+  const results = (result?.paginated_results as Doc[] | undefined) ?? [];
+  const documents = withheld ? visibleResults(config, ctx, resource, results, withheld) : results;
   const total = ((result?.total_count as Doc[] | undefined)?.[0]?.count as number | undefined) ?? 0;
   await services.hooks.emit("after_aggregation", resource.name, documents);
 

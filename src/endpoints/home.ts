@@ -3,6 +3,7 @@ import type { RequestContext } from "../context.ts";
 import { EVEREST_VERSION } from "../version.ts";
 import type { Services } from "../services.ts";
 import type { Reply } from "../render/reply.ts";
+import { displayUrl } from "../settings/urls.ts";
 
 export async function home(services: Services, ctx: RequestContext): Promise<Reply> {
   const config = services.config;
@@ -12,7 +13,7 @@ export async function home(services: Services, ctx: RequestContext): Promise<Rep
   if (!config.HATEOAS) return { status: 200, body };
   const child: Array<{ href: string; title: string }> = [];
   for (const resource of Object.values(config.DOMAIN)) {
-    if (!resource.internal_resource && (await services.access.canRead(ctx, resource))) child.push({ href: resource.url, title: resource.resource_title });
+    if (!resource.internal_resource && (await services.access.canRead(ctx, resource))) child.push({ href: displayUrl(resource.url), title: resource.resource_title });
   }
   if (config.SCHEMA_ENDPOINT) child.push({ href: String(config.SCHEMA_ENDPOINT), title: String(config.SCHEMA_ENDPOINT) });
   body[config.LINKS] = { child };

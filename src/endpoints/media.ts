@@ -5,6 +5,13 @@ import { HttpError } from "../errors.ts";
 import { formatHttpDate, parseHttpDate } from "../render/http-date.ts";
 import type { Reply } from "../render/reply.ts";
 import { MEDIA_GROUP } from "../routing/router.ts";
+import { ObjectId } from "bson";
+import { fieldMask, pathVisibility } from "../auth/field-masks.ts";
+import { mediaFields } from "../features/media.ts";
+import { shadowResource } from "../features/shadow.ts";
+import { readRestricted } from "../settings/field-rules.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
+import { isObjectIdHex } from "../util/objectid.ts";
 
 type ByteRange = { start: number; end: number } | "unsatisfiable" | null;
 
@@ -25,11 +32,43 @@ export function byteRange(header: string | null, size: number): ByteRange {
   return { start, end: match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1) };
 }
 
+/** Per configuration: the media fields that field rules may withhold from a reader. */
+const guarded = new WeakMap<Config, Array<{ resource: Resource; field: string }>>();
+
+function guardedFields(config: Config): Array<{ resource: Resource; field: string }> {
+  let fields = guarded.get(config);
+  if (!fields) {
+    fields = Object.values(config.DOMAIN).flatMap((resource) =>
+      resource.field_rules ? mediaFields(resource).filter((field) => readRestricted(resource.field_rules!, field)).map((field) => ({ resource, field })) : [],
+    );
+    guarded.set(config, fields);
+  }
+  return fields;
+}
+
+/**
+ * Whether the file is held by a media field the caller may not read, in a document or one of
+ * its versions: a file's id is never shown to such a caller, but ids can be guessed in part
+ * (an ObjectId counts up), so the endpoint looks for the document that holds the file.
+ */
+async function withheldFile(services: Services, ctx: RequestContext, id: string): Promise<boolean> {
+  const value = isObjectIdHex(id) ? new ObjectId(id) : id;
+  for (const { resource, field } of guardedFields(services.config)) {
+    const holders = resource.versioning ? [resource, shadowResource(services.config, resource)] : [resource];
+    for (const holder of holders) {
+      const document = await services.data.findOne(ctx, holder, { [field]: value }, { showDeleted: true, wholeCollection: true });
+      const mask = document && fieldMask(ctx, resource, "read", document);
+      if (mask && pathVisibility(mask, field) === "hidden") return true;
+    }
+  }
+  return false;
+}
+
 /** GET/HEAD `/<MEDIA_ENDPOINT>/<id>`: the file streamed, whole (200/304) or a range (206/416). */
 export async function serveMedia(services: Services, ctx: RequestContext): Promise<Reply> {
   const id = ctx.params[MEDIA_GROUP];
   const file = id ? await (await services.data.media(ctx, null)).get(id) : null;
-  if (!file) throw new HttpError(404);
+  if (!file || (guardedFields(services.config).length > 0 && (await withheldFile(services, ctx, id!)))) throw new HttpError(404);
   const headers = new Headers({ "Content-Type": file.contentType, "Accept-Ranges": "bytes", "Last-Modified": formatHttpDate(file.uploadDate) });
   const range = byteRange(ctx.request.headers.get("range"), file.length);
   if (range === "unsatisfiable") throw new HttpError(416, undefined, { headers: { "Content-Range": `bytes */${file.length}`, "Accept-Ranges": "bytes" } });

@@ -7,6 +7,7 @@ import { shadowResource, synthesize, versionedIdField } from "../features/shadow
 import { pageMeta, parsePaging } from "../query/paging.ts";
 import { parseSort } from "../query/sort.ts";
 import { buildResponseDocument } from "../read/document.ts";
+import { fieldMask } from "../auth/field-masks.ts";
 import { embedDocuments } from "../read/embedding.ts";
 import { etagSource } from "../render/etag.ts";
 import { paginationLinks } from "../render/hateoas.ts";
@@ -39,8 +40,10 @@ export interface ListingOptions {
   built: Doc;
   embedded: string[];
   projection: Projection | null;
+  /** The client's projection, for versions read whole (src/read/visible.ts). */
+  project?: Projection;
   etag?: string;
-  lastModified: Date;
+  lastModified?: Date;
 }
 
 /**
@@ -51,7 +54,7 @@ export interface ListingOptions {
 export async function versionListing(services: Services, ctx: CallScope, resource: Resource, latest: Doc, version: "all" | "diffs", options: ListingOptions): Promise<Reply> {
   const config = services.config;
   const rawSort = resource.sorting ? ctx.args.get(config.QUERY_SORT) : null;
-  const sorting = rawSort ? parseSort(rawSort, resource) : null;
+  const sorting = rawSort ? parseSort(rawSort, resource, fieldMask(ctx, resource, "read")) : null;
   const clientSort = sorting instanceof Promise ? await sorting : sorting;
   if (version === "diffs" && clientSort) throw badRequest("version=diffs cannot be sorted");
   const paging = parsePaging(ctx.args, resource, config);
@@ -70,7 +73,7 @@ export async function versionListing(services: Services, ctx: CallScope, resourc
     items = [options.built];
   } else {
     const versions: Doc[] = [];
-    for (const copy of copies) versions.push(await buildResponseDocument(services, ctx, synthesize(config, resource, latest, copy), resource, { latest }));
+    for (const copy of copies) versions.push(await buildResponseDocument(services, ctx, synthesize(config, resource, latest, copy), resource, { latest, project: options.project }));
     await embedDocuments(services, ctx, resource, versions, options.embedded);
     items = version === "all" ? versions : versions.map((doc, i) => (i === 0 ? doc : diffDocument(config, resource, versions[i - 1]!, doc)));
   }

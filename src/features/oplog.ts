@@ -11,13 +11,8 @@ import type { Doc } from "../drivers/types.ts";
 import type { Hooks } from "../events/hooks.ts";
 import { now } from "../util/clock.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { fillUrl } from "../settings/urls.ts";
+import { displayUrl } from "../settings/urls.ts";
 import type { DocumentFeature } from "./pipeline.ts";
-
-/** Eve's `URLS` entry of a resource: its url with each regex converter reduced to `<name>`. */
-function prettyUrl(resource: Resource): string {
-  return fillUrl(resource.url, (param) => `<${param.name}>`);
-}
 
 class OplogFeature implements DocumentFeature {
   private readonly methods: Set<string>;
@@ -64,7 +59,7 @@ class OplogFeature implements DocumentFeature {
     const log = config.DOMAIN[config.OPLOG_NAME]!;
     const entries = writes.map(({ document, id }) => {
       const time = document[config.LAST_UPDATED] ?? now();
-      const entry: Doc = { r: prettyUrl(resource), o: op, i: document[resource.id_field] ?? id, [config.LAST_UPDATED]: time, [config.DATE_CREATED]: time };
+      const entry: Doc = { r: displayUrl(resource.url), o: op, i: document[resource.id_field] ?? id, [config.LAST_UPDATED]: time, [config.DATE_CREATED]: time };
       if (config.OPLOG_AUDIT) {
         entry.ip = ctx.clientIp;
         entry.u = this.access.authFor(resource) ? ctx.user : "n/a";

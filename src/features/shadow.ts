@@ -7,6 +7,7 @@ import type { CallScope } from "../scope.ts";
 import type { DataLayer } from "../data/layer.ts";
 import type { Doc } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
+import { isVersionedField } from "../settings/relations.ts";
 
 const shadows = new WeakMap<Resource, Resource>();
 
@@ -47,9 +48,7 @@ export function versionedIdField(config: Config, resource: Resource): string {
 
 /** Eve's `versioned_fields`: schema fields not marked `versioned: false`, plus three meta fields. */
 export function versionedFields(config: Config, resource: Resource): Set<string> {
-  const fields = Object.entries(resource.schema)
-    .filter(([field, rules]) => field !== resource.id_field && (rules?.versioned === undefined || rules.versioned === true))
-    .map(([field]) => field);
+  const fields = Object.keys(resource.schema).filter((field) => isVersionedField(resource, field));
   return new Set([...fields, config.LAST_UPDATED, config.ETAG, config.DELETED]);
 }
 

@@ -1,7 +1,7 @@
 // What a write answers with (Eve's build_response_document and marshal_write_response): with
 // BANDWIDTH_SAVER on, the meta fields only; off, the document as a read would show it — the
-// datasource projection applied (a field it hides is not sent back), and what `?embedded=` asks
-// for embedded.
+// datasource projection applied (a field it hides is not sent back), the auth_field only where
+// the schema declares it, and what `?embedded=` asks for embedded.
 import type { CallScope } from "../scope.ts";
 import type { Doc } from "../drivers/types.ts";
 import { resolveProjection } from "../query/projection.ts";
@@ -23,6 +23,10 @@ function shape(services: Services, ctx: CallScope, resource: Resource, document:
   if (resource.bandwidth_saver) return only(document, savedFields(config, resource));
   const projection = resource.projection ? resolveProjection(null, resource, config) : null;
   const shown = projection ? only(document, new Set([...Object.keys(projection).map((field) => field.split(".")[0]!), config.LINKS, config.STATUS])) : document;
+  // The owner everest stamped on the document is not sent back unless the schema declares it
+  // (Eve's marshal_write_response: the auth_field is not meant to be public). The document is
+  // this answer's own (buildResponseDocument's copy).
+  if (resource.auth_field && !Object.hasOwn(resource.schema, resource.auth_field)) delete shown[resource.auth_field];
   const embedding = embedDocuments(services, ctx, resource, [shown], resolveEmbeddedFields(config, ctx, resource));
   return embedding ? embedding.then(() => shown) : shown;
 }

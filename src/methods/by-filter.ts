@@ -21,9 +21,11 @@ import { brokenGuards, requirementOf } from "../validation/guards.ts";
 import type { Issues } from "../validation/types.ts";
 import { writeResponse } from "./bandwidth.ts";
 import { immutableIdError } from "./conditional.ts";
-import { duplicateFailure } from "./patch.ts";
+import { duplicateFailure, validateWrite } from "./patch.ts";
+import { fieldMask } from "../auth/field-masks.ts";
+import { checkWritablePaths } from "../auth/field-writes.ts";
 import { validationEnv } from "./post.ts";
-import { afterChange, checkBody, hookUpdates, mergeGuards, splitBody, stampOf, storeUpdate, unmetIssues, type CheckedBody } from "./updates.ts";
+import { afterChange, checkBody, hookUpdates, mergeGuards, operatorPaths, splitBody, stampOf, storeUpdate, unmetIssues, type CheckedBody } from "./updates.ts";
 
 /** What a request says in `Prefer` about a write by filter: every document, and at most how many. */
 function preferences(request: Request): { all: boolean; maxAffected: number | null } {
@@ -45,7 +47,8 @@ async function byFilter(services: Services, ctx: RequestContext, lookup: Filter)
   const config = services.config;
   const resource = ctx.resource!;
   const raw = ctx.args.get(config.QUERY_WHERE);
-  const where = raw ? await parseWhere(raw, resource, config) : {};
+  // A field the caller may not read is no filter of its either (docs/contracts.md §4).
+  const where = raw ? await parseWhere(raw, resource, config, fieldMask(ctx, resource, "read")) : {};
   const prefers = preferences(ctx.request);
   if (Object.keys(where).length === 0 && !prefers.all) {
     throw new HttpError(400, `A ${ctx.method} on the collection changes every document its '${config.QUERY_WHERE}' matches: send one, or 'Prefer: all' to ${ctx.method === "DELETE" ? "delete" : "change"} every document`);
@@ -106,9 +109,15 @@ export async function patchManyInternal(services: Services, ctx: CallScope, filt
 
   const time = now();
   const one = originals.length === 1 ? originals[0] : undefined;
+  if (resource.field_rules) checkPaths(ctx, resource, plain, operators, originals);
   const parsed = operators ? await (await services.operators(resource)).parse(operators, validationEnv(services, ctx, one), time) : null;
-  const validator = services.validators.get(resource.name)!;
-  const results = await Promise.all(originals.map((original) => validator.validate(plain, "PATCH", validationEnv(services, ctx, original))));
+  const results = await Promise.all(
+    originals.map(async (original) => {
+      let issues: Issues = {};
+      const document = await validateWrite(services, ctx, plain, original, "PATCH", (found) => (issues = found));
+      return { document, issues };
+    }),
+  );
   const failures: Array<{ document: Doc; issues: Issues }> = [];
   let checked: CheckedBody | null = null;
   results.forEach((result, i) => {
@@ -146,11 +155,23 @@ export async function patchManyInternal(services: Services, ctx: CallScope, filt
       const issues = unmetIssues(guards, error);
       throw bulkFailure(config, resource, error.documents.map((document, i) => ({ document, issues: issues[i]! })), originals.length);
     }
-    if (error instanceof DuplicateKeyError) throw duplicateFailure(config, error);
+    if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
     throw error;
   }
   for (const change of changes) await afterChange(services, ctx, resource, update, updates, change);
   return summary(services, ctx, originals.length, "updated", changes, (change) => writeResponse(services, ctx, resource, change.after));
+}
+
+/**
+ * Field rules (docs/contracts.md §4): the paths the operators change, and the fields a plain
+ * sub-document replaces whole where nested documents are not merged, refuse the request when
+ * the caller may not write them; per document where field_access hooks decide. The plain fields
+ * themselves are checked with each document's validation (validateWrite).
+ */
+function checkPaths(ctx: CallScope, resource: Resource, plain: Doc, operators: Doc | null, originals: Doc[]): void {
+  const paths = [...(operators ? operatorPaths(operators) : []), ...(resource.merge_nested_documents ? [] : Object.keys(plain))];
+  if (!resource.field_rules!.dynamic) return checkWritablePaths(ctx, resource, paths);
+  for (const original of originals) checkWritablePaths(ctx, resource, paths, original);
 }
 
 /**

@@ -12,8 +12,9 @@ import { HttpError } from "../errors.ts";
 import { bareEtag } from "../render/etag.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { shownEtag } from "../read/document.ts";
+import { callerEtag } from "../read/visible.ts";
 import { withoutKey } from "../util/objects.ts";
-import { resolveProjection } from "../query/projection.ts";
+import { readView } from "../query/projection.ts";
 import { objectIdHex } from "../util/objectid.ts";
 
 /** Loads the item a write targets, soft-deleted ones included (they can be restored). */
@@ -49,8 +50,11 @@ export function itemWriteMethod(core: ItemWrite): (services: Services, ctx: Requ
 /**
  * Eve's concurrency control. Returns the ETag the write must still match in the database
  * (so the check and the write are one atomic operation), or undefined for an unconditional write.
+ * If-Match is compared with the ETag the caller is shown, which for a caller shown fewer
+ * fields than stored is the hash of those (src/read/visible.ts); the write is still made
+ * against the stored one.
  */
-export function requiredEtag(config: Config, resource: Resource, original: Doc, precondition: Precondition): string | undefined {
+export function requiredEtag(config: Config, ctx: CallScope, resource: Resource, original: Doc, precondition: Precondition): string | undefined {
   if (!config.IF_MATCH || !resource.if_match) return undefined;
   if (precondition.ifMatch === null) {
     if (resource.enforce_if_match && config.ENFORCE_IF_MATCH && precondition.enforce) {
@@ -58,28 +62,11 @@ export function requiredEtag(config: Config, resource: Resource, original: Doc, 
     }
     return undefined;
   }
-  const current = shownEtag(config, resource, typeof original[config.ETAG] === "string" ? original : asRead(config, resource, original));
+  const stored = shownEtag(config, resource, typeof original[config.ETAG] === "string" ? original : readView(config, resource, original));
+  const current = (resource.field_rules && callerEtag(config, ctx, resource, original)) ?? stored;
   const sent = bareEtag(precondition.ifMatch);
   if (sent !== "*" && sent !== current) throw new HttpError(412, "Client and server etags don't match");
-  return current;
-}
-
-/**
- * The original as a read shows it, through the resource's datasource projection: a document
- * stored without an ETag is shown the hash of that view (GET, as Eve's getitem does), and Eve's
- * writes check If-Match against the same view (get_document reads through the projection), so
- * fields outside the schema must not count here either. A dotted projection entry keeps its
- * whole top-level field, which is only exact for projections of top-level fields (the default).
- */
-function asRead(config: Config, resource: Resource, original: Doc): Doc {
-  const projection = resolveProjection(null, resource, config);
-  if (!projection) return original;
-  const shown: Doc = {};
-  for (const field of Object.keys(projection)) {
-    const top = field.split(".")[0]!;
-    if (Object.hasOwn(original, top)) shown[top] = original[top];
-  }
-  return shown;
+  return stored;
 }
 
 /**

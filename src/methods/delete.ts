@@ -39,7 +39,7 @@ export async function deleteItemInternal(services: Services, ctx: CallScope, loo
   const where = lookup;
   const original = await loadOriginal(services.data, ctx, where);
   if (resource.soft_delete && original[config.DELETED] === true) throw new HttpError(404);
-  const etag = requiredEtag(config, resource, original, precondition);
+  const etag = requiredEtag(config, ctx, resource, original, precondition);
   const onDeleteItem = services.hooks.emitForResource("on_delete_item", resource.name, original);
   if (onDeleteItem) await onDeleteItem;
   if (resource.soft_delete) {

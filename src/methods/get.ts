@@ -2,7 +2,7 @@
 import type { RequestContext } from "../context.ts";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
-import type { Doc, Filter, Sort } from "../drivers/types.ts";
+import type { Doc, Filter, Projection, Sort } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { combineFilters } from "../data/layer.ts";
 import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
@@ -18,6 +18,8 @@ import { itemEtag, requestedVersion, storedVersion, versionLinks } from "../read
 import { versionListing } from "../endpoints/versions.ts";
 import { getAggregation } from "../endpoints/aggregation.ts";
 import { buildResponseDocument, lastUpdated } from "../read/document.ts";
+import { readsWhole, withholdsFrom } from "../read/visible.ts";
+import { fieldMask, type Mask } from "../auth/field-masks.ts";
 import type { Reply } from "../render/reply.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 
@@ -36,15 +38,15 @@ type ParsedQuery = ReadQuery & { sort: Sort | null };
  * imported on first use (src/query/where.ts, src/query/sort.ts). The where's 400 still comes
  * before the sort's, and the sort's before the paging's.
  */
-export function parseReadQuery(config: Config, ctx: CallScope): ParsedQuery | Promise<ParsedQuery> {
+export function parseReadQuery(config: Config, ctx: CallScope, hidden: Mask | null): ParsedQuery | Promise<ParsedQuery> {
   const rawWhere = ctx.args.get(config.QUERY_WHERE);
-  const filter = rawWhere ? parseWhere(rawWhere, ctx.resource!, config) : {};
-  return filter instanceof Promise ? filter.then((parsed) => withSort(config, ctx, parsed)) : withSort(config, ctx, filter);
+  const filter = rawWhere ? parseWhere(rawWhere, ctx.resource!, config, hidden) : {};
+  return filter instanceof Promise ? filter.then((parsed) => withSort(config, ctx, parsed, hidden)) : withSort(config, ctx, filter, hidden);
 }
 
-function withSort(config: Config, ctx: CallScope, filter: Filter): ParsedQuery | Promise<ParsedQuery> {
+function withSort(config: Config, ctx: CallScope, filter: Filter, hidden: Mask | null): ParsedQuery | Promise<ParsedQuery> {
   const rawSort = ctx.args.get(config.QUERY_SORT);
-  const sort = rawSort !== null ? parseSort(rawSort, ctx.resource!) : null;
+  const sort = rawSort !== null ? parseSort(rawSort, ctx.resource!, hidden) : null;
   return sort instanceof Promise ? sort.then((parsed) => readQuery(config, ctx, filter, parsed)) : readQuery(config, ctx, filter, sort);
 }
 
@@ -60,6 +62,18 @@ function readQuery(config: Config, ctx: CallScope, filter: Filter, clientSort: S
     skip: resource.pagination ? (paging.page - 1) * paging.maxResults : 0,
     limit: paging.maxResults,
   };
+}
+
+/**
+ * The projection a read sends to the store and, for a caller whose documents are read whole
+ * (src/read/visible.ts), the client's one to apply once the document is built. A 400 for a
+ * projection naming a field the caller may not read.
+ */
+export function readProjection(config: Config, ctx: CallScope, resource: Resource, hidden: Mask | null): { projection: Projection | null; project?: Projection } {
+  const asked = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config, hidden);
+  if (!readsWhole(ctx, resource)) return { projection: asked };
+  const whole = resolveProjection(null, resource, config);
+  return asked && asked !== whole ? { projection: whole, project: asked } : { projection: whole };
 }
 
 /**
@@ -80,9 +94,10 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   const resource = ctx.resource!;
   if (resource.datasource.aggregation) return getAggregation(services, ctx);
   const config = services.config;
-  const parsing = parseReadQuery(config, ctx);
+  const hidden = fieldMask(ctx, resource, "read");
+  const parsing = parseReadQuery(config, ctx, hidden);
   const query = parsing instanceof Promise ? await parsing : parsing;
-  const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
+  const { projection, project } = readProjection(config, ctx, resource, hidden);
   const embedded = resolveEmbeddedFields(config, ctx, resource);
   const showDeleted = resource.soft_delete && ctx.args.has(config.SHOW_DELETED_PARAM);
   const shared = onlyRendered(services, ctx, resource, "on_fetched_resource", embedded);
@@ -98,10 +113,13 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   });
 
   let lastModified: Date | undefined;
+  // A caller shown fewer fields than stored gets no Last-Modified (src/read/visible.ts).
+  let withheld = false;
   const items: Doc[] = [];
   for (const stored of documents) {
-    const building = buildResponseDocument(services, ctx, stored, resource);
+    const building = buildResponseDocument(services, ctx, stored, resource, project && { project });
     const document = building instanceof Promise ? await building : building;
+    if (resource.field_rules !== null && !withheld) withheld = withholdsFrom(ctx, resource, stored);
     const updated = lastUpdated(config, document);
     if (updated.getTime() > 0 && (!lastModified || updated > lastModified)) lastModified = updated;
     items.push(document);
@@ -116,7 +134,7 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   if (onFetchedResource) await onFetchedResource;
   const headers: Record<string, string> = {};
   if (total !== null) headers["X-Total-Count"] = String(total);
-  return { status: 200, body: response, lastModified, headers };
+  return { status: 200, body: response, lastModified: withheld ? undefined : lastModified, headers };
 }
 
 /** The cache validators a client sent (If-Modified-Since, If-None-Match); none from server code. */
@@ -138,16 +156,18 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
   const resource = ctx.resource!;
   const config = services.config;
   const embedded = resolveEmbeddedFields(config, ctx, resource);
-  const projection = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config);
+  const { projection, project } = readProjection(config, ctx, resource, fieldMask(ctx, resource, "read"));
   const shared = onlyRendered(services, ctx, resource, "on_fetched_item", embedded);
   const stored = await services.data.findOne(ctx, resource, lookup, { showDeleted: true, projection, shared });
   if (!stored) throw new HttpError(404);
 
-  // The primary document's time, whichever version is sent.
-  let lastModified = lastUpdated(config, stored);
+  // The primary document's time, whichever version is sent; none for a caller shown fewer
+  // fields than stored, whose cached copy only its ETag can validate (src/read/visible.ts).
+  const withheld = withholdsFrom(ctx, resource, stored);
+  let lastModified = withheld ? undefined : lastUpdated(config, stored);
   const version = requestedVersion(config, ctx, resource);
   const source = typeof version === "number" ? await storedVersion(services, ctx, resource, stored, version, projection) : stored;
-  const building = buildResponseDocument(services, ctx, source, resource, { latest: stored });
+  const building = buildResponseDocument(services, ctx, source, resource, { latest: stored, project });
   const document = building instanceof Promise ? await building : building;
   const deleted = isSoftDeleted(config, resource, document);
   const listing = version === "all" || version === "diffs";
@@ -157,10 +177,10 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
     const embeddedDoc = document[field];
     if (embeddedDoc && typeof embeddedDoc === "object" && !Array.isArray(embeddedDoc)) {
       const updated = lastUpdated(config, embeddedDoc as Doc);
-      if (updated > lastModified) lastModified = updated;
+      if (lastModified && updated > lastModified) lastModified = updated;
     }
   }
-  const etag = itemEtag(config, resource, document);
+  const etag = itemEtag(config, resource, document, withheld);
   // A soft-deleted item is answered (404) with its self link only, as Eve does.
   if (resource.hateoas && !deleted && document[config.LINKS]) {
     const links =
@@ -173,12 +193,12 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
   // 304 only when every validator the client sent says the cached copy is current.
   const validators: boolean[] = [];
   const since = parseHttpDate(cache.ifModifiedSince);
-  if (since) validators.push(Math.floor(lastModified.getTime() / 1000) <= Math.floor(since.getTime() / 1000));
+  if (since && lastModified) validators.push(Math.floor(lastModified.getTime() / 1000) <= Math.floor(since.getTime() / 1000));
   const noneMatch = cache.ifNoneMatch;
   if (noneMatch && etag) validators.push(etagMatches(noneMatch, etag));
   if (validators.length > 0 && validators.every(Boolean)) return { status: 304, body: null, etag };
 
-  if (listing) return versionListing(services, ctx, resource, stored, version, { built: document, embedded, projection, etag, lastModified });
+  if (listing) return versionListing(services, ctx, resource, stored, version, { built: document, embedded, projection, project, etag, lastModified });
   if (deleted) return { status: 404, body: softDeletedBody(config, document), etag, lastModified };
   const onFetchedItem = services.hooks.emitForResource("on_fetched_item", resource.name, document);
   if (onFetchedItem) await onFetchedItem;

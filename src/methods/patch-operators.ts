@@ -13,9 +13,11 @@ import { withoutKey } from "../util/objects.ts";
 import { requirementOf } from "../validation/guards.ts";
 import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, itemWriteMethod, loadOriginal, requiredEtag, writeCondition, type Precondition } from "./conditional.ts";
-import { duplicateFailure, patchInternal, validationFailure } from "./patch.ts";
+import { duplicateFailure, patchInternal, validateWrite, validationFailure } from "./patch.ts";
 import { validationEnv } from "./post.ts";
-import { afterChange, checkBody, hookUpdates, splitBody, stampOf, storeUpdate, unmetFailure } from "./updates.ts";
+import { afterChange, checkBody, hookUpdates, operatorPaths, splitBody, stampOf, storeUpdate, unmetFailure } from "./updates.ts";
+import { checkWritablePaths } from "../auth/field-writes.ts";
+import type { Issues } from "../validation/types.ts";
 
 /** The HTTP method of such a resource's items. */
 export const patchItemWithOperators = itemWriteMethod(operatorPatchInternal);
@@ -30,10 +32,10 @@ export async function operatorPatchInternal(services: Services, ctx: CallScope, 
   const config = services.config;
   const original = await loadOriginal(services.data, ctx, lookup);
   const strict = resource.update_operators_enforce_if_match;
-  let etag = strict ? requiredEtag(config, resource, original, precondition) : undefined;
+  let etag = strict ? requiredEtag(config, ctx, resource, original, precondition) : undefined;
   const payload = requireDocument(await source());
   const { plain, operators } = splitBody(payload);
-  if (!strict) etag = requiredEtag(config, resource, original, { ...precondition, enforce: precondition.enforce && (!operators || Object.keys(plain).length > 0) });
+  if (!strict) etag = requiredEtag(config, ctx, resource, original, { ...precondition, enforce: precondition.enforce && (!operators || Object.keys(plain).length > 0) });
   if (!operators) return patchInternal(services, ctx, lookup, async () => payload, precondition, { original, etag });
 
   checkImmutableId(resource.id_field, plain, original);
@@ -41,10 +43,14 @@ export async function operatorPatchInternal(services: Services, ctx: CallScope, 
   // The owner is the server's to set: a client cannot hand a document to another user.
   const authField = resource.auth_field;
   if (authField && authField in given && ctx.requestAuthValue != null) given[authField] = ctx.requestAuthValue;
+  // Field rules (docs/contracts.md §4): a path the caller may not write refuses the request first.
+  if (resource.field_rules) checkWritablePaths(ctx, resource, operatorPaths(operators), original);
   const time = now();
-  const env = validationEnv(services, ctx, original);
-  const [validated, parsed] = await Promise.all([services.validators.get(resource.name)!.validate(given, "PATCH", env), (await services.operators(resource)).parse(operators, env, time)]);
-  const { checked, issues } = checkBody(resource, given, validated, parsed);
+  let plainIssues: Issues = {};
+  const validating = validateWrite(services, ctx, given, original, "PATCH", (issues) => (plainIssues = issues));
+  const parsing = (await services.operators(resource)).parse(operators, validationEnv(services, ctx, original), time);
+  const [document, parsed] = await Promise.all([validating, parsing]);
+  const { checked, issues } = checkBody(resource, given, { document, issues: plainIssues }, parsed);
   if (issues) throw validationFailure(config, issues);
 
   const updates = hookUpdates(config, resource, checked, time);
@@ -60,12 +66,14 @@ export async function operatorPatchInternal(services: Services, ctx: CallScope, 
     change = await services.data.modify(ctx, resource, writeCondition(config, resource, original, etag), update, { stamp: stampOf(config, resource), require: requirementOf(guards) });
   } catch (error) {
     if (error instanceof UnmetRequirementError) throw unmetFailure(config, guards, error);
-    if (error instanceof DuplicateKeyError) throw duplicateFailure(config, error);
+    if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
     throw error;
   }
   if (!change) return conditionalWriteFailed(services.data, ctx, lookup, etag);
   await afterChange(services, ctx, resource, update, updates, change);
 
-  const answer = writeResponse(services, ctx, resource, change.after);
-  return { status: 200, body: answer instanceof Promise ? await answer : answer, etag: config.IF_MATCH ? (change.after[config.ETAG] as string) : undefined };
+  const answering = writeResponse(services, ctx, resource, change.after);
+  const answer = answering instanceof Promise ? await answering : answering;
+  // The ETag the caller is shown (src/read/visible.ts), which its next If-Match will carry.
+  return { status: 200, body: answer, etag: config.IF_MATCH ? (answer[config.ETAG] as string) : undefined };
 }

@@ -13,6 +13,9 @@ import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, loadOriginal, writeCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
 import { isPlainObject, withoutKey } from "../util/objects.ts";
 import type { Config } from "../settings/normalize.ts";
+import type { Issues, ValidationResult } from "../validation/types.ts";
+import { fieldMask } from "../auth/field-masks.ts";
+import { checkWritable, keepUnwritable, restoreKept, withoutKeptIssues, type Kept } from "../auth/field-writes.ts";
 
 
 /** Eve's `resolve_nested_documents`: sub-documents merge into the stored ones, recursively. */
@@ -31,8 +34,33 @@ export function validationFailure(config: Config, issues: unknown): HttpError {
 }
 
 /** The unique index refused a value the validator's query did not catch (a concurrent writer). */
-export function duplicateFailure(config: Config, error: DuplicateKeyError): HttpError {
-  return validationFailure(config, duplicateIssues(error));
+export function duplicateFailure(config: Config, ctx: CallScope, error: DuplicateKeyError): HttpError {
+  return validationFailure(config, duplicateIssues(error, fieldMask(ctx, ctx.resource!, "read")));
+}
+
+/**
+ * Validates what a PATCH or PUT sets, under the field rules (src/auth/field-writes.ts): refused
+ * with a 403 when it sets a field the caller may not write; such fields' stored values kept.
+ * Issues are a 422, or handed to `collect` (update operators report theirs beside them).
+ */
+export function validateWrite(services: Services, ctx: CallScope, payload: Doc, original: Doc, mode: "PATCH" | "PUT", collect?: (issues: Issues) => void): Doc | Promise<Doc> {
+  const resource = ctx.resource!;
+  const mask = resource.field_rules && checkWritable(ctx, resource, payload, original);
+  const kept = mask && keepUnwritable(mask, payload, original, mode === "PUT");
+  const validating = services.validators.get(resource.name)!.validate(kept ? kept.document : payload, mode, validationEnv(services, ctx, original));
+  // Not async: a document with nothing to wait for is validated without a promise (src/validation/validator.ts).
+  if (validating instanceof Promise) return validating.then((result) => validated(services.config, result, original, kept, collect));
+  return validated(services.config, validating, original, kept, collect);
+}
+
+function validated(config: Config, result: ValidationResult, original: Doc, kept: Kept | null, collect: ((issues: Issues) => void) | undefined): Doc {
+  const issues = kept ? withoutKeptIssues(result.issues, kept) : result.issues;
+  if (kept ? Object.keys(issues).length > 0 : !result.valid) {
+    if (!collect) throw validationFailure(config, issues);
+    collect(issues);
+  }
+  if (kept) restoreKept(result.document, original, kept);
+  return result.document;
 }
 
 /** The HTTP method (src/methods/conditional.ts reads the request for the core). */
@@ -54,7 +82,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const config = services.config;
   const where = lookup;
   const original = loaded ? loaded.original : await loadOriginal(services.data, ctx, where);
-  const etag = loaded ? loaded.etag : requiredEtag(config, resource, original, precondition);
+  const etag = loaded ? loaded.etag : requiredEtag(config, ctx, resource, original, precondition);
   const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);
   const changes = withoutKey(payload, resource.id_field);
@@ -62,11 +90,8 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const authField = resource.auth_field;
   if (authField && authField in changes && ctx.requestAuthValue != null) changes[authField] = ctx.requestAuthValue;
 
-  const validating = services.validators.get(resource.name)!.validate(changes, "PATCH", validationEnv(services, ctx, original));
-  const result = validating instanceof Promise ? await validating : validating;
-  if (!result.valid) throw validationFailure(config, result.issues);
-
-  const updates: Doc = result.document;
+  const validated = validateWrite(services, ctx, changes, original, "PATCH");
+  const updates = validated instanceof Promise ? await validated : validated;
   updates[config.LAST_UPDATED] = now();
   // A PATCH always leaves the document live: it restores a soft-deleted one.
   if (resource.soft_delete) updates[config.DELETED] = false;
@@ -85,7 +110,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   try {
     written = await services.data.update(ctx, resource, conditional, { $set });
   } catch (error) {
-    if (error instanceof DuplicateKeyError) throw duplicateFailure(config, error);
+    if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
     throw error;
   }
   if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
@@ -96,6 +121,8 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const onUpdated = services.hooks.emitForResource("on_updated", resource.name, updates, original);
   if (onUpdated) await onUpdated;
 
-  const answer = writeResponse(services, ctx, resource, updated);
-  return { status: 200, body: answer instanceof Promise ? await answer : answer, etag: config.IF_MATCH ? (updated[config.ETAG] as string) : undefined };
+  const answering = writeResponse(services, ctx, resource, updated);
+  const answer = answering instanceof Promise ? await answering : answering;
+  // The ETag the caller is shown (src/read/visible.ts), which its next If-Match will carry.
+  return { status: 200, body: answer, etag: config.IF_MATCH ? (answer[config.ETAG] as string) : undefined };
 }

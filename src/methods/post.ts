@@ -17,9 +17,10 @@ import { isPlainObject } from "../util/objects.ts";
 import { pyStr } from "../validation/pyrepr.ts";
 import { writeResponse } from "./bandwidth.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { uniqueIndexFields } from "../data/layer.ts";
 import { absoluteUrl } from "../http/plain-path.ts";
 import { objectIdHex } from "../util/objectid.ts";
+import { fieldMask, pathVisibility, type Mask } from "../auth/field-masks.ts";
+import { checkWritable } from "../auth/field-writes.ts";
 
 /** `uniqueByIndex`: the unique fields a POST leaves to the store's index (see uniqueByIndex below). */
 export function validationEnv(services: Services, ctx: CallScope, original?: Doc, uniqueByIndex?: ReadonlySet<string>): ValidationEnv {
@@ -37,10 +38,15 @@ export function validationEnv(services: Services, ctx: CallScope, original?: Doc
   };
 }
 
-/** The issue Eve reports for a unique value the database refused. */
-export function duplicateIssues(error: DuplicateKeyError): Issues {
+/**
+ * The issue Eve reports for a unique value the database refused; without the value for a field
+ * the caller may not read (another field's change can clash on a compound index holding it).
+ */
+export function duplicateIssues(error: DuplicateKeyError, hidden: Mask | null): Issues {
   const issues: Issues = {};
-  for (const [field, value] of Object.entries(error.keyValue)) issues[field] = `value '${value}' is not unique`;
+  for (const [field, value] of Object.entries(error.keyValue)) {
+    issues[field] = hidden && pathVisibility(hidden, field) !== "shown" ? "value is not unique" : `value '${value}' is not unique`;
+  }
   return issues;
 }
 
@@ -54,26 +60,22 @@ function insertionFailure(config: Config, results: Array<{ issues?: Issues }>): 
 }
 
 /** The document of the batch holding the value the unique index refused, reported for it. */
-function duplicateFailure(config: Config, error: DuplicateKeyError, documents: Doc[]): HttpError {
+function duplicateFailure(config: Config, error: DuplicateKeyError, documents: Doc[], hidden: Mask | null): HttpError {
   const [field, value] = Object.entries(error.keyValue)[0] ?? [];
   const clash = documents.findIndex((d) => field !== undefined && String(d[field]) === String(value));
-  return insertionFailure(config, documents.map((_, i) => (i === clash || (clash < 0 && i === 0) ? { issues: duplicateIssues(error) } : {})));
+  return insertionFailure(config, documents.map((_, i) => (i === clash || (clash < 0 && i === 0) ? { issues: duplicateIssues(error, hidden) } : {})));
 }
 
 /**
- * The unique fields whose check can be left to the store's unique index at insert time: none
- * when an on_insert hook or a document feature could change a document or act outside it
- * between validation and the insert (a refused insert must leave nothing behind).
+ * The unique fields whose check can be left to the store's unique index at insert time: those
+ * whose index the store keeps (Bound.uniqueIndexed), and none when an on_insert hook or a
+ * document feature could change a document or act outside it between validation and the
+ * insert (a refused insert must leave nothing behind).
  */
-function uniqueByIndex(services: Services, resource: Resource): ReadonlySet<string> | undefined {
-  let fields = indexedUnique.get(resource);
-  if (!fields) indexedUnique.set(resource, (fields = new Set(uniqueIndexFields(resource))));
+function uniqueByIndex(services: Services, resource: Resource, fields: ReadonlySet<string>): ReadonlySet<string> | undefined {
   if (fields.size === 0 || services.hooks.hasForResource("on_insert", resource.name)) return undefined;
   return services.features.keepsInserts(resource) ? fields : undefined;
 }
-
-/** uniqueIndexFields per resource, which depends on the settings alone. */
-const indexedUnique = new WeakMap<Resource, ReadonlySet<string>>();
 
 /** The HTTP method: the request body, handed to the core. */
 export async function postCollection(services: Services, ctx: RequestContext): Promise<Reply> {
@@ -93,6 +95,8 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   const declared = Object.keys(path.declared).length > 0;
   const documentsOnly = (items.length === 1 && isPlainObject(items[0]) ? items : items.filter(isPlainObject)) as Doc[];
   const incoming = declared ? documentsOnly.map((item) => ({ ...item, ...path.declared })) : documentsOnly;
+  // Nothing is validated (no lookup made) for a request that sets a field it may not write.
+  if (resource.field_rules) for (const document of incoming) checkWritable(ctx, resource, document);
   const validator = services.validators.get(resource.name)!;
   const validateAll = (env: ValidationEnv): ValidationResult[] | Promise<ValidationResult[]> => {
     if (incoming.length !== 1) return validator.validateMany(incoming, env);
@@ -110,7 +114,8 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
     });
     return insertionFailure(config, outcomes);
   };
-  const byIndex = uniqueByIndex(services, resource);
+  const binding = services.data.bind(ctx, resource);
+  const byIndex = uniqueByIndex(services, resource, (binding instanceof Promise ? await binding : binding).uniqueIndexed);
   const validated = validateAll(validationEnv(services, ctx, undefined, byIndex));
   const results = validated instanceof Promise ? await validated : validated;
   const refused = refusal(results);
@@ -143,8 +148,9 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
     if ("_id" in error.keyValue || resource.id_field in error.keyValue) throw new HttpError(409, undefined, { cause: error });
     // The index answered what validation left to it: validated again with the lookups, the
     // failure reads as it would have (every document's issues); nothing was stored.
-    if (byIndex) throw refusal(await validateAll(validationEnv(services, ctx))) ?? duplicateFailure(config, error, documents);
-    throw duplicateFailure(config, error, documents);
+    const hidden = fieldMask(ctx, resource, "read");
+    if (byIndex) throw refusal(await validateAll(validationEnv(services, ctx))) ?? duplicateFailure(config, error, documents, hidden);
+    throw duplicateFailure(config, error, documents, hidden);
   }
   // A document without its id field is named by its database id, as Eve names it.
   for (const document of documents) if (!(resource.id_field in document)) document[resource.id_field] = document._id;

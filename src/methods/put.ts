@@ -5,8 +5,8 @@ import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
-import { postInternal, validationEnv } from "./post.ts";
-import { duplicateFailure, validationFailure } from "./patch.ts";
+import { postInternal } from "./post.ts";
+import { duplicateFailure, validateWrite } from "./patch.ts";
 import type { Reply } from "../render/reply.ts";
 import { requireDocument, type PayloadSource } from "../request/payload.ts";
 import { convertPathValue, pathFields } from "../routing/lookup.ts";
@@ -26,17 +26,16 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   const original = await services.data.findOne(ctx, resource, where, { showDeleted: true });
   if (!original) return upsert(services, ctx, source, precondition);
 
-  const etag = requiredEtag(config, resource, original, precondition);
+  const etag = requiredEtag(config, ctx, resource, original, precondition);
   const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);
   const fields = withoutKey(payload, resource.id_field);
   const path = pathFields(ctx, resource, config);
-  const validating = services.validators.get(resource.name)!.validate({ ...fields, ...path.declared }, "PUT", validationEnv(services, ctx, original));
-  const result = validating instanceof Promise ? await validating : validating;
-  if (!result.valid) throw validationFailure(config, result.issues);
+  const validating = validateWrite(services, ctx, { ...fields, ...path.declared }, original, "PUT");
+  const validated = validating instanceof Promise ? await validating : validating;
 
   const stamp = now();
-  const document: Doc = { ...result.document, ...path.undeclared, [config.LAST_UPDATED]: stamp, [config.DATE_CREATED]: original[config.DATE_CREATED] };
+  const document: Doc = { ...validated, ...path.undeclared, [config.LAST_UPDATED]: stamp, [config.DATE_CREATED]: original[config.DATE_CREATED] };
   if (resource.soft_delete) document[config.DELETED] = false;
   document[resource.id_field] = original[resource.id_field];
   if (resource.auth_field && original[resource.auth_field] !== undefined) document[resource.auth_field] = original[resource.auth_field];
@@ -51,7 +50,7 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   try {
     written = await services.data.replace(ctx, resource, conditional, document);
   } catch (error) {
-    if (error instanceof DuplicateKeyError) throw duplicateFailure(config, error);
+    if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
     throw error;
   }
   if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
@@ -61,8 +60,9 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   if (afterReplace) await afterReplace;
   const onReplaced = services.hooks.emitForResource("on_replaced", resource.name, document, original);
   if (onReplaced) await onReplaced;
-  const answer = writeResponse(services, ctx, resource, document);
-  return { status: 200, body: answer instanceof Promise ? await answer : answer, etag: config.IF_MATCH ? (document[config.ETAG] as string) : undefined, lastModified: stamp };
+  const answering = writeResponse(services, ctx, resource, document);
+  const answer = answering instanceof Promise ? await answering : answering;
+  return { status: 200, body: answer, etag: config.IF_MATCH ? (answer[config.ETAG] as string) : undefined, lastModified: stamp };
 }
 
 /** PUT to a missing item creates it at the requested id, answering as POST does. */

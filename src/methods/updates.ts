@@ -26,6 +26,16 @@ export function splitBody(payload: Doc): { plain: Doc; operators: Doc | null } {
   return { plain, operators };
 }
 
+/** The paths a body's update operators name, as sent (what field rules check before anything else). */
+export function operatorPaths(operators: Doc): string[] {
+  return Object.values(operators).flatMap((fields) => (isPlainObject(fields) ? Object.keys(fields) : []));
+}
+
+/** Every path an update changes (what field rules check of a write by filter). */
+export function updatePaths(update: Update): string[] {
+  return Object.values(update as Record<string, Doc>).flatMap((fields) => Object.keys(fields));
+}
+
 /** The validated plain fields and the checked operators of a body, or the 422 naming what is wrong. */
 export interface CheckedBody {
   plain: Doc;

@@ -9,11 +9,13 @@
 // - exclusions are resolved here, so the driver gets an inclusive projection (or none).
 // Differences: mixing 1 and 0 is a 400 (SPEC), and on a resource without a default projection
 // (allow_unknown) a client exclusion is honoured (Eve drops it).
-import type { Projection } from "../drivers/types.ts";
+import type { Doc, Projection } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { parseJsonOrUndefined } from "./common.ts";
 import { isPlainObject, isPrototypeKey } from "../util/objects.ts";
+import { pathVisibility, type Mask } from "../auth/field-masks.ts";
+import { invalidField } from "./withheld.ts";
 
 type Flags = Record<string, 0 | 1>;
 
@@ -78,14 +80,17 @@ function defaultProjectionOf(resource: Resource, config: Config): Projection | n
  * The projection to send to the driver for a read: null serves documents as stored. `raw` is the
  * client's `projection` parameter, null when absent or when the resource disables projections.
  */
-export function resolveProjection(raw: string | null, resource: Resource, config: Config): Projection | null {
+export function resolveProjection(raw: string | null, resource: Resource, config: Config, hidden: Mask | null = null): Projection | null {
   if (!raw) return defaultProjectionOf(resource, config);
   const keep = keptFields(resource, config);
   const base = defaultProjection(resource, keep);
   const isKept = (field: string) => keep.includes(field.split(".")[0]!);
+  const client = parseClient(raw);
+  // Naming a field the caller may not read is refused, excluding it too (docs/contracts.md §4).
+  if (hidden) for (const field of Object.keys(client)) if (pathVisibility(hidden, field) === "hidden") throw invalidField("projection", field);
   // Excluding a kept field is legal and ignored (Mongo's `{"a": 1, "_id": 0}`); including one
   // makes the projection inclusive, as in Eve.
-  const entries = Object.entries(raw ? parseClient(raw) : {}).filter(([field, value]) => value === 1 || !isKept(field));
+  const entries = Object.entries(client).filter(([field, value]) => value === 1 || !isKept(field));
   const inclusive = entries.some(([, value]) => value === 1);
   if (inclusive && entries.some(([, value]) => value === 0)) throw badRequest("projection cannot mix inclusion and exclusion");
   const asked = entries.filter(([field]) => !isKept(field));
@@ -101,4 +106,73 @@ export function resolveProjection(raw: string | null, resource: Resource, config
     if (field.split(".")[0]! in base) fields[field] = value;
   }
   return included(fields);
+}
+
+/**
+ * A stored document as a read shows it, through the resource's datasource projection: a
+ * document stored without an ETag is shown the hash of that view (GET, as Eve's getitem does),
+ * and Eve's writes check If-Match against the same view (get_document reads through the
+ * projection), so fields outside the schema must not count there either. A dotted projection
+ * entry keeps its whole top-level field, which is only exact for projections of top-level
+ * fields (the default). The store's `_id` comes back from every inclusive projection, so it is
+ * part of the view even where the resource names its documents by another id field (Eve's
+ * `products` by `sku`).
+ */
+export function readView(config: Config, resource: Resource, stored: Doc): Doc {
+  const projection = resolveProjection(null, resource, config);
+  if (!projection) return stored;
+  const shown: Doc = {};
+  if (Object.hasOwn(stored, "_id")) shown._id = stored._id;
+  for (const field of Object.keys(projection)) {
+    const top = field.split(".")[0]!;
+    if (Object.hasOwn(stored, top)) shown[top] = stored[top];
+  }
+  return shown;
+}
+
+/**
+ * A client's projection applied to a document read whole (a caller shown fewer fields than
+ * are stored is read whole so that its ETag is that of the whole of what it may see, whatever
+ * it projects): dotted entries keep or drop what they name, through lists too.
+ */
+export function projectDocument(document: Doc, projection: Projection): Doc {
+  const inclusive = Object.values(projection).some((flag) => flag === 1);
+  const tree: PathTree = new Map();
+  for (const [field, flag] of Object.entries(projection)) if ((flag === 1) === inclusive) addPath(tree, field.split("."));
+  return (inclusive ? keepPaths : dropPaths)(document, tree) as Doc;
+}
+
+type PathTree = Map<string, PathTree | true>;
+
+function addPath(tree: PathTree, parts: string[]): void {
+  const [first, ...rest] = parts as [string, ...string[]];
+  if (rest.length === 0) return void tree.set(first, true);
+  let sub = tree.get(first);
+  if (sub === true) return;
+  if (!sub) tree.set(first, (sub = new Map()));
+  addPath(sub, rest);
+}
+
+function keepPaths(value: unknown, tree: PathTree): unknown {
+  if (Array.isArray(value)) return value.filter((item) => isPlainObject(item) || Array.isArray(item)).map((item) => keepPaths(item, tree));
+  if (!isPlainObject(value)) return value;
+  const out: Doc = {};
+  for (const key of Object.keys(value)) {
+    const sub = tree.get(key);
+    if (sub === true) out[key] = value[key];
+    else if (sub && (isPlainObject(value[key]) || Array.isArray(value[key]))) out[key] = keepPaths(value[key], sub);
+  }
+  return out;
+}
+
+function dropPaths(value: unknown, tree: PathTree): unknown {
+  if (Array.isArray(value)) return value.map((item) => dropPaths(item, tree));
+  if (!isPlainObject(value)) return value;
+  const out: Doc = {};
+  for (const key of Object.keys(value)) {
+    const sub = tree.get(key);
+    if (sub === undefined) out[key] = value[key];
+    else if (sub !== true) out[key] = dropPaths(value[key], sub);
+  }
+  return out;
 }

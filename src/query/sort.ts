@@ -8,6 +8,8 @@ import { badRequest } from "../errors.ts";
 import type { Resource } from "../settings/normalize.ts";
 import { PYTHON_CONSTANTS } from "./python-constants.ts";
 import { isPrototypeKey } from "../util/objects.ts";
+import { pathVisibility, type Mask } from "../auth/field-masks.ts";
+import { invalidField } from "./withheld.ts";
 
 /** Brackets never nest deeper than a list of pairs. */
 const LITERAL_DEPTH = 2;
@@ -54,21 +56,24 @@ const NAME_LIST = /^-?[A-Za-z_][\w.]*(?:\s*,\s*-?[A-Za-z_][\w.]*)*$/;
 
 /**
  * The client's sort, or null when there is none (sorting disabled for the resource, an empty
- * value, `None` or an empty list), in which case the datasource default_sort applies. The
+ * value, `None` or an empty list), in which case the datasource default_sort applies; a 400
+ * for a field `hidden` withholds. The
  * common comma list is read at once; anything else may be a literal, whose parser is imported
  * on first use, keeping it out of what a Worker loads at start (test/runtimes/workers-bundle.test.ts).
  */
-export function parseSort(raw: string, resource: Resource): Sort | null | Promise<Sort | null> {
+export function parseSort(raw: string, resource: Resource, hidden: Mask | null = null): Sort | null | Promise<Sort | null> {
   const text = raw.trim();
   if (!resource.sorting || !text) return null;
-  if (NAME_LIST.test(text) && !Object.hasOwn(PYTHON_CONSTANTS, text)) return nonEmpty(fromCommaList(text));
+  if (NAME_LIST.test(text) && !Object.hasOwn(PYTHON_CONSTANTS, text)) return nonEmpty(fromCommaList(text), hidden);
   return import("./python-syntax.ts").then(({ parseLiteral }) => {
     const literal = literalOrUndefined(parseLiteral, text);
     if (literal === null) return null;
-    return nonEmpty(literal === undefined ? fromCommaList(text) : fromLiteral(literal));
+    return nonEmpty(literal === undefined ? fromCommaList(text) : fromLiteral(literal), hidden);
   });
 }
 
-function nonEmpty(sort: Sort): Sort | null {
+/** A sort on a field the caller may not read (or on a dict holding one) would order by its values. */
+function nonEmpty(sort: Sort, hidden: Mask | null): Sort | null {
+  if (hidden) for (const [field] of sort) if (pathVisibility(hidden, field) !== "shown") throw invalidField("sort", field);
   return sort.length ? sort : null;
 }

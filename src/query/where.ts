@@ -16,8 +16,10 @@ import { badRequest, HttpError } from "../errors.ts";
 import { parseDate } from "../render/dates.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { GEO_TYPES, geoTest, type GeoTypeName } from "../validation/geo.ts";
-import type { FieldSchema, Schema } from "../settings/types.ts";
 import { castUntyped, parseJsonOrUndefined } from "./common.ts";
+import { conditionFits, FieldTypes } from "./field-types.ts";
+import { invalidField, probesWithheld } from "./withheld.ts";
+import type { Mask } from "../auth/field-masks.ts";
 import { isPlainObject, isPrototypeKey } from "../util/objects.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
 import { SCRIPT_OPERATORS } from "../util/operators.ts";
@@ -40,95 +42,6 @@ const LOGICAL = new Set(["$and", "$or", "$nor"]);
 
 /** Operators whose operands are values of the field, hence converted like it. */
 const VALUE_OPERATORS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$all", "$not", "$elemMatch"]);
-
-type Types = Set<string> | undefined;
-
-/** Per rule object: a where clause asks for the same fields' types on every request. */
-const typesByRule = new WeakMap<FieldSchema, Set<string>>();
-
-function typesOf(rule: FieldSchema | undefined): Types {
-  const type = rule?.type;
-  if (type === undefined) return undefined;
-  let types = typesByRule.get(rule!);
-  if (!types) typesByRule.set(rule!, (types = new Set(Array.isArray(type) ? type : [type])));
-  return types;
-}
-
-/** A `schema` that is one rule (a list's items) rather than a mapping of fields. */
-function isRule(schema: unknown): schema is FieldSchema {
-  if (!isPlainObject(schema)) return false;
-  return typeof schema.type === "string" || (Array.isArray(schema.type) && schema.type.every((t) => typeof t === "string"));
-}
-
-function isList(rule: FieldSchema): boolean {
-  return typesOf(rule)?.has("list") === true;
-}
-
-/** The fields of a dict rule (or of a rule whose `schema` is a mapping). */
-function dictFields(rule: FieldSchema | undefined): Schema | undefined {
-  if (!rule || !isPlainObject(rule.schema) || isList(rule) || isRule(rule.schema)) return undefined;
-  return rule.schema as Schema;
-}
-
-/** Every rule an element of a list rule may follow. */
-function elementRules(rule: FieldSchema): FieldSchema[] {
-  if (isRule(rule.schema)) return [rule.schema];
-  return Array.isArray(rule.items) ? rule.items.filter(isPlainObject) : [];
-}
-
-/** The rules of meta fields, shared, so that their types are worked out once (typesOf). */
-const META_RULES = Object.fromEntries(["objectid", "datetime", "string", "boolean", "integer"].map((type) => [type, { type }])) as Record<
-  "objectid" | "datetime" | "string" | "boolean" | "integer",
-  FieldSchema
->;
-
-export class FieldTypes {
-  constructor(
-    private readonly resource: Resource,
-    private readonly config: Config,
-  ) {}
-
-  /** Meta fields are typed even where the schema does not declare them. */
-  private metaRule(name: string): FieldSchema | undefined {
-    const c = this.config;
-    if (name === this.resource.id_field || name === this.resource.id_field + c.VERSION_ID_SUFFIX) return META_RULES.objectid;
-    if (name === c.DATE_CREATED || name === c.LAST_UPDATED) return META_RULES.datetime;
-    if (name === c.ETAG) return META_RULES.string;
-    if (name === c.DELETED) return META_RULES.boolean;
-    if (name === c.VERSION || name === c.LATEST_VERSION) return META_RULES.integer;
-    return undefined;
-  }
-
-  /** The rule a (dotted) path follows, through dicts and lists; undefined when the schema has none. */
-  ruleAt(path: string): FieldSchema | undefined {
-    const [first, ...rest] = path.split(".");
-    let rule: FieldSchema | undefined = this.resource.schema[first!] ?? this.metaRule(first!);
-    for (const segment of rest) {
-      if (!rule) return undefined;
-      if (isList(rule)) {
-        const elements = elementRules(rule);
-        if (/^\d+$/.test(segment)) {
-          rule = isRule(rule.schema) ? rule.schema : elements[Number(segment)];
-          continue;
-        }
-        rule = elements.map((element) => dictFields(element)?.[segment]).find(Boolean);
-      } else {
-        rule = dictFields(rule)?.[segment];
-      }
-    }
-    return rule;
-  }
-
-  /** The types a scalar at `path` may have: a list's element types for list fields. */
-  scalarTypes(path: string): Types {
-    const rule = this.ruleAt(path);
-    if (!rule || !isList(rule)) return typesOf(rule);
-    const elements = elementRules(rule).map(typesOf);
-    if (elements.length === 0 || elements.some((types) => types === undefined)) return undefined;
-    return new Set(elements.flatMap((types) => [...types!]));
-  }
-}
-
 
 /** Long enough for any sensible search, short enough to bound what one pattern can cost. */
 export const MAX_REGEX_LENGTH = 256;
@@ -173,6 +86,8 @@ class WhereWalker {
   constructor(
     private readonly resource: Resource,
     private readonly config: Config,
+    /** The fields the caller may not read (docs/contracts.md §4), or null. */
+    private readonly hidden: Mask | null,
   ) {
     this.types = new FieldTypes(resource, config);
     ({ blacklist: this.blacklist, whitelist: this.whitelist } = operatorListsOf(resource, config));
@@ -199,12 +114,14 @@ class WhereWalker {
         }
         out[key] = value.map((member) => this.query(member, depth + 2));
       } else if (key.startsWith("$")) {
+        // $expr, $text, $jsonSchema reach fields by other means than a key: not where some are withheld.
+        if (this.hidden && key !== "$comment") throw invalidField("filter", key);
         out[key] = this.opaque(value, depth + 1);
       } else {
         this.checkAllowed(key);
         const converted = this.value(value, key, depth + 1);
-        if (this.resource.validate_filters && !this.fits(key, converted)) {
-          throw new HttpError(400, `filter on '${key}' is invalid`);
+        if ((this.resource.validate_filters && !this.fits(key, converted)) || (this.hidden && probesWithheld(this.hidden, key, converted))) {
+          throw invalidField("filter", key);
         }
         out[key] = converted;
       }
@@ -269,82 +186,21 @@ class WhereWalker {
   }
 }
 
-function conditionFits(rule: FieldSchema, condition: unknown): boolean {
-  if (!isPlainObject(condition)) return valueFits(rule, condition);
-  const keys = Object.keys(condition);
-  if (!keys.some((key) => key.startsWith("$"))) return valueFits(rule, condition);
-  return keys.every((operator) => {
-    const operand = condition[operator];
-    switch (operator) {
-      case "$eq": case "$ne": case "$gt": case "$gte": case "$lt": case "$lte":
-        return valueFits(rule, operand);
-      case "$in": case "$nin":
-        return Array.isArray(operand) && operand.every((item) => valueFits(rule, item));
-      case "$all":
-        return Array.isArray(operand) && operand.every((item) => elementFits(rule, item));
-      case "$not":
-        return conditionFits(rule, operand);
-      case "$exists":
-        return typeof operand === "boolean";
-      default:
-        return true;
-    }
-  });
-}
-
-/** Cerberus' view of a value for a field: type, nullable, allowed, a dict's fields. */
-function valueFits(rule: FieldSchema, value: unknown): boolean {
-  if (value === null) return rule.nullable === true;
-  const types = typesOf(rule);
-  if (types?.has("list") && !Array.isArray(value)) return elementFits(rule, value);
-  if (types && ![...types].some((type) => typeFits(type, value))) return false;
-  if (Array.isArray(rule.allowed)) {
-    const values = Array.isArray(value) ? value : [value];
-    if (!values.every((v) => rule.allowed!.includes(v))) return false;
-  }
-  const fields = dictFields(rule);
-  if (fields && isPlainObject(value)) {
-    return Object.entries(value).every(([key, member]) => fields[key] !== undefined && valueFits(fields[key]!, member));
-  }
-  return true;
-}
-
-/** A scalar compared with a list field matches its elements. */
-function elementFits(rule: FieldSchema, value: unknown): boolean {
-  const elements = elementRules(rule);
-  if (elements.length === 0) return !Array.isArray(rule.allowed) || rule.allowed.includes(value);
-  return elements.some((element) => valueFits({ ...element, allowed: element.allowed ?? rule.allowed }, value));
-}
-
-function typeFits(type: string, value: unknown): boolean {
-  switch (type) {
-    case "string": return typeof value === "string";
-    case "integer": return Number.isInteger(value);
-    case "number": case "float": return typeof value === "number";
-    case "boolean": return typeof value === "boolean";
-    case "datetime": case "date": return value instanceof Date;
-    case "objectid": return value instanceof ObjectId;
-    case "list": case "set": return Array.isArray(value);
-    case "dict": return isPlainObject(value);
-    default: return true;
-  }
-}
-
 /**
  * `?where=` as a driver filter; `{}` for an empty value or where allowed_filters is empty (Eve then
- * ignores it); a 400 for malformed or refused input. The Python syntax is a promise: its parser is
+ * ignores it); a 400 for malformed or refused input, and for a field `hidden` withholds. The Python syntax is a promise: its parser is
  * imported on first use, out of what a Worker loads at start (test/runtimes/workers-bundle.test.ts).
  */
-export function parseWhere(raw: string, resource: Resource, config: Config): Filter | Promise<Filter> {
+export function parseWhere(raw: string, resource: Resource, config: Config, hidden: Mask | null = null): Filter | Promise<Filter> {
   if (!raw || resource.allowed_filters.length === 0) return {};
   const json = parseJsonOrUndefined(raw);
-  if (json !== undefined) return whereFilter(json, resource, config);
-  return import("./python-where.ts").then(({ parsePythonWhere }) => whereFilter(parsePythonWhere(raw, config.MAX_JSON_DEPTH), resource, config));
+  if (json !== undefined) return whereFilter(json, resource, config, hidden);
+  return import("./python-where.ts").then(({ parsePythonWhere }) => whereFilter(parsePythonWhere(raw, config.MAX_JSON_DEPTH), resource, config, hidden));
 }
 
-function whereFilter(query: unknown, resource: Resource, config: Config): Filter {
+function whereFilter(query: unknown, resource: Resource, config: Config, hidden: Mask | null): Filter {
   if (!isPlainObject(query)) throw badRequest("where must be an object");
-  const filter = new WhereWalker(resource, config).query(query, 1);
+  const filter = new WhereWalker(resource, config, hidden).query(query, 1);
   checkOperands(filter);
   return filter;
 }

@@ -2,8 +2,10 @@
 // self and related links, soft-delete flag.
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
-import type { Doc } from "../drivers/types.ts";
-import { documentEtag } from "../render/etag.ts";
+import type { Doc, Projection } from "../drivers/types.ts";
+import { projectDocument } from "../query/projection.ts";
+import { visibleDocument } from "./visible.ts";
+import { contentEtag } from "../render/etag.ts";
 import type { Resource } from "../settings/normalize.ts";
 import { documentLink, relatedLinks } from "../render/hateoas.ts";
 import type { Config } from "../settings/normalize.ts";
@@ -26,16 +28,25 @@ function reorder(document: Doc, idField: string): Doc {
  */
 export function shownEtag(config: Config, resource: Resource, stored: Doc): string {
   const own = stored[config.ETAG];
-  return typeof own === "string" ? own : documentEtag({ [config.DATE_CREATED]: EPOCH, [config.LAST_UPDATED]: EPOCH, ...stored }, resource.etag_ignore_fields);
+  return typeof own === "string" ? own : contentEtag(config, resource, stored);
+}
+
+export interface ResponseOptions {
+  /** The stored current document, when `stored` is an older version of it. */
+  latest?: Doc;
+  /** The client's projection, for a document read whole (src/read/visible.ts `readsWhole`). */
+  project?: Projection;
 }
 
 /**
- * `latest`: the stored current document, when `stored` is an older version of it. A promise only
- * when a feature's beforeRespond is one: a page built 25 documents, each awaited.
+ * The one way out for documents (docs/contracts.md §2): what the caller may not read is gone
+ * before anything else sees the document (field rules, §4). A promise only when a feature's
+ * beforeRespond is one: a page built 25 documents, each awaited.
  */
-export function buildResponseDocument(services: Services, ctx: CallScope, stored: Doc, resource: Resource, options: { latest?: Doc } = {}): Doc | Promise<Doc> {
+export function buildResponseDocument(services: Services, ctx: CallScope, stored: Doc, resource: Resource, options: ResponseOptions = {}): Doc | Promise<Doc> {
   const config = services.config;
-  const document = reorder(stored, resource.id_field);
+  const visible = resource.field_rules === null ? stored : visibleDocument(config, ctx, resource, stored);
+  const document = reorder(options.project ? projectDocument(visible, options.project) : visible, resource.id_field);
   if (!(config.DATE_CREATED in document)) document[config.DATE_CREATED] = EPOCH;
   if (!(config.LAST_UPDATED in document)) document[config.LAST_UPDATED] = EPOCH;
   if (config.IF_MATCH && !(config.ETAG in document)) document[config.ETAG] = shownEtag(config, resource, document);

@@ -17,6 +17,9 @@ import { referencedVersions } from "./versions.ts";
 import { isPlainObject } from "../util/objects.ts";
 import type { Config } from "../settings/normalize.ts";
 import { objectIdHex } from "../util/objectid.ts";
+import { fieldMask, pathVisibility } from "../auth/field-masks.ts";
+import { invalidField } from "../query/withheld.ts";
+import { visibleDocument } from "./visible.ts";
 
 /**
  * The definition of a (possibly dotted) field, descending through dicts, lists of dicts and, as
@@ -53,7 +56,40 @@ export function resolveEmbeddedFields(config: Config, ctx: CallScope, resource: 
   if (!resource.embedding) return [];
   const requested = ctx.args.get(config.QUERY_EMBEDDED);
   if (requested === null) return defaultEmbedded(config, resource);
-  return embeddable(config, resource, new Set(resource.embedded_fields), requested);
+  return embeddable(config, resource, new Set(resource.embedded_fields), requested, ctx);
+}
+
+/** Whether any resource has field rules, which the settings alone decide: found once per configuration. */
+const ruled = new WeakMap<Config, boolean>();
+
+function anyFieldRules(config: Config): boolean {
+  let found = ruled.get(config);
+  if (found === undefined) ruled.set(config, (found = Object.values(config.DOMAIN).some((resource) => resource.field_rules !== null)));
+  return found;
+}
+
+/**
+ * Whether an `embedded` path names a field the caller may not read, each part by the rules of
+ * the resource it belongs to (`author.company`: `author` here, `company` in the authors').
+ * Embedding by default needs no check: a reference the caller may not read is gone from the
+ * document before anything is embedded in it.
+ */
+function namesWithheld(config: Config, ctx: CallScope, resource: Resource, field: string): boolean {
+  let owner = resource;
+  let local: string[] = [];
+  for (const part of field.split(".")) {
+    local.push(part);
+    const path = local.join(".");
+    const mask = fieldMask(ctx, owner, "read");
+    if (mask && pathVisibility(mask, path) === "hidden") return true;
+    const relation = relationOf(fieldDefinition(config, owner, path));
+    const target = relation && config.DOMAIN[relation.resource];
+    if (target) {
+      owner = target;
+      local = [];
+    }
+  }
+  return false;
 }
 
 /** What a read without `?embedded=` embeds, which depends on the settings alone: found once per resource, frozen. */
@@ -68,8 +104,9 @@ function defaultEmbedded(config: Config, resource: Resource): string[] {
   return fields;
 }
 
-function embeddable(config: Config, resource: Resource, wanted: Set<string>, requested: string | null): string[] {
+function embeddable(config: Config, resource: Resource, wanted: Set<string>, requested: string | null, ctx?: CallScope): string[] {
   for (const [field, flag] of Object.entries(parseEmbedded(requested))) {
+    if (ctx && anyFieldRules(config) && namesWithheld(config, ctx, resource, field)) throw invalidField("embedding", field);
     if (flag === 1) wanted.add(field);
     else wanted.delete(field);
   }
@@ -124,7 +161,9 @@ function plainLookup(services: Services, ctx: CallScope, target: Resource, field
     key: (ref) => (isReference(referenceId(ref)) ? refKey(referenceId(ref)) : null),
     async find(refs) {
       const ids = refs.map(referenceId);
-      const { documents } = await services.data.find(ctx, target, { filter: { [field]: { $in: ids } }, projection: target.datasource.projection, count: false });
+      const { documents: stored } = await services.data.find(ctx, target, { filter: { [field]: { $in: ids } }, projection: target.datasource.projection, count: false });
+      // The target's own field rules hold for its documents wherever they are shown.
+      const documents = target.field_rules === null ? stored : stored.map((document) => visibleDocument(services.config, ctx, target, document));
       for (const document of documents) await resolveMedia(services.data, services.config, ctx, target, document);
       const byRef = new Map(documents.map((doc) => [refKey(doc[field]), doc]));
       return ids.map((id) => byRef.get(refKey(id)) ?? null);

@@ -4,48 +4,33 @@ import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc, Projection } from "../drivers/types.ts";
 import { badRequest, HttpError } from "../errors.ts";
-import { etagSource } from "../render/etag.ts";
 import { documentLink, type Link } from "../render/hateoas.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { shadowResource, synthesize, versionedIdField } from "../features/shadow.ts";
+import { referencedVersion, type FindOne } from "../settings/relations.ts";
 import { buildResponseDocument } from "./document.ts";
 
 /**
  * The documents versioned references (`{<field>: …, <VERSION>: n}`) point to, in order: each
  * version rebuilt and made ready to send, or null when the document, the version, or the
- * version's being live (a soft-deleted version is gone) is missing. Two queries whatever the
- * number of references: the current documents, then the copies.
+ * version's being live (a soft-deleted version is gone) is missing. Each is looked up as
+ * validation looks it up (settings/relations.ts referencedVersion), the current documents
+ * through the datasource projection.
  */
 export async function referencedVersions(services: Services, ctx: CallScope, target: Resource, field: string, refs: Doc[]): Promise<Array<Doc | null>> {
   const config = services.config;
-  const pointer = versionedIdField(config, target);
-  const { documents: currents } = await services.data.find(ctx, target, {
-    filter: { [field]: { $in: refs.map((ref) => ref[field]) } },
-    projection: target.datasource.projection,
-    showDeleted: true,
-    count: false,
-  });
-  const currentOf = new Map(currents.map((doc) => [etagSource(doc[field]), doc]));
-  const copyKey = (id: unknown, version: unknown) => `${etagSource(id)}@${etagSource(version)}`;
-  const wanted = refs.flatMap((ref) => {
-    const current = currentOf.get(etagSource(ref[field]));
-    return current ? [{ [pointer]: current[target.id_field], [config.VERSION]: ref[config.VERSION] }] : [];
-  });
-  const { documents: copies } = wanted.length
-    ? await services.data.find(ctx, shadowResource(config, target), { filter: { $or: wanted }, count: false })
-    : { documents: [] };
-  const copyOf = new Map(copies.map((copy) => [copyKey(copy[pointer], copy[config.VERSION]), copy]));
-
-  const resolved: Array<Doc | null> = [];
-  for (const ref of refs) {
-    const current = currentOf.get(etagSource(ref[field]));
-    const copy = current && copyOf.get(copyKey(current[target.id_field], ref[config.VERSION]));
-    // A document stored before versioning was turned on is its own version 1.
-    const legacy = current && !copy && ref[config.VERSION] === 1 && current[config.VERSION] === undefined;
-    const document = copy ? synthesize(config, target, current, copy) : legacy ? current : null;
-    resolved.push(document && (await buildResponseDocument(services, ctx, document, target, { latest: current })));
-  }
-  return resolved;
+  const findOne: FindOne = (name, filter, options) =>
+    name === target.name
+      ? services.data.findOne(ctx, target, filter, { showDeleted: options?.includeDeleted, projection: target.datasource.projection })
+      : services.data.findOne(ctx, shadowResource(config, target), filter);
+  return Promise.all(
+    refs.map(async (ref) => {
+      const found = await referencedVersion(config, target, field, ref, findOne, true);
+      if (!found?.current) return null;
+      const document = found.copy ? synthesize(config, target, found.current, found.copy) : found.current;
+      return buildResponseDocument(services, ctx, document, target, { latest: found.current });
+    }),
+  );
 }
 
 export type VersionRequest = number | "all" | "diffs" | null;
@@ -88,9 +73,13 @@ export function versionLinks(config: Config, ctx: CallScope, resource: Resource,
   };
 }
 
-/** The ETag header of an item: with versioning, `_etag` followed by the latest version number. */
-export function itemEtag(config: Config, resource: Resource, document: Doc): string | undefined {
+/**
+ * The ETag header of an item: with versioning, `_etag` followed by the latest version number —
+ * unless fields are withheld from the caller, whose ETag is only that of what it sees (the
+ * version moves with changes it cannot see: src/read/visible.ts).
+ */
+export function itemEtag(config: Config, resource: Resource, document: Doc, withheld = false): string | undefined {
   const etag = document[config.ETAG];
   if (!config.IF_MATCH || typeof etag !== "string") return undefined;
-  return resource.versioning ? etag + String(document[config.LATEST_VERSION]) : etag;
+  return resource.versioning && !withheld ? etag + String(document[config.LATEST_VERSION]) : etag;
 }

@@ -4,6 +4,7 @@
 // against the reference exchanges).
 import type { Stamp } from "../drivers/types.ts";
 import { relaxedJsonBytes } from "./relaxed-bytes.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
 
 const decoder = new TextDecoder();
 
@@ -135,6 +136,16 @@ export function etagStamp(field: string, ignore: string[] | null): Stamp {
       return documentEtag(rest, ignore);
     },
   };
+}
+
+const EPOCH = new Date(0);
+
+/**
+ * The ETag of a document as Eve computes one for a document stored without it (written by
+ * another program): the hash of the document, the dates it lacks at the epoch.
+ */
+export function contentEtag(config: Config, resource: Resource, document: Record<string, unknown>): string {
+  return documentEtag({ [config.DATE_CREATED]: EPOCH, [config.LAST_UPDATED]: EPOCH, ...document }, resource.etag_ignore_fields);
 }
 
 /** Strips quotes and the weak prefix from an ETag header value (Eve accepts both forms). */

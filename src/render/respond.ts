@@ -138,7 +138,8 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
     const body = reply.body;
     return import("./xml.ts").then(({ renderXml }) => sized(ctx, reply.status, headers, ENCODER.encode(renderXml(toPlain(body, config.DATE_FORMAT) as Record<string, unknown>, config))));
   }
-  let text = toJson(reply.body, ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
+  // Eve indents GET answers only (eve/render.py render_json); a write's answer stays compact.
+  let text = toJson(reply.body, ctx.method === "GET" && ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
   const argument = config.JSONP_ARGUMENT;
   const callback = argument ? ctx.args.get(argument) : null;
   // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".

@@ -50,10 +50,17 @@ export function pathFields(ctx: CallScope, resource: Resource, config: Config): 
   return { declared, undeclared };
 }
 
-/** The item lookup of an item request, sub-resource segments included. */
+/**
+ * The item lookup of an item request, sub-resource segments included. Eve casts 24 hex digits
+ * on the id field to an ObjectId whatever the schema types the field (eve/io/mongo/mongo.py
+ * `_mongotize`), so a resource that declares its id a string still finds the documents it
+ * created without one, which the store named by an ObjectId; a document created with that
+ * string as its id is found too.
+ */
 export function itemLookup(ctx: CallScope, config: Config): Filter {
   const resource = ctx.resource!;
   const field = ctx.endpoint.lookupField ?? resource.id_field;
   const value = convertPathValue(resource, field, ctx.params.lookup ?? "", config);
-  return { ...pathConditions(ctx, resource, config), [field]: value };
+  const either = field === resource.id_field && typeof value === "string" && isObjectIdHex(value) && !resource.query_objectid_as_string;
+  return { ...pathConditions(ctx, resource, config), [field]: either ? { $in: [new ObjectId(value), value] } : value };
 }

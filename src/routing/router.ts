@@ -38,6 +38,8 @@ interface Route {
 export interface CompiledRouter {
   /** The endpoint a request path (percent-encoded, as URL.pathname) names, with its path values decoded. */
   match(path: string): RouteMatch | null;
+  /** Every endpoint, in the order paths are matched (the field-rule test reads through each). */
+  readonly endpoints: readonly Endpoint[];
 }
 
 export function compileRouter(config: Config): CompiledRouter {
@@ -85,6 +87,7 @@ export function compileRouter(config: Config): CompiledRouter {
   }
 
   return {
+    endpoints: routes.map((route) => route.endpoint),
     // Every route answers every method: dispatch by method comes later (405, Allow).
     match(path) {
       for (const { pattern, endpoint } of routes) {

@@ -3,7 +3,8 @@
 import type { Filter, Projection, Sort } from "../drivers/types.ts";
 import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, SETTING_ALIASES, type GlobalConfig } from "./defaults.ts";
 import { oplogDefinition } from "./oplog.ts";
-import { converterRegex, parseUrlParams, type PathParam } from "./urls.ts";
+import { converterRegex, parseUrlParams, displayUrl, type PathParam } from "./urls.ts";
+import { compileFieldRules, type FieldRuleTree } from "./field-rules.ts";
 import type { CountStrategy, UpdateOperatorName } from "./opt-in.ts";
 import type { HttpMethod, ResourceSettings, Schema, Settings, SortSetting } from "./types.ts";
 
@@ -52,6 +53,8 @@ export interface Resource {
   upsert_on_put: boolean;
   if_match: boolean;
   enforce_if_match: boolean;
+  /** Field rules (docs/contracts.md §4), compiled once; null for a resource without any. */
+  field_rules: FieldRuleTree | null;
   /** Beyond Eve (docs/decisions.md §9, docs/contracts.md); all off by default. */
   change_feed: boolean;
   pagination_cursor: boolean;
@@ -187,8 +190,21 @@ export function normalizeResource(name: string, def: ResourceSettings, globals: 
     query_objectid_as_string: def.query_objectid_as_string === true,
     etag_ignore_fields: (def.etag_ignore_fields as string[] | undefined) ?? null,
     extra_response_fields: (def.extra_response_fields as string[] | undefined) ?? [],
+    field_rules: compileFieldRules(name, schema),
     raw: def,
   };
+}
+
+/**
+ * The log's entries carry the changes `c` of the resource their `r` names: the log's rules are
+ * those resources' rules, applied to `c` (null when none of the resources it logs has any).
+ */
+function oplogRules(log: Resource, resources: Resource[]): FieldRuleTree | null {
+  const changes = new Map<string, FieldRuleTree>();
+  for (const resource of resources) {
+    if (resource !== log && !resource.internal_resource && resource.field_rules) changes.set(displayUrl(resource.url), resource.field_rules);
+  }
+  return changes.size ? { resource: log.name, fields: new Map(), dynamic: true, changes } : null;
 }
 
 /** An integer field is routed by Werkzeug's int converter whatever the url says, as Eve does. */
@@ -217,7 +233,8 @@ export function normalizeSettings(settings: Settings): Config {
   }
   if (globals.OPLOG) {
     const name = globals.OPLOG_NAME;
-    domain[name] = normalizeResource(name, oplogDefinition(globals, settings.DOMAIN?.[name]), globals);
+    const log = (domain[name] = normalizeResource(name, oplogDefinition(globals, settings.DOMAIN?.[name]), globals));
+    if (globals.OPLOG_AUDIT) log.field_rules = oplogRules(log, Object.values(domain));
   }
   // By default the document is as public as the home endpoint, which lists the resources anyway.
   const homeIsPublic = globals.AUTH == null || globals.AUTH === false || globals.PUBLIC_METHODS.includes("GET");

@@ -1,6 +1,7 @@
 // User-facing settings types. Names are Eve's so that a settings.py ports almost verbatim:
 // upper-case globals, lower-case resource keys.
 import type { OptInResourceSettings, OptInSettings } from "./opt-in.ts";
+import type { FieldAccessHook } from "./field-rules.ts";
 
 /** Database settings a db prefix may have its own of (`<PREFIX>_DB_URI`, …), by their unprefixed name. */
 export const PREFIXED_DB_KEYS = ["DB_URI", "DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "DB_AUTH_SOURCE", "DB_OPTIONS", "DB_DRIVER"] as const;
@@ -125,6 +126,8 @@ export interface FieldSchema extends CustomRules {
   /** Field rules (docs/contracts.md): the roles that may read / write this field; absent: everyone who may use the resource. */
   allowed_read_roles?: string[];
   allowed_write_roles?: string[];
+  /** Field rules: decides per user, document and method what role lists cannot (docs/auth.md). */
+  field_access?: FieldAccessHook;
   /** Cerberus' type savers: `anyof_type: ["string", "integer"]` … */
   [typeSaver: `${LogicRule}_${string}`]: unknown[] | undefined;
 }

@@ -41,3 +41,12 @@ export function fillUrl(url: string, fill: (param: PathParam) => string): string
     .map((part) => (typeof part === "string" ? part : fill(part)))
     .join("");
 }
+
+/**
+ * The url as the home page and the oplog show it, each converter segment shown by its name
+ * (`users/<person>/invoices`), as Eve's `config.URLS` does (eve/flaskapp.py). Eve keeps only
+ * the last name of a url with several; every one is kept here (docs/decisions.md §5).
+ */
+export function displayUrl(url: string): string {
+  return fillUrl(url, ({ name }) => `<${name}>`);
+}

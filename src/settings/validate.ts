@@ -9,6 +9,7 @@ import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOU
 import { anything, bool, int, isObject, listOf, name, nullable, object, oneOf, oneOrMany, show, strings, text, type Check } from "./checks.ts";
 import { converterRegex } from "./urls.ts";
 import { OPT_IN_CHECKS } from "./opt-in.ts";
+import { fieldRuleProblems, schemaHoldsItems } from "./field-rules.ts";
 import { PREFIXED_DB_KEYS, type Settings } from "./types.ts";
 import { didYouMean } from "./suggest.ts";
 
@@ -303,6 +304,7 @@ class Validator {
 
     if (isObject(def.schema)) {
       this.checkAutomaticFields(at, def, idField);
+      this.problems.push(...fieldRuleProblems(at, def, idField));
       this.fields(at, def.schema, "");
       const lookup = def.additional_lookup;
       if (isObject(lookup) && typeof lookup.field === "string" && !(lookup.field in def.schema)) {
@@ -338,9 +340,7 @@ class Validator {
     if (rule.data_relation !== undefined) this.relation(at, rule.data_relation, path);
     const schema = rule.schema;
     if (isObject(schema)) {
-      const types = Array.isArray(rule.type) ? rule.type : [rule.type];
-      const itemsRule = types.includes("list") || (!types.includes("dict") && typeof schema.type === "string");
-      if (itemsRule) this.rule(at, schema, path);
+      if (schemaHoldsItems(rule)) this.rule(at, schema, path);
       else this.fields(at, schema, path);
     }
     for (const key of ["items", "anyof", "allof", "oneof", "noneof"]) {

@@ -215,6 +215,13 @@ function ruleNote(rule: string, value: unknown): string | undefined {
       return `needs ${typeof value === "string" ? value : Array.isArray(value) ? value.join(", ") : Object.keys(value as object).join(", ")}`;
     case "excludes":
       return `excludes ${[value].flat().join(", ")}`;
+    // Field rules (docs/auth.md): who is shown the field, and who may set it.
+    case "allowed_read_roles":
+      return `shown only to the roles ${(value as string[]).join(", ")}`;
+    case "allowed_write_roles":
+      return `set only by the roles ${(value as string[]).join(", ")}`;
+    case "field_access":
+      return "who is shown it and who may set it is also decided by the server, per user and document";
   }
   if (KNOWN_RULES.includes(rule)) return undefined;
   return `the custom rule '${rule}' is checked by the server and not described here`;

@@ -2,7 +2,7 @@
 import type { Doc } from "../drivers/types.ts";
 import { ObjectId } from "bson";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { relationField } from "../settings/relations.ts";
+import { referencedVersion, relationField } from "../settings/relations.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
 import { bsonType } from "./datatypes.ts";
 import { Level, MESSAGES, type Path } from "./errors.ts";
@@ -318,11 +318,8 @@ export function dataRelation(spec: RelationSpec, config: Config): RuleRun {
         fail(f, q, null, MESSAGES.unversionedRelation(target));
         return;
       }
-      const shadowField = field === config.DOMAIN[target]!.id_field ? field + config.VERSION_ID_SUFFIX : field;
-      // A document stored before versioning was turned on has no copies, and is its own version 1.
-      const legacy = () => (value[versionField] === 1 ? env.findOne(target, { [field]: value[field], [versionField]: { $exists: false } }) : null);
-      return env.findOne(target + config.VERSIONS, { [shadowField]: value[field], [versionField]: value[versionField] }).then(async (found) => {
-        if (!found && !(await legacy())) fail(f, q, null, MESSAGES.versionedRelation(value[field], target, field, value[versionField]));
+      return referencedVersion(config, config.DOMAIN[target]!, field, value, env.findOne).then((found) => {
+        if (!found) fail(f, q, null, MESSAGES.versionedRelation(value[field], target, field, value[versionField]));
       });
     }
     const references = Array.isArray(value) ? value : [value];

@@ -50,9 +50,11 @@ const VALUE_CHECKS: Record<string, ValueCheck> = {
   meta: anything,
   // Documentation only (OpenAPI), never checked against documents.
   description: isString,
-  // Field rules, enforced by access control (docs/contracts.md), never by validation.
+  // Field rules, enforced by access control (docs/contracts.md) and checked with the settings
+  // (src/settings/field-rules.ts), never by validation.
   allowed_read_roles: isRoles,
   allowed_write_roles: isRoles,
+  field_access: anything,
 };
 
 class SchemaInspector {

@@ -48,6 +48,7 @@ export const PASSIVE_RULES = [
   // Field rules, read by access control rather than by validation (docs/contracts.md).
   "allowed_read_roles",
   "allowed_write_roles",
+  "field_access",
 ] as const;
 
 export const KNOWN_RULES: readonly string[] = [...PRIORITY_RULES, ...QUEUE_RULES, ...PASSIVE_RULES];

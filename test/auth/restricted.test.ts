@@ -72,6 +72,10 @@ describe("reads", () => {
     expect((await json(asked))._error.message).toBe("Incompatible User-Restricted Resource request.");
     expect(await titles(await api.get(`/notes?where=${encodeURIComponent('{"owner": "alice"}')}`, alice))).toEqual(["a1"]);
     expect(await titles(await api.get(`/notes?where=${encodeURIComponent('{"$or": [{"owner": "bob"}, {"title": "b1"}]}')}`, alice))).toEqual([]);
+    // Any other condition on the field is incompatible too, operators included (Eve's rule).
+    for (const where of ['{"owner": {"$exists": true}}', '{"owner": {"$in": ["alice", "bob"]}}', '{"$and": [{"title": "a1"}, {"owner": {"$ne": "bob"}}]}']) {
+      expect((await api.get(`/notes?where=${encodeURIComponent(where)}`, alice)).status).toBe(401);
+    }
   });
 
   it("hold inside sub-resources", async () => {

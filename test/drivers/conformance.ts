@@ -355,6 +355,20 @@ export function runDriverConformance(label: string, make: () => Promise<Driver>,
         expect(await driver.replaceOne(t, { _id: b }, { email: "a@x" })).toBe(true);
       });
 
+      // The data layer reports such an index and serves the collection without it (src/data/layer.ts).
+      it("a unique index over stored duplicates is refused with DuplicateKeyError, and other indexes still build", async () => {
+        const t = target("accounts");
+        await driver.insertMany(t, [{ email: "a@x" }, { email: "a@x" }, { email: "b@x" }]);
+        const error = await rejection(driver.createIndexes(t, [{ keys: [["email", 1]], unique: true, sparse: true, name: "email_unique" }]));
+        expect(error).toBeInstanceOf(DuplicateKeyError);
+        expect(Object.keys((error as DuplicateKeyError).keyValue)).toEqual(["email"]);
+        await driver.createIndexes(t, [{ keys: [["name", 1]], unique: true, sparse: true, name: "name_unique" }]);
+        expect(await rejection(driver.insertMany(t, [{ name: "n" }, { name: "n" }]))).toBeInstanceOf(DuplicateKeyError);
+        // The collection stays usable, duplicates and all.
+        await driver.insertMany(t, [{ email: "a@x" }]);
+        expect(await driver.count(t, { email: "a@x" })).toBe(3);
+      });
+
       it("a deleted document frees its unique value", async () => {
         const t = await unique();
         await driver.insertMany(t, [{ email: "a@x" }]);

@@ -136,3 +136,49 @@ describe("ids typed by the schema", () => {
     expect((await api.get(`/people/${other}`)).status).toBe(404);
   });
 });
+
+// Eve casts a URL's 24 hex digits to an ObjectId on the id field whatever the schema types it, so
+// a resource that declares `_id` a string still finds what it created without one (the store
+// named it by an ObjectId): tests/versioning.py TestVersioningWithCustomIdField::test_getitem.
+describe("an _id typed string on documents the store named", () => {
+  const api = testApi({
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PUT"],
+    DOMAIN: {
+      contacts: {
+        url: "arbitraryurl",
+        versioning: true,
+        datasource: { filter: { username: { $exists: false } } },
+        schema: { _id: { type: "string" }, ref: { type: "string", minlength: 25, maxlength: 25, required: true, unique: true }, prog: { type: "integer" } },
+      },
+    },
+  });
+  afterAll(() => api.close());
+  const first = { ref: "ref value 1..............", prog: 123 };
+  const second = { ref: "ref value 2..............", prog: 456 };
+
+  it("finds, replaces and serves each version of it", async () => {
+    const created = await json(await api.post("/arbitraryurl", first));
+    expect(created._id).toMatch(/^[0-9a-f]{24}$/);
+    const url = `/arbitraryurl/${created._id}`;
+    const put = await api.put(url, second, { "If-Match": created._etag });
+    expect(put.status).toBe(200);
+    expect(await json(put)).toMatchObject({ _status: "OK", _version: 2 });
+
+    const v1 = await api.get(`${url}?version=1`);
+    expect(v1.status).toBe(200);
+    const one = await json(v1);
+    expect(one).toMatchObject({ ...first, _version: 1, _latest_version: 2 });
+    expect(one._links.self.href).toBe(`arbitraryurl/${created._id}?version=1`);
+    expect(one._links.collection.href).toBe(`arbitraryurl/${created._id}?version=all`);
+    expect(one._links.parent.href).toBe(`arbitraryurl/${created._id}`);
+    expect(await json(await api.get(`${url}?version=2`))).toMatchObject({ ...second, _version: 2, _latest_version: 2 });
+    expect(await json(await api.get(url))).toMatchObject({ ...second, _version: 2, _latest_version: 2 });
+  });
+
+  it("still finds a document created with a string of 24 hex digits as its id", async () => {
+    const id = new ObjectId().toHexString();
+    expect((await api.post("/arbitraryurl", { _id: id, ref: "ref value 3.............." })).status).toBe(201);
+    expect(await json(await api.get(`/arbitraryurl/${id}`))).toMatchObject({ _id: id, ref: "ref value 3.............." });
+  });
+});

@@ -150,3 +150,84 @@ describe("PUT with If-Match on a document that is gone", () => {
     }
   });
 });
+
+// Eve's products fixtures (tests/__init__.py bulk_insert) are inserted straight into MongoDB: no
+// _etag, no dates, named by `sku`. The ETag a GET shows is what a write must accept, whichever
+// field names the documents: tests/methods/delete.py TestDelete::test_delete_custom_idfield (and
+// TestSoftDelete's), patch.py TestPatch::test_patch_custom_idfield, put.py TestPut::test_unique_idfield.
+describe("documents without a stored ETag, named by a resource's own id field", () => {
+  const products = (globals: Partial<Settings> = {}, uniqueSku = false): Settings => ({
+    ...settings,
+    ...globals,
+    DOMAIN: {
+      products: {
+        id_field: "sku",
+        item_lookup_field: "sku",
+        item_url: 'regex("[A-Z]+")',
+        schema: {
+          sku: { type: "string", maxlength: 16, ...(uniqueSku ? { unique: true } : {}) },
+          title: { type: "string", minlength: 4, maxlength: 32 },
+          parent_product: { type: "string", data_relation: { resource: "products" } },
+        },
+      },
+    },
+  });
+
+  /** Ten products as Eve's fixtures: the first five name one of the last five as their parent. */
+  async function fixtures(api: ReturnType<typeof testApi>): Promise<void> {
+    const app = api.handler.app;
+    const skus = Array.from({ length: 10 }, (_, i) => `SKU${String.fromCharCode(65 + i)}${"Q".repeat(i)}`);
+    const documents = skus.map((sku, i) => ({ sku, title: `Hypercube ${sku.slice(0, 2)}${100 + i}`, ...(i < 5 ? { parent_product: skus[i + 5] } : {}) }));
+    await app.data.insert(null, app.config.DOMAIN.products!, documents);
+  }
+
+  async function firstProduct(api: ReturnType<typeof testApi>): Promise<Record<string, any>> {
+    const page = await json(await api.get("/products?max_results=1"));
+    expect(page._items).toHaveLength(1);
+    return page._items[0];
+  }
+
+  describe.each([
+    ["", {}],
+    [" (SOFT_DELETE on)", { SOFT_DELETE: true }],
+  ])("DELETE%s", (_name, overrides) => {
+    const api = testApi(products(overrides));
+    afterAll(() => api.close());
+
+    it("accepts the ETag of the collection page (test_delete_custom_idfield)", async () => {
+      await fixtures(api);
+      const product = await firstProduct(api);
+      expect((await api.delete(`/products/${product.sku}`, { "If-Match": "0".repeat(40) })).status).toBe(412);
+      expect((await api.delete(`/products/${product.sku}`, { "If-Match": product._etag })).status).toBe(204);
+      expect((await api.get(`/products/${product.sku}`)).status).toBe(404);
+    });
+  });
+
+  it("PATCH accepts the ETag of the collection page (test_patch_custom_idfield)", async () => {
+    const api = testApi(products());
+    try {
+      await fixtures(api);
+      const product = await firstProduct(api);
+      const response = await api.patch(`/products/${product.sku}`, { title: "Awesome product" }, { "If-Match": product._etag });
+      expect(response.status).toBe(200);
+      expect(await json(response)).toMatchObject({ _status: "OK", sku: product.sku });
+      expect(await json(await api.get(`/products/${product.sku}`))).toMatchObject({ title: "Awesome product" });
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("PUT of the same sku on a unique sku is no duplicate of itself (test_unique_idfield)", async () => {
+    const api = testApi(products({}, true));
+    try {
+      await fixtures(api);
+      const product = await firstProduct(api);
+      const replacement = { sku: product.sku, title: product.title, parent_product: product.parent_product };
+      const response = await api.put(`/products/${product.sku}`, replacement, { "If-Match": product._etag });
+      expect(response.status).toBe(200);
+      expect(await json(response)).toMatchObject({ _status: "OK", sku: product.sku });
+    } finally {
+      await api.close();
+    }
+  });
+});

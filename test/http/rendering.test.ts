@@ -60,6 +60,16 @@ describe("renderers", () => {
     expect(text).toBe('{\n    "_links": {\n        "child": [\n            {\n                "href": "people",\n                "title": "people"\n            },\n            {\n                "href": "works",\n                "title": "works"\n            }\n        ]\n    }\n}');
   });
 
+  it("leaves a write's answer compact under ?pretty, as Eve indents GET answers only", async () => {
+    const created = await api.post("/people?pretty", { lastname: "Pretty" });
+    expect(created.status).toBe(201);
+    const text = await created.text();
+    expect(text).not.toContain("\n");
+    expect(text).toMatch(/^\{"_updated": /);
+    const item = await api.get("/people/Pretty?pretty");
+    expect(await item.text()).toMatch(/^\{\n    "/);
+  });
+
   it("writes JSON as Python's json.dumps does", async () => {
     expect(await (await api.get("/")).text()).toBe('{"_links": {"child": [{"href": "people", "title": "people"}, {"href": "works", "title": "works"}]}}');
   });

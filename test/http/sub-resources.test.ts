@@ -39,6 +39,17 @@ describe("sub-resources", () => {
 
   const invoices = (person: string) => `/people/${person}/invoices`;
 
+  // Eve's config.URLS (tests/config.py test_url_helpers: `users/<person>/invoices`); Eve keeps
+  // only the last name of a url with several (docs/decisions.md §5).
+  it("lists each sub-resource on the home page by its url with the segments' names, not their regexes, in href", async () => {
+    expect((await json(await api.get("/")))._links.child).toEqual([
+      { href: "people", title: "people" },
+      // The title is resource_title, which defaults to the url as declared, as in Eve.
+      { href: "people/<person>/invoices", title: `people/<regex("${HEX}"):person>/invoices` },
+      { href: "books/<book>/shelves/<shelf>/pages", title: 'books/<regex("[0-9]+"):book>/shelves/<regex("[a-z]+"):shelf>/pages' },
+    ]);
+  });
+
   it("POST stores the segment as the field, converted by its type, over what the body says", async () => {
     const created = await api.post(invoices(ada), [{ number: 1 }, { number: 2, person: bob }]);
     expect(created.status).toBe(201);

@@ -1,7 +1,14 @@
 // `unique` left to the store's unique index on POST (src/methods/post.ts, uniqueByIndex): the
-// answers must read exactly as when every value is looked up first, whichever path reports it.
+// answers must read exactly as when every value is looked up first, whichever path reports it;
+// and uniqueness where the index can be missing (the last describe).
+import { MongoClient } from "mongodb";
 import { afterAll, describe, expect, it } from "vitest";
+import type { Driver } from "../../src/drivers/types.ts";
+import { createDriver } from "../../src/drivers/registry.ts";
+import { createLogger, type LogRecord } from "../../src/logging.ts";
+import type { Settings } from "../../src/settings/types.ts";
 import { json, testApi, type TestApi } from "../support/api.ts";
+import { testDriver, type ScopedDriver } from "../support/drivers.ts";
 import { peopleSettings } from "../support/settings.ts";
 
 const notUnique = (value: string) => ({ lastname: `value '${value}' is not unique` });
@@ -67,5 +74,111 @@ describe.each([
     expect((await api.post("/people", [{ lastname: "New1" }, { lastname: "New2" }])).status).toBe(201);
     const again = await api.post("/people", [{ lastname: "New3" }, { lastname: "New2" }]);
     expect((await json(again))._items).toEqual([{ _status: "OK" }, { _status: "ERR", _issues: notUnique("New2") }]);
+  });
+});
+
+// Uniqueness does not rest on the index alone (src/data/layer.ts, Bound.uniqueIndexed): another
+// client can drop a collection while everest serves (Eve's tests drop the database between
+// tests; an operator restores a dump without its indexes), and MongoDB then recreates it on the
+// next insert with no unique index. Only a store no other client can reach (the embedded one)
+// has its POSTs' `unique` left to the index; everywhere else values are looked up first, as Eve
+// does, and the index still refuses what concurrent writers let through.
+// Eve's scenario: tests/methods/post.py TestPost::test_unique_in_root_attribute.
+describe("unique without the store's index", () => {
+  const settings = (unique = true): Settings => ({
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: { test_unique: { schema: { unique_attribute: { type: "string", ...(unique ? { unique: true } : {}) } } } },
+  });
+  const payload = (value: string) => ({ unique_attribute: value });
+  const refusal = (value: string) => ({ _status: "ERR", _issues: { unique_attribute: `value '${value}' is not unique` }, _error: FAILURE(1) });
+
+  /** One driver instance of the suite's store, which two APIs can share as two processes share a database. */
+  async function suiteDriver(): Promise<Driver> {
+    return testDriver() ?? (await createDriver("memory", { databaseName: "everest", settings: {} }));
+  }
+
+  /** The driver as a store that lost its indexes: each collection comes without them. */
+  function withoutIndexes(driver: Driver): Driver {
+    return new Proxy(driver, {
+      get(target, key) {
+        if (key === "createIndexes") return async () => undefined;
+        if (key === "indexesStay") return false;
+        const value = Reflect.get(target, key, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  }
+
+  it("refuses a duplicate in a collection without the index (test_unique_in_root_attribute)", async () => {
+    const api = testApi(settings(), { driver: withoutIndexes(await suiteDriver()) });
+    try {
+      expect((await api.post("/test_unique", payload("unique_value"))).status).toBe(201);
+      const again = await api.post("/test_unique", payload("unique_value"));
+      expect(again.status).toBe(422);
+      expect(await json(again)).toEqual(refusal("unique_value"));
+      expect((await api.post("/test_unique", payload("unique_value_2"))).status).toBe(201);
+      expect(Number((await api.get("/test_unique")).headers.get("x-total-count"))).toBe(2);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("stores one of many concurrent POSTs of one value, with its index", async () => {
+    const api = testApi(settings());
+    try {
+      const statuses = (await Promise.all(Array.from({ length: 8 }, () => api.post("/test_unique", payload("raced"))))).map((r) => r.status);
+      expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+      expect(statuses.filter((s) => s === 422)).toHaveLength(7);
+      expect(Number((await api.get('/test_unique?where={"unique_attribute":"raced"}')).headers.get("x-total-count"))).toBe(1);
+    } finally {
+      await api.close();
+    }
+  });
+
+  it("starts over a collection that already holds duplicates: says so, serves it, and refuses new duplicates", async () => {
+    const driver = await suiteDriver();
+    const before = testApi(settings(false), { driver });
+    const records: LogRecord[] = [];
+    const after = testApi(settings(), { driver, logger: createLogger((record) => records.push(record)) });
+    try {
+      expect((await before.post("/test_unique", [payload("twice"), payload("twice")])).status).toBe(201);
+      await after.handler.app.open();
+      const warnings = records.filter((r) => r.level === "WARNING").map((r) => r.message);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/^the unique index 'unique_attribute_unique' on \S*test_unique \(unique_attribute\) cannot be built: documents in it already share a value/);
+      expect(warnings[0]).toContain("checked by looking values up before each write");
+      expect(Number((await after.get("/test_unique")).headers.get("x-total-count"))).toBe(2);
+      expect(await json(await after.post("/test_unique", payload("twice")))).toEqual(refusal("twice"));
+      expect((await after.post("/test_unique", payload("once"))).status).toBe(201);
+      expect(await json(await after.post("/test_unique", payload("once")))).toEqual(refusal("once"));
+      expect(records.filter((r) => r.level === "WARNING")).toHaveLength(1);
+    } finally {
+      await after.close();
+    }
+  });
+
+  it.runIf((process.env.EVEREST_TEST_DB ?? "").includes("mongodb"))("refuses a duplicate after another client dropped the collection, and a restart builds the index again", async () => {
+    const driver = await suiteDriver();
+    const api = testApi(settings(), { driver });
+    const client = await MongoClient.connect(process.env.MONGODB_URI!);
+    try {
+      const collection = client.db((driver as ScopedDriver).database("everest")).collection("test_unique");
+      expect((await api.post("/test_unique", payload("kept"))).status).toBe(201);
+      await collection.drop();
+      expect((await api.post("/test_unique", payload("unique_value"))).status).toBe(201);
+      expect(await json(await api.post("/test_unique", payload("unique_value")))).toEqual(refusal("unique_value"));
+      expect((await api.post("/test_unique", payload("unique_value_2"))).status).toBe(201);
+      expect(await collection.countDocuments({ unique_attribute: "unique_value" })).toBe(1);
+      expect((await collection.indexes()).map((index) => index.name)).toEqual(["_id_"]);
+
+      const restarted = testApi(settings(), { driver });
+      await restarted.handler.app.open();
+      expect((await collection.indexes()).map((index) => index.name)).toContain("unique_attribute_unique");
+      const statuses = (await Promise.all(Array.from({ length: 6 }, () => restarted.post("/test_unique", payload("raced"))))).map((r) => r.status);
+      expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    } finally {
+      await client.close();
+      await api.close();
+    }
   });
 });

@@ -6,6 +6,7 @@ import { openApiDocument, type OpenApiDocument } from "../../src/openapi/index.t
 import { SettingsError } from "../../src/settings/validate.ts";
 import type { Settings } from "../../src/settings/types.ts";
 import { everything, SETTINGS } from "./fixtures.ts";
+import fieldRules from "../http/field-rules/settings.ts";
 
 async function expectValid(document: OpenApiDocument): Promise<void> {
   // The parser dereferences in place; the document under test stays as generated.
@@ -110,6 +111,18 @@ describe("bodies and documents", () => {
     expect(p.role.items).toEqual({ enum: ["author", "contributor"] });
     expect(p.picture).toEqual({ type: "string", format: "binary" });
     expect(p._id).toEqual({ type: "string", pattern: "^[0-9a-fA-F]{24}$" });
+  });
+
+  it("field rules: the full schema, each ruled field saying who is shown it and who may set it", async () => {
+    // Shown to every caller: it names fields and roles, never a value (docs/auth.md, "Field rules").
+    const document = openApiDocument(fieldRules) as Json;
+    await expectValid(document as OpenApiDocument);
+    const input = document.components.schemas.employeesInput.properties;
+    expect(input.salary.description).toBe("shown only to the roles hr. set only by the roles hr");
+    expect(input.profile.properties.ssn.description).toBe("shown only to the roles hr. set only by the roles hr");
+    expect(input.badges.items.properties.cost.description).toContain("shown only to the roles hr");
+    expect(input.review.description).toContain("also decided by the server, per user and document");
+    expect(document.components.schemas.employees.properties.salary.description).toContain("shown only to the roles hr");
   });
 
   it("GeoJSON fields as GeoJSON", () => {

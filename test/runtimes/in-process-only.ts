@@ -15,7 +15,9 @@ export const IN_PROCESS_ONLY: Record<string, InProcessOnly> = {
   "test/http/hooks-logging.test.ts": { why: "collects log records with a logger function and raises errors from hooks" },
   "test/http/hooks.test.ts": { why: "subscribes callbacks with app.on in every test" },
   "test/http/update-hooks.test.ts": { why: "subscribes callbacks with app.on, or brings a driver that fails on purpose in HandlerOptions" },
-  "test/http/unique-index.test.ts": { why: "compares the index's answers with those of an on_insert hook's path, a function given in HandlerOptions" },
+  "test/http/unique-index.test.ts": {
+    why: "compares the index's answers with those of an on_insert hook's path, a function given in HandlerOptions; shares one driver between two APIs, wraps it, collects log records and drops a collection behind the API's back",
+  },
   "test/http/internal.test.ts": { why: "calls Eve's internal resource API, app.internal, which has no HTTP form" },
   "test/http/parent-children.test.ts": { why: "installs its parent/children behaviour as hooks on the app" },
   "test/http/aggregation.test.ts": { why: "both groups observe or rewrite pipelines through before/after_aggregation hooks" },
@@ -34,6 +36,10 @@ export const IN_PROCESS_ONLY: Record<string, InProcessOnly> = {
       "oplog with authentication > the endpoint carries its own settings: auth on the log of a public API",
       "oplog with authentication > entries name the user, and user-restricted access shows each user their own",
     ],
+  },
+  "test/http/field-rules-writes.test.ts": {
+    why: "stores a document as another program would (without a field every POST sets) through app.data",
+    tests: ["field rules on writes > PUT and PATCH leave a field the caller may not write absent where it was, defaults notwithstanding"],
   },
   "test/http/late-versioning.test.ts": {
     why: "stores documents as they were before versioning was turned on, through app.data",

@@ -5,7 +5,8 @@ import { createHandler, type Handler } from "../../src/handler.ts";
 import type { HandlerOptions } from "../../src/app.ts";
 import type { Settings } from "../../src/settings/types.ts";
 import { testDriver } from "./drivers.ts";
-import { runtimeApi } from "./runtime.ts";
+import { fileURLToPath } from "node:url";
+import { runtimeApi, type SettingsModule } from "./runtime.ts";
 
 export interface TestApi {
   /** Sends a request to a path relative to the API root ("/people?where=…"). */
@@ -35,6 +36,20 @@ function cloneSettings<T>(value: T): T {
   return value;
 }
 
+/** Settings made by moduleSettings: the module they come from, and what the test changed. */
+const fromModules = new WeakMap<Settings, SettingsModule>();
+
+/**
+ * Settings a module default-exports (auth classes, field_access hooks: code, which JSON cannot
+ * carry), with plain overrides. In-process they are used as they are; a server on another
+ * runtime loads the module itself, as a user's `everest serve settings.ts` does.
+ */
+export function moduleSettings(base: Settings, moduleUrl: URL, overrides: Settings = {}): Settings {
+  const settings = { ...base, ...overrides };
+  fromModules.set(settings, { path: fileURLToPath(moduleUrl), overrides });
+  return settings;
+}
+
 export function testApi(given: Settings, options?: HandlerOptions): TestApi {
   // Eve's settings name their MongoDB database (the reference settings' DB_NAME), which selects
   // the mongodb driver; the suite runs where EVEREST_TEST_DB says, the embedded store by default.
@@ -42,7 +57,7 @@ export function testApi(given: Settings, options?: HandlerOptions): TestApi {
   // ── npm run test:runtimes: EVEREST_TEST_RUNTIME serves the API on node, deno, bun or
   // workers in a server process and speaks HTTP to it (runtime.ts). ──
   const runtime = process.env.EVEREST_TEST_RUNTIME;
-  if (runtime) return withVerbs(runtimeApi(runtime, ORIGIN, settings, options));
+  if (runtime) return withVerbs(runtimeApi(runtime, ORIGIN, settings, options, fromModules.get(given)));
 
   // A test that brings its own driver keeps it; otherwise EVEREST_TEST_DB picks one (drivers.ts).
   const driver = options?.driver ?? testDriver();

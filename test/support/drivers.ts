@@ -40,7 +40,7 @@ function mongodbUri(choice: string): string {
 }
 
 /** Renames every database the core names; closing closes everything behind it. */
-class ScopedDriver implements Driver {
+export class ScopedDriver implements Driver {
   private readonly prefix = `t${new ObjectId().toHexString().slice(-10)}_`;
 
   constructor(
@@ -94,7 +94,8 @@ class ScopedDriver implements Driver {
     await Promise.all([this.inner, ...this.behind].map(async (driver) => (await driver).close()));
   }
 
-  private database(name: string | undefined): string {
+  /** The database a name the core uses stands for (a test that reaches the store from outside needs it). */
+  database(name: string | undefined): string {
     return `${this.prefix}${name ?? "default"}`;
   }
   private scope(target: Target): Target {

@@ -175,15 +175,29 @@ function exchange(base: URL, agent: Agent, request: Request, url: URL, headers: 
   });
 }
 
-export function runtimeApi(runtimeName: string, origin: string, settings: Settings, options?: HandlerOptions): RemoteApi {
+/** Where settings that hold code come from (test/support/api.ts moduleSettings). */
+export interface SettingsModule {
+  /** The module that default-exports them. */
+  path: string;
+  /** Plain settings the test puts over them. */
+  overrides: Settings;
+}
+
+/** A settings module of its own for the server: the given one's settings with the test's overrides. */
+function moduleWrapper(module: SettingsModule): string {
+  const defaults: Settings = { DB_URI: "memory" };
+  return [`import base from ${JSON.stringify(module.path)};`, `export default { ...${JSON.stringify(defaults)}, ...base, ...${serialised(module.overrides)} };`, ""].join("\n");
+}
+
+export function runtimeApi(runtimeName: string, origin: string, settings: Settings, options?: HandlerOptions, module?: SettingsModule): RemoteApi {
   const runtime = checkedRuntime(runtimeName);
   if (options && Object.keys(options).length > 0) {
     throw new Error(`testApi(settings, options): options live in this process and cannot be given to a server; list the test file in ${IN_PROCESS_ONLY}`);
   }
   const dir = inject("runtimeServersDir");
   const name = `${process.pid}-${++count}`;
-  const settingsFile = join(dir, `${name}.json`);
-  writeFileSync(settingsFile, serialised(settings));
+  const settingsFile = join(dir, module ? `${name}.mjs` : `${name}.json`);
+  writeFileSync(settingsFile, module ? moduleWrapper(module) : serialised(settings));
   // Started now rather than at the first request, so it boots while earlier tests run.
   // EVEREST_TEST_DB=sqlite: a file of its own on Node, Deno and Bun, a D1 database on workerd.
   const db = process.env.EVEREST_TEST_DB === "sqlite" ? (runtime === "workers" ? "d1:DB" : `sqlite:${join(dir, `${name}.db`)}`) : undefined;

@@ -56,6 +56,8 @@ interface Opened {
 
 export class MemoryDriver implements Driver {
   readonly kind = "memory";
+  /** This process holds the store (and its journal's lock): nothing else can drop an index. */
+  readonly indexesStay = true;
   readonly stats: ScanStats = { documentsExamined: 0, indexScans: 0, fullScans: 0 };
   private readonly databases = new Databases(this.stats);
   private journal: Journal | null = null;

@@ -201,7 +201,7 @@ export class MongoDriver implements Driver {
       try {
         await create();
       } catch (error) {
-        if (!(error instanceof MongoServerError && INDEX_CONFLICT_CODES.has(Number(error.code)))) throw translateError(error);
+        if (!(error instanceof MongoServerError && INDEX_CONFLICT_CODES.has(Number(error.code)))) throw indexError(translateError(error), spec);
         // The settings changed an index: the new definition replaces the old, as Eve does.
         const existing = await run(() => collection.indexes());
         for (const index of existing) {
@@ -322,4 +322,10 @@ export class MongoDriver implements Driver {
     }
     return Object.fromEntries(fields.map((field) => [field, valueAt(doc, field)]));
   }
+}
+
+/** A unique index the stored documents break names its fields, whether or not the server said which value. */
+function indexError(error: unknown, spec: IndexSpec): unknown {
+  if (!(error instanceof DuplicateKeyError) || Object.keys(error.keyValue).length > 0) return error;
+  return new DuplicateKeyError(Object.fromEntries(spec.keys.map(([field]) => [field, null])), error.message);
 }
