@@ -124,7 +124,7 @@ export async function patchManyInternal(services: Services, ctx: CallScope, filt
     // Only what the client sent: defaults differ from document to document, and one update is sent for all.
     const sent: Doc = {};
     for (const field of Object.keys(plain)) if (Object.hasOwn(result.document, field)) sent[field] = result.document[field];
-    const outcome = checkBody(resource, plain, { document: sent, issues: result.issues }, parsed);
+    const outcome = checkBody(resource, plain, { document: sent, issues: result.issues }, parsed, true);
     if (outcome.issues) failures.push({ document: originals[i]!, issues: outcome.issues });
     checked ??= outcome.checked;
   });

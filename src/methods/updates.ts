@@ -46,9 +46,9 @@ export interface CheckedBody {
  * Checks both halves of a body. `validated` is the plain fields as the validator returned them
  * (defaults it added included); `given` the fields the client sent. A default that would change
  * a field an operator changes is left to the operator; a sent field that an operator changes
- * too is refused, as are media fields beside operators (files are not sent as JSON).
+ * too is refused, as are media fields beside operators or in a write by filter.
  */
-export function checkBody(resource: Resource, given: Doc, validated: { document: Doc; issues: Issues }, parsed: ParsedOperators | null): { checked: CheckedBody; issues: Issues | null } {
+export function checkBody(resource: Resource, given: Doc, validated: { document: Doc; issues: Issues }, parsed: ParsedOperators | null, byFilter = false): { checked: CheckedBody; issues: Issues | null } {
   const issues: Issues = { ...validated.issues, ...(parsed?.issues ?? {}) };
   const plain: Doc = {};
   const paths = parsed?.paths ?? [];
@@ -57,7 +57,8 @@ export function checkBody(resource: Resource, given: Doc, validated: { document:
     if (!touches(field)) plain[field] = value;
     else if (Object.hasOwn(given, field)) issues[field] = "conflicts with an update operator on the same field";
   }
-  if (parsed) for (const field of mediaFields(resource)) if (Object.hasOwn(given, field)) issues[field] = "media fields cannot be sent with update operators";
+  // Files are stored by an item write's features; an update the store applies has none to store them.
+  if (parsed || byFilter) for (const field of mediaFields(resource)) if (Object.hasOwn(given, field)) issues[field] = "media fields are written by POST, PUT or an item PATCH without update operators";
   return { checked: { plain, parsed }, issues: Object.keys(issues).length > 0 ? issues : null };
 }
 

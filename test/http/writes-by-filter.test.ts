@@ -22,6 +22,7 @@ function settings(extra: Partial<Settings> = {}): Settings {
           code: { type: "string", unique: true },
           labels: { type: "list", schema: { type: "string" } },
           meta: { type: "dict", schema: { read: { type: "boolean" }, by: { type: "string" } } },
+          picture: { type: "media" },
         },
       },
       urgent: { url: "urgent", datasource: { source: "tasks", filter: { points: { $gte: 5 } } }, schema: { title: { type: "string" }, points: { type: "integer" } } },
@@ -156,6 +157,16 @@ describe("PATCH by filter", () => {
     expect(await json(response)).toMatchObject({ _status: "ERR", _issues: { rank: expect.stringMatching(/is not unique/) } });
     expect((await json(await ranked.get("/ranks?sort=rank")))._items).toEqual(before);
     await ranked.close();
+  });
+
+  it("refuses media fields: files are written by POST, PUT and an item PATCH", async () => {
+    const form = new FormData();
+    form.append("title", "with a file");
+    form.append("picture", new File(["bytes"], "p.txt", { type: "text/plain" }));
+    const response = await api.fetch(`/tasks?${where({ status: "open" })}`, { method: "PATCH", body: form });
+    expect(response.status).toBe(422);
+    expect((await json(response))._items[0]._issues).toEqual({ picture: "media fields are written by POST, PUT or an item PATCH without update operators" });
+    expect((await titles()).map((d) => d.title)).toEqual(["a", "b", "c", "d"]);
   });
 
   it("keeps to the datasource filter of the resource it is sent to", async () => {
