@@ -82,14 +82,15 @@ export function requirementOf(guards: Guard[]): Filter | undefined {
 }
 
 /**
- * The rules a document breaks, the first broken one per path: `{operator: {path: message}}`,
+ * The rules a document breaks (all of them, for none), the first broken one per path: `{operator: {path: message}}`,
  * or `{path: message}` for a guard of the plain fields (operator "").
  */
-export function brokenGuards(guards: Guard[], document: Doc): Issues | null {
+export function brokenGuards(guards: Guard[], document: Doc | null): Issues | null {
   const issues: Record<string, string | Record<string, string>> = {};
   let broken = false;
   for (const g of guards) {
-    if (g.holds(document)) continue;
+    // No document: every guard counts as broken (the store refused one its tests pass).
+    if (document && g.holds(document)) continue;
     const section = g.operator === "" ? issues : ((issues[g.operator] ??= {}) as Record<string, string>);
     if (section[g.path] !== undefined) continue;
     section[g.path] = g.message;
