@@ -3,7 +3,8 @@
 // path a field of the schema the client may change, each operand fit for its field
 // (./operands.ts), values checked by the resource's validator, and the rules that depend on
 // the stored value turned into guards the store checks atomically (./guards.ts). Compiled once
-// per resource at start-up; a resource without operators has none, and costs nothing.
+// per resource, by its first operator PATCH (src/app.ts); a resource without operators has
+// none, and costs nothing.
 import type { Doc, Update } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { UPDATE_OPERATOR_NAMES } from "../settings/opt-in.ts";
