@@ -232,6 +232,21 @@ describe("DELETE by filter", () => {
     await soft.close();
   });
 
+  it("with versioning, marking documents deleted is a version of each", async () => {
+    const versioned = testApi(settings({ SOFT_DELETE: true, VERSIONING: true }));
+    await versioned.post("/tasks", seed);
+    expect((await json(await versioned.delete(`/tasks?${where({ status: "open" })}`)))._meta).toEqual({ matched: 3, deleted: 3 });
+    const page = await json(await versioned.get("/tasks?show_deleted=true&sort=title"));
+    expect(page._items.map((d: Record<string, unknown>) => [d.title, d._deleted, d._version])).toEqual([
+      ["a", true, 2],
+      ["b", true, 2],
+      ["c", false, 1],
+      ["d", true, 2],
+    ]);
+    expect(await json(await versioned.get(`/tasks/${page._items[0]._id}?version=1`))).toMatchObject({ title: "a", _deleted: false, _version: 1 });
+    await versioned.close();
+  });
+
   it("leaves Eve's DELETE on the collection as it was where delete_by_filter is off", async () => {
     await api.post("/quiet", [{ title: "a" }, { title: "b" }]);
     const response = await api.delete(`/quiet?${where({ title: "a" })}`);
