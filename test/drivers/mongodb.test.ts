@@ -10,6 +10,7 @@ import { createHandler } from "../../src/handler.ts";
 import { createLogger } from "../../src/logging.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Target } from "../../src/drivers/types.ts";
 import { MONGODB_EMULATED, rejection, runDriverConformance } from "./conformance.ts";
+import { incrementInProcesses } from "./support/incrementers.ts";
 
 const uri = process.env.MONGODB_URI;
 
@@ -92,6 +93,13 @@ describe.skipIf(!uri)("mongodb driver", () => {
     afterAll(async () => {
       await driver.close();
       await client.close();
+    });
+
+    it("loses no increment when three processes increment one counter at once (the server's findOneAndUpdate)", { timeout: 120_000 }, async () => {
+      const database = `mongo_${new ObjectId().toHexString()}`;
+      await driver.insertMany({ database, collection: "counters" }, [{ _id: "c", n: 0 }]);
+      await incrementInProcesses(uri!, database, 100, ["a", "b", "c"]);
+      expect((await driver.find({ database, collection: "counters" }, { filter: { _id: "c" } }))[0]!.n).toBe(300);
     });
 
     it("returns everest's bson classes, in documents, aggregations and duplicate-key values", async () => {

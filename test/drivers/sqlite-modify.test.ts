@@ -1,9 +1,6 @@
 // The sqlite driver's atomic updates (findOneAndUpdate, updateMany) beyond the shared contract:
 // the same contract on a port without transactions (how it runs on D1), a failure injected half
 // way through a write on either path, and processes incrementing one counter at once.
-import { spawn } from "node:child_process";
-import { createInterface } from "node:readline";
-import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createDriver } from "../../src/drivers/registry.ts";
 import { SqliteDriver } from "../../src/drivers/sqlite/driver.ts";
@@ -12,6 +9,7 @@ import { openNodeSqlite } from "../../src/drivers/sqlite/node.ts";
 import type { SqlPort, Statement } from "../../src/drivers/sqlite/port.ts";
 import type { Doc, Target } from "../../src/drivers/types.ts";
 import { runDriverConformance } from "./conformance.ts";
+import { incrementInProcesses } from "./support/incrementers.ts";
 import { hasSqlite, tempFiles } from "./support/sqlite.ts";
 
 const available = await hasSqlite();
@@ -80,26 +78,12 @@ describe.skipIf(!available)("sqlite driver: a failure half way through updateMan
   });
 });
 
-const INCREMENTER = join(import.meta.dirname, "support/sqlite-incrementer.ts");
-const ROOT = join(import.meta.dirname, "../..");
-
 describe.skipIf(!available || onBun)("sqlite driver: processes incrementing one counter at once", () => {
   it("lose no increment, with and without transactions", { timeout: 120_000 }, async () => {
     const path = await tempFile();
     const driver = await createDriver(`sqlite:${path}`, { databaseName: "everest", settings: {} });
     await driver.insertMany({ collection: "counters" }, [{ _id: "c", n: 0 }]);
-    const children = ["tx", "tx", "cas", "cas"].map((mode) => {
-      const child = spawn(process.execPath, ["--import", "tsx", INCREMENTER, path, "150", mode], { cwd: ROOT, stdio: ["pipe", "pipe", "inherit"] });
-      const lines = createInterface({ input: child.stdout! });
-      const said = (word: string) => new Promise<void>((resolve, reject) => {
-        lines.on("line", (line) => line === word && resolve());
-        child.once("exit", (code) => reject(new Error(`an incrementer exited (${code}) before '${word}'`)));
-      });
-      return { child, ready: said("ready"), done: said("done") };
-    });
-    await Promise.all(children.map((c) => c.ready));
-    for (const { child } of children) child.stdin!.write("go\n");
-    await Promise.all(children.map((c) => c.done));
+    await incrementInProcesses(`sqlite:${path}`, "everest", 150, ["tx", "tx", "cas", "cas"]);
     expect((await driver.find({ collection: "counters" }, { filter: { _id: "c" } }))[0]!.n).toBe(600);
     await driver.close();
   });
