@@ -8,8 +8,8 @@ export default defineConfig({
   ssr: { resolve: { conditions: ["everest-source", ...defaultServerConditions] } },
   test: {
     include: ["test/**/*.test.ts"],
-    // Needs Chromium: npm run test:browser.
-    exclude: ["test/browser/**", "**/node_modules/**"],
+    // Need Chromium (npm run test:browser), and server processes over shared databases (npm run test:instances).
+    exclude: ["test/browser/**", "test/instances/**", "**/node_modules/**"],
     testTimeout: 20_000,
   },
 });

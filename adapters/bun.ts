@@ -1,9 +1,9 @@
 // Serves a web-standard handler with Bun.serve: the peer address passed on as env.clientIp,
-// graceful shutdown on SIGINT/SIGTERM.
+// graceful shutdown on SIGINT/SIGTERM (adapters/server.ts).
 //   import { serve } from "./adapters/bun.ts";  await serve(createHandler(settings), { port: 3000 });
 // Run directly it is the `everest serve` command line (npm run serve:bun):
 //   bun adapters/bun.ts serve settings.json --port 3000
-import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, once, serverUrl, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
+import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, serverUrl, shutdown, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 
 // The few Bun APIs used here, so the module type-checks without Bun's own declarations.
 interface BunServer {
@@ -34,15 +34,9 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
     fetch: (request, server) => handler(request, { ...options.env, clientIp: server.requestIP(request)?.address ?? null }),
     error: adapterFailure,
   });
-  const close = once(async () => {
-    await server.stop();
-    await options.onShutdown?.();
-  });
-  if (options.signals !== false) {
-    const stop = () => void close().then(() => process.exit(0));
-    process.once("SIGINT", stop);
-    process.once("SIGTERM", stop);
-  }
+  // stop() lets requests in flight finish, stop(true) cuts them.
+  const close = shutdown(handler, options, { stop: () => server.stop(), force: () => void server.stop(true) });
+  onSignals(options, close, (signal, stop) => process.once(signal, stop), (code) => process.exit(code));
   return Promise.resolve({ url: serverUrl(host, server.port), close });
 }
 

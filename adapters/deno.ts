@@ -1,12 +1,11 @@
 // Serves a web-standard handler with Deno.serve: the peer address passed on as env.clientIp,
-// graceful shutdown on SIGINT/SIGTERM.
+// graceful shutdown on SIGINT/SIGTERM (adapters/server.ts).
 //   import { serve } from "./adapters/deno.ts";  await serve(createHandler(settings), { port: 8000 });
 // Run directly it is the `everest serve` command line (deno task start, npm run serve:deno):
 //   deno run --allow-net --allow-read --allow-env adapters/deno.ts serve settings.json --port 8000
-// With a journal (--db file:PATH) add --allow-write, and --allow-run so that a lock left by a
-// killed server can be told from a live one's (adapters/node-files.ts); without it such a lock
-// refuses the start until deleted.
-import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, once, serverUrl, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
+// With a journal (--db file:PATH) add --allow-write; its lock is a flock (adapters/kernel-lock.ts).
+// --allow-run only checks a holder of another runtime that has no beacon (adapters/lock-beacon.ts).
+import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, serverUrl, shutdown, shuttingDownResponse, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 
 // The few Deno APIs used here, so the module type-checks without Deno's own declarations.
 interface DenoServeInfo {
@@ -32,21 +31,39 @@ const deno = (): DenoApi => (globalThis as unknown as { Deno: DenoApi }).Deno;
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<RunningServer> {
   const Deno = deno();
   const host = options.host ?? DEFAULT_HOST;
+  // Deno 2.9's shutdown() makes the bodies of requests in flight unreadable at once
+  // (denoland/deno#36809): shutdown waits until the requests this adapter took are answered, and
+  // meanwhile answers new ones 503 and closes their connections, which stops them in effect.
+  let stopping = false;
+  let active = 0;
+  let idle: (() => void) | undefined;
   const server = Deno.serve(
     // onListen replaces Deno's own "Listening on …" line; the command line prints its own.
     { port: options.port ?? DEFAULT_PORT, hostname: host, onListen() {}, onError: adapterFailure },
-    (request, info) => handler(request, { ...options.env, clientIp: info.remoteAddr.hostname ?? null }),
+    async (request, info) => {
+      if (stopping) return shuttingDownResponse();
+      active++;
+      try {
+        return await handler(request, { ...options.env, clientIp: info.remoteAddr.hostname ?? null });
+      } finally {
+        if (--active === 0) idle?.();
+      }
+    },
   );
-  const close = once(async () => {
+  const stop = async () => {
+    stopping = true;
+    if (active > 0) await new Promise<void>((resolve) => (idle = resolve));
     await server.shutdown();
-    await options.onShutdown?.();
-  });
-  if (options.signals !== false) {
-    const stop = () => void close().then(() => Deno.exit(0));
-    Deno.addSignalListener("SIGINT", stop);
+  };
+  // Deno has no way to cut connections short; the process exits after.
+  const close = shutdown(handler, options, { stop, force: () => undefined });
+  onSignals(
+    options,
+    close,
     // Windows has no SIGTERM to listen for.
-    if (Deno.build.os !== "windows") Deno.addSignalListener("SIGTERM", stop);
-  }
+    (signal, stop) => (signal === "SIGINT" || Deno.build.os !== "windows") && Deno.addSignalListener(signal, stop),
+    (code) => Deno.exit(code),
+  );
   return Promise.resolve({ url: serverUrl(host, server.addr.port), close });
 }
 

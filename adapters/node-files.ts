@@ -1,13 +1,13 @@
 // FileAccess for Node (and runtimes with node:fs): what the memory driver's journal needs to
 // be durable. Every append, truncation and replacement is fsynced before it resolves, and so is
 // the directory entry of a file this process created or renamed into place, since a crash could
-// otherwise lose the file itself. A journal is claimed with a lock file beside it naming the
-// owning process, so a second process cannot interleave its lines with the first one's.
+// otherwise lose the file itself. A journal is claimed with a lock (adapters/file-lock.ts), so a
+// second process cannot interleave its lines with the first one's.
 import { randomBytes } from "node:crypto";
-import { unlinkSync } from "node:fs";
-import { link, open, readdir, readFile, rename, rm, type FileHandle } from "node:fs/promises";
-import { basename, dirname, join, resolve } from "node:path";
-import { FileLockedError, type FileAccess, type FileLock, type FileReplacement } from "../src/drivers/types.ts";
+import { open, readdir, rename, rm, type FileHandle } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import type { FileAccess, FileLock, FileReplacement } from "../src/drivers/types.ts";
+import { lockJournal } from "./file-lock.ts";
 
 const CHUNK = 1 << 20;
 
@@ -36,37 +36,6 @@ async function* chunks(handle: FileHandle): AsyncGenerator<Uint8Array> {
     }
   } finally {
     await handle.close();
-  }
-}
-
-/** Lock files this process holds, removed when it exits however it exits short of a kill. */
-const held = new Set<string>();
-let exitHook = false;
-
-/**
- * Whether a process with this pid exists, or null when this process may not ask. Only ESRCH
- * proves it gone (EPERM: it exists but is someone else's). Deno refuses the signal, and /proc
- * too, without --allow-run; taking that as "gone" let a second server steal a live lock.
- */
-function isAlive(pid: number): boolean | null {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ESRCH") return false;
-    return code === "EPERM" ? true : null;
-  }
-}
-
-/** The pid a lock file names, or null when it names none (then nobody can be holding it). */
-async function lockOwner(lockPath: string): Promise<number | null> {
-  try {
-    const pid = Number((await readFile(lockPath, "utf8")).trim());
-    return Number.isInteger(pid) && pid > 0 ? pid : null;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw error;
   }
 }
 
@@ -138,60 +107,13 @@ export class NodeFileAccess implements FileAccess {
   }
 
   /**
-   * `PATH.lock` holds the owner's pid; it is created whole (written aside, then hard-linked into
-   * place) so nobody ever reads it half-written. A lock whose process is gone, or that names
-   * this very process without being held by it (a pid reused after a crash, as a container's
-   * pid 1 is), is stale and taken over. Replacement files a crash left beside the journal are
-   * removed once the lock is ours, since only the lock's owner writes them.
+   * The journal's lock (adapters/file-lock.ts). Replacement files a crash left beside the
+   * journal are removed once the lock is ours, since only the lock's owner writes them.
    */
   async lock(path: string): Promise<FileLock> {
-    const lockPath = `${resolve(path)}.lock`;
-    if (held.has(lockPath)) throw new FileLockedError(`the journal ${path} is already open in this process`);
-    const aside = `${lockPath}.${randomBytes(6).toString("hex")}`;
-    const handle = await open(aside, "wx");
-    try {
-      await handle.writeFile(`${process.pid}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      for (let attempt = 0; ; attempt++) {
-        try {
-          await link(aside, lockPath);
-          break;
-        } catch (error) {
-          if ((error as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 3) throw error;
-        }
-        const owner = await lockOwner(lockPath);
-        const alive = owner === null || owner === process.pid ? false : isAlive(owner);
-        if (alive !== false) {
-          throw new FileLockedError(
-            `the journal ${path} is in use by process ${owner} (lock file ${lockPath}): stop that process first, or use another file. ` +
-              (alive === null ? `This process may not check whether process ${owner} still runs (on Deno, run with --allow-run); if` : `If`) +
-              ` no everest process uses the journal, delete the lock file.`,
-          );
-        }
-        await rm(lockPath, { force: true });
-      }
-    } finally {
-      await rm(aside, { force: true });
-    }
-    await syncDirectory(lockPath);
-    held.add(lockPath);
-    if (!exitHook) {
-      exitHook = true;
-      process.on("exit", () => {
-        for (const lock of held) rmSyncQuietly(lock);
-      });
-    }
+    const lock = await lockJournal(path);
     await this.removeLeftovers(path);
-    return {
-      release: async () => {
-        if (!held.delete(lockPath)) return;
-        await rm(lockPath, { force: true });
-      },
-    };
+    return lock;
   }
 
   private async removeLeftovers(path: string): Promise<void> {
@@ -199,13 +121,5 @@ export class NodeFileAccess implements FileAccess {
     const leftover = new RegExp(`^${name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\.[0-9a-f]{12}\\.tmp$`);
     const entries = await readdir(dirname(path)).catch(() => [] as string[]);
     await Promise.all(entries.filter((entry) => leftover.test(entry)).map((entry) => rm(join(dirname(path), entry), { force: true })));
-  }
-}
-
-function rmSyncQuietly(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Already gone, or the directory went away: either way nothing holds the journal now.
   }
 }

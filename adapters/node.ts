@@ -1,7 +1,8 @@
 // Serves a web-standard handler with node:http: streamed request and response bodies, the
-// socket address passed on as env.clientIp, graceful shutdown on SIGINT/SIGTERM, and requests
-// node's parser refuses (an unknown method, control bytes in a header, oversized headers)
-// answered in the JSON error envelope instead of a bare 400 or a reset.
+// socket address passed on as env.clientIp, graceful shutdown on SIGINT/SIGTERM
+// (adapters/server.ts), and requests node's parser refuses (an unknown method, control bytes in
+// a header, oversized headers) answered in the JSON error envelope instead of a bare 400 or a
+// reset.
 //
 // The handler gets a lightweight Request (as @hono/node-server does): method, url and headers
 // come straight from the IncomingMessage, and the undici Request (URL parsing, body stream,
@@ -18,7 +19,7 @@ import { BodyError, READ_BODY } from "../src/http/body.ts";
 import { knownBody, PLAIN_RESPONSE_WANTED, responseParts } from "../src/http/known-body.ts";
 import { isPlainPath } from "../src/http/plain-path.ts";
 import { MAX_HEADER_SIZE, refuse } from "./node-refusal.ts";
-import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, once, serverUrl, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
+import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, serverUrl, shutdown, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 
 export type { FetchHandler, ServeOptions } from "./server.ts";
 export { MAX_HEADER_SIZE } from "./node-refusal.ts";
@@ -336,6 +337,9 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
     try {
       request = toRequest(req, host);
       const response = await handler(request, { ...options.env, clientIp: req.socket.remoteAddress ?? null });
+      // Once shutdown began, a keep-alive connection is closed after its answer, so it ends
+      // now rather than after keepAliveTimeout.
+      if (closing) res.shouldKeepAlive = false;
       await writeResponse(response, res);
     } catch (error) {
       const failure = adapterFailure(error);
@@ -348,22 +352,22 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
   // What node's HTTP parser refuses never reaches the handler: answered here in the same envelope.
   server.on("clientError", refuse);
 
-  const close = once(() =>
-    new Promise<void>((resolve) => {
-      server.close(() => resolve());
+  let closing = false;
+  const close = shutdown(handler, options, {
+    stop: () => {
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-    }).then(() => options.onShutdown?.()),
-  );
+      return closed;
+    },
+    force: () => server.closeAllConnections(),
+  });
 
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? DEFAULT_PORT, host, () => {
       const url = serverUrl(host, (server.address() as AddressInfo).port);
-      if (options.signals !== false) {
-        const stop = () => void close().then(() => process.exit(0));
-        process.once("SIGINT", stop);
-        process.once("SIGTERM", stop);
-      }
+      onSignals(options, close, (signal, stop) => process.once(signal, stop), (code) => process.exit(code));
       resolve({ server, url, close });
     });
   });

@@ -58,7 +58,8 @@ export async function runServeCommand(argv: string[], serve: Serve): Promise<voi
     const handler = createHandler(settings, { services: { files: new NodeFileAccess() } });
     // A database that cannot be opened (a damaged or locked journal) refuses to start here, not with a 500 per request.
     await handler.app.open();
-    const { url } = await serve(handler, { port: args.port, host: args.host, onShutdown: () => handler.app.close() });
+    // The adapter closes the App on SIGTERM and SIGINT (adapters/server.ts).
+    const { url } = await serve(handler, { port: args.port, host: args.host });
     const { uri, database } = databaseSettings(handler.app.config, null);
     const store = describeStore(uri, database);
     console.log(`everest serving ${args.file} at ${url}/ from ${store.text}`);

@@ -11,7 +11,10 @@ export interface ServeOptions {
   host?: string;
   /** Extra env passed to the handler with every request. */
   env?: Record<string, unknown>;
-  /** Runs after the server stopped accepting requests (close database connections …). */
+  /**
+   * Runs last in a shutdown, after the server stopped and, for a createHandler handler, after
+   * `handler.app.close()` (docs/deploy.md).
+   */
   onShutdown?: () => Promise<void> | void;
   /** Install SIGINT/SIGTERM handlers (default true). */
   signals?: boolean;
@@ -20,7 +23,7 @@ export interface ServeOptions {
 export interface RunningServer {
   /** `http://host:port`, without a trailing slash. */
   url: string;
-  /** Stops accepting requests, lets the ones in flight finish, then runs onShutdown. */
+  /** Stops accepting requests, lets the ones in flight finish (App.close), then runs onShutdown. */
   close(): Promise<void>;
 }
 
@@ -34,8 +37,54 @@ export function adapterFailure(error: unknown): Response {
   return internalErrorResponse();
 }
 
+/** A request that came after shutdown began, where the server cannot stop taking them: told so, and its connection closed. */
+export function shuttingDownResponse(): Response {
+  return new Response('{"_status": "ERR", "_error": {"code": 503, "message": "The service is shutting down."}}', {
+    status: 503,
+    headers: { "Content-Type": "application/json", Connection: "close", "Retry-After": "1" },
+  });
+}
+
 export function serverUrl(host: string, port: number): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
+}
+
+/** What an adapter's server does to stop: `stop` stops accepting and settles once every connection has closed; `force` closes those still open. */
+export interface Stopping {
+  stop(): Promise<unknown>;
+  force(): void;
+}
+
+/**
+ * The shutdown every adapter runs on SIGTERM, SIGINT or `close()`: the server stops accepting,
+ * the App behind a createHandler handler ends the service in order within SHUTDOWN_TIMEOUT
+ * (docs/contracts.md §7: streams, requests in flight, the server's connections, then the
+ * databases), connections still open after that are closed, and `onShutdown` runs last. A plain
+ * function handler has no App: its server's connections are simply waited for.
+ */
+export function shutdown(handler: FetchHandler, options: ServeOptions, server: Stopping): () => Promise<void> {
+  const app = (handler as { app?: { close(connections?: Promise<unknown>): Promise<void> } }).app;
+  return once(async () => {
+    const connections = server.stop();
+    await (app ? app.close(connections) : connections);
+    server.force();
+    await options.onShutdown?.();
+  });
+}
+
+/** Installs the signal handlers (unless `signals: false`): shut down, then exit 0, or 1 when shutting down failed. */
+export function onSignals(options: ServeOptions, close: () => Promise<void>, listen: (signal: "SIGINT" | "SIGTERM", stop: () => void) => void, exit: (code: number) => void): void {
+  if (options.signals === false) return;
+  const stop = () =>
+    void close().then(
+      () => exit(0),
+      (error: unknown) => {
+        console.error("ERROR shutdown failed", error);
+        exit(1);
+      },
+    );
+  listen("SIGINT", stop);
+  listen("SIGTERM", stop);
 }
 
 /** Runs close() once, however often it is asked for (a second signal, close after a signal …). */

@@ -65,7 +65,9 @@ export function createWorker(settings: Settings, { env: loaded = {}, ...options 
   // The bindings object is filled with the first request's env; the D1 driver, created lazily,
   // finds its database there. Rate-limit counts outlive the per-request handlers.
   const bindings: Record<string, unknown> = { ...loaded };
-  const handlerOptions: HandlerOptions = { rateLimitStore: new MemoryRateLimitStore(), ...options, services: { ...options.services, bindings } };
+  // Counted in the isolate unless RATE_LIMIT_STORE names a store all isolates share (D1, say).
+  const inIsolate = (settings.RATE_LIMIT_STORE ?? "memory") === "memory";
+  const handlerOptions: HandlerOptions = { ...(inIsolate ? { rateLimitStore: new MemoryRateLimitStore() } : {}), ...options, services: { ...options.services, bindings } };
   // The explorer's UI files are not in a Worker (src/openapi/explorer.ts): no page by default.
   const build = (env: Record<string, unknown>): Handler => createHandler({ DOCS_ENDPOINT: null, ...settingsWithBindings(settings, env) }, handlerOptions);
   // At module load: settings everest refuses or a driver the bundle lacks throw here.

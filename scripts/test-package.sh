@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # npm run test:package: what a consumer of the published package gets. Packs the tarball,
 # installs it into fresh projects outside the repository, and checks each way of using it
-# against a live server over HTTP: plain `node server.mjs`, `npx everest serve settings.json`,
+# against a live server over HTTP: plain `node server.mjs`, `npx everest serve settings.json`
+# (and on a journal with health, metrics and a SIGTERM that exits 0; with RATE_LIMIT_STORE on
+# Redis, refused without the optional redis package and shared by two servers with it),
 # Deno and Bun importing the installed package (each client its own rate-limit bucket and log
 # address), a Worker built by wrangler from its own default wrangler.toml and served by
 # `wrangler dev`, a Worker with nodejs_compat on the native mongodb driver (the MongoDB server at
@@ -99,6 +101,69 @@ check node "$(start "$WORK/node.log" node server.mjs)"
 
 step "npx everest serve settings.json"
 check cli "$(start "$WORK/cli.log" npx --no-install everest serve settings.json --port 0)"
+
+# Serves in the background of this shell, so that its exit status can be waited for; sets PID and URL.
+serve_here() {
+  local log=$1; shift
+  "$@" >"$log" 2>&1 &
+  PID=$!
+  URL=""
+  for _ in $(seq 1 120); do
+    URL=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$log" | head -1 || true)
+    [ -n "$URL" ] && return
+    kill -0 "$PID" 2>/dev/null || { cat "$log" >&2; fail "$* exited before serving"; }
+    sleep 0.5
+  done
+  cat "$log" >&2
+  fail "$* did not serve"
+}
+
+# The command itself, not npx: npx would stand between the signal and the server, as a
+# supervisor's unit runs it (docs/deploy.md).
+step "health, metrics and SIGTERM: node_modules/.bin/everest serve on a journal"
+node -e 'console.log(JSON.stringify({ ...JSON.parse(process.argv[1]), HEALTH_ENDPOINT: "health", METRICS_ENDPOINT: "metrics" }))' "$SETTINGS" >operated.json
+serve_here "$WORK/operated.log" node_modules/.bin/everest serve operated.json --port 0 --db file:journal.jsonl
+check operated "$URL"
+curl -fsS "$URL/health/ready" | grep -q '^{"status":"ok","checks":{"database":"ok"}}$' || fail "readiness did not answer ok: $(curl -sS "$URL/health/ready")"
+curl -fsS "$URL/metrics" | grep -q '^everest_http_requests_total{resource="people",endpoint="collection",method="POST",status="201"} 1$' ||
+  fail "the metrics do not count the POST: $(curl -sS "$URL/metrics")"
+kill -TERM "$PID"
+status=0
+wait "$PID" || status=$?
+[ "$status" = 0 ] || fail "SIGTERM: the server exited with $status, not 0: $(cat "$WORK/operated.log")"
+[ ! -s journal.jsonl.lock ] || fail "SIGTERM: the journal's lock still names a holder: $(cat journal.jsonl.lock)"
+serve_here "$WORK/restarted.log" node_modules/.bin/everest serve operated.json --port 0 --db file:journal.jsonl
+curl -fsS "$URL/people" | grep -q '"name": "operated"' || fail "the restarted server lost the write"
+kill -TERM "$PID"
+wait "$PID"
+echo "   health 200, metrics count the POST, SIGTERM exits 0 with the journal released and kept"
+
+step "RATE_LIMIT_STORE redis://: refused without the optional redis package, shared with it"
+REDIS_PORT=$(free_port)
+node -e 'console.log(JSON.stringify({ ...JSON.parse(process.argv[1]), RATE_LIMIT_GET: [3, 3600], RATE_LIMIT_STORE: `redis://127.0.0.1:${process.argv[2]}` }))' "$SETTINGS" "$REDIS_PORT" >redis.json
+if npx --no-install everest serve redis.json --port 0 >"$WORK/no-redis.log" 2>&1; then fail "a server needing the redis package started without it"; fi
+grep -q "which needs the redis package: npm install redis" "$WORK/no-redis.log" || fail "no word of the redis package: $(cat "$WORK/no-redis.log")"
+REDIS_APP="$WORK/redis-app"
+mkdir -p "$REDIS_APP"
+cp redis.json "$REDIS_APP/"
+cd "$REDIS_APP"
+echo '{"name": "redis-consumer", "private": true, "type": "module"}' >package.json
+npm install --no-audit --no-fund --silent "$TARBALL" redis >/dev/null
+if npx --no-install everest serve redis.json --port 0 >"$WORK/redis-down.log" 2>&1; then fail "a server started on a Redis nobody runs"; fi
+grep -q "the Redis server at redis://127.0.0.1:$REDIS_PORT cannot be reached" "$WORK/redis-down.log" || fail "no word of the unreachable Redis: $(cat "$WORK/redis-down.log")"
+setsid redis-server --port "$REDIS_PORT" --bind 127.0.0.1 --save "" --appendonly no >"$WORK/redis.log" 2>&1 &
+echo "$!" >>"$WORK/pids"
+for _ in $(seq 1 50); do redis-cli -p "$REDIS_PORT" ping >/dev/null 2>&1 && break; sleep 0.1; done
+FIRST=$(start "$WORK/redis-1.log" npx --no-install everest serve redis.json --port 0)
+SECOND=$(start "$WORK/redis-2.log" npx --no-install everest serve redis.json --port 0)
+# An hour's window that ends among the four GETs would let a fourth through: wait out its last seconds.
+left=$((3600 - $(date +%s) % 3600))
+[ "$left" -gt 5 ] || sleep $((left + 1))
+statuses=""
+for base in "$FIRST" "$SECOND" "$FIRST" "$SECOND"; do statuses="$statuses $(curl -sS -o /dev/null -w '%{http_code}' "$base/people")"; done
+[ "$statuses" = " 200 200 200 429" ] || fail "two servers sharing Redis answered$statuses to four GETs with a limit of 3"
+echo "   without redis: refused, naming the package; with it: an unreachable server refused, two servers share one limit"
+cd "$APP"
 
 node -e 'console.log(JSON.stringify({ ...JSON.parse(process.argv[1]), RATE_LIMIT_GET: [2, 60], ACCESS_LOG: "json" }))' "$SETTINGS" >limited.json
 

@@ -18,7 +18,8 @@ import { versioningFeature } from "./features/versioning.ts";
 import type { AccessEntry } from "./access-log.ts";
 import { consoleLogger, type Logger } from "./logging.ts";
 import { AccessControl } from "./auth/access.ts";
-import { MemoryRateLimitStore, type RateLimitStore } from "./ratelimit/index.ts";
+import { rateLimitStoreFor, type RateLimitStore } from "./ratelimit/index.ts";
+import { Operations } from "./operations.ts";
 import type { Reply } from "./render/reply.ts";
 import { itemLookup, pathConditions } from "./routing/lookup.ts";
 import { deleteInternal, deleteItem } from "./methods/delete.ts";
@@ -31,7 +32,7 @@ import { putItem } from "./methods/put.ts";
 import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
 import { isValidJsonpCallback } from "./render/jsonp.ts";
 import { compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
-import { ASSET_GROUP, compileRouter, type CompiledRouter } from "./routing/router.ts";
+import { ASSET_GROUP, compileRouter, PROBE_GROUP, type CompiledRouter } from "./routing/router.ts";
 import { packageFiles, type ExplorerFiles } from "./openapi/explorer.ts";
 import type { OpenApiDocument } from "./openapi/document.ts";
 import { normalizeSettings, type Config, type Resource } from "./settings/normalize.ts";
@@ -61,7 +62,7 @@ export interface HandlerOptions {
   logger?: Logger;
   /** Where ACCESS_LOG lines go (one string per request); console.log by default. */
   accessLog?: (line: string) => void;
-  /** Where rate-limit counts live; in-memory by default, shared across instances otherwise (docs/auth.md). */
+  /** Where rate-limit counts live, instead of the store RATE_LIMIT_STORE names (docs/deploy.md). */
   rateLimitStore?: RateLimitStore;
 }
 
@@ -93,6 +94,9 @@ const ITEM_METHODS: Record<string, MethodHandler> = {
   DELETE: deleteItem,
 };
 
+/** A request whose path no route matched: its metrics name no endpoint. */
+const UNROUTED: Endpoint = { kind: "home" };
+
 /** The operations Eve's log records (INFO), besides errors. */
 const LOGGED_WRITES = new Set(["POST", "PATCH", "PUT"]);
 
@@ -106,6 +110,8 @@ export class App {
   readonly access: AccessControl;
   /** Server-side access to every resource, internal ones included (docs/internal.md). */
   readonly internal: InternalApi;
+  /** Requests in flight, open streams, health, metrics and shutdown (docs/deploy.md). */
+  readonly operations: Operations;
   private readonly services: Services;
   private readonly rendering: Rendering;
   private readonly pool: DriverPool;
@@ -116,6 +122,9 @@ export class App {
   private readonly accessLog?: Promise<(entry: AccessEntry) => void>;
   /** Built on first request: start-up stays as fast without it. */
   private openApi?: OpenApiDocument;
+  /** Whether a request's duration is taken: for the access log or the metrics, when either is on. */
+  private readonly timed: boolean;
+  private readonly rateLimits: RateLimitStore;
 
   constructor(settings: Settings, options: HandlerOptions = {}) {
     validateSettings(settings);
@@ -146,7 +155,10 @@ export class App {
     }
     this.pool = new DriverPool(this.config, options.services, options.driver);
     this.data = new DataLayer(this.config, this.pool, this.logger);
-    this.access = new AccessControl(this.config, options.rateLimitStore ?? new MemoryRateLimitStore());
+    this.rateLimits = options.rateLimitStore ?? rateLimitStoreFor(this.config.RATE_LIMIT_STORE, async () => (await this.pool.get(null)).driver, this.logger);
+    this.access = new AccessControl(this.config, this.rateLimits);
+    this.operations = new Operations(this.config, this.pool, this.rateLimits, this.logger);
+    this.timed = Boolean(this.accessLog || this.operations.metrics);
     // Media before versioning: deleting a document's files needs its versions still stored.
     this.features = new FeaturePipeline([
       mediaFeature(this.config, this.data),
@@ -175,14 +187,14 @@ export class App {
   }
 
   /**
-   * Opens the database of every db prefix now, so one that cannot be opened (a damaged or
-   * locked journal, a missing package, a runtime without the sockets it needs) stops start-up
-   * instead of failing every request; and builds every resource's indexes, so an index the
-   * stored documents break is reported at start-up.
+   * Opens the database of every db prefix, and the rate-limit store, now, so one that cannot be
+   * opened (a damaged or locked journal, a missing package, a runtime without the sockets it
+   * needs, an unreachable Redis) stops start-up instead of failing every request; and builds
+   * every resource's indexes, so an index the stored documents break is reported at start-up.
    */
   async open(): Promise<void> {
     // Binding a resource opens the database of its db_prefix.
-    await Promise.all([this.pool.get(null), ...Object.values(this.config.DOMAIN).map((resource) => this.data.bind(null, resource))]);
+    await Promise.all([this.pool.get(null), ...Object.values(this.config.DOMAIN).map((resource) => this.data.bind(null, resource)), this.rateLimits.open?.()]);
   }
 
   /** The generator is loaded on first use, so that deployments that never serve it do not load it. */
@@ -191,9 +203,13 @@ export class App {
     return this.openApi;
   }
 
-  /** Closes database connections (graceful shutdown). */
-  close(): Promise<void> {
-    return this.pool.close();
+  /**
+   * Ends the service in order (docs/contracts.md §7): open streams end, requests in flight get
+   * SHUTDOWN_TIMEOUT to finish — and so do the adapter's connections, when it passes the promise
+   * of their closing —, then the databases close (the journal flushed, its lock released).
+   */
+  close(connections?: Promise<unknown>): Promise<void> {
+    return this.operations.close(connections);
   }
 
   /** allowedMethods per endpoint (endpoints are compiled once) with its Allow header value. */
@@ -224,29 +240,41 @@ export class App {
   }
 
   readonly fetch = async (request: Request, env?: unknown, executionCtx?: unknown): Promise<Response> => {
-    // The clock only for the access log: performance.now() is a call out of JavaScript on Deno (2% of a GET item there).
-    const started = this.accessLog ? performance.now() : 0;
+    // The clock only for the access log and the metrics: performance.now() is a call out of JavaScript on Deno (2% of a GET item there).
+    const started = this.timed ? performance.now() : 0;
     const ctx = new RequestContext(request, this.config.MAX_BODY_SIZE, env, executionCtx);
+    const operations = this.operations;
+    operations.inFlight++;
     let response: Response;
     try {
       response = await this.handle(ctx);
     } catch (error) {
       response = await this.fail(ctx, error);
+    } finally {
+      operations.finished();
     }
-    if (this.accessLog) (await this.accessLog)({ clientIp: ctx.clientIp, method: request.method, url: ctx.url, status: response.status, durationMs: performance.now() - started });
+    if (this.timed) {
+      const durationMs = performance.now() - started;
+      if (this.accessLog) (await this.accessLog)({ clientIp: ctx.clientIp, method: request.method, url: ctx.url, status: response.status, durationMs });
+      if (operations.metrics) (await operations.metrics).observe(ctx.resource?.name ?? "", ctx.endpoint === UNROUTED ? "none" : ctx.endpoint.kind, ctx.method, response.status, durationMs / 1000);
+    }
     return response;
   };
 
   private async handle(ctx: RequestContext): Promise<Response> {
     const config = this.config;
+    if (this.operations.closed) throw new HttpError(503, "The service has shut down.");
     const match = this.router.match(ctx.path);
     if (!match) {
+      ctx.endpoint = UNROUTED;
       // An unknown path still answers a cross-origin caller readably, with no methods to offer.
       if (this.cors) applyCors(this.cors, ctx.request.headers.get("origin"), "", ctx.responseHeaders);
       throw new HttpError(404);
     }
     ctx.endpoint = match.endpoint;
     ctx.params = match.params;
+    // Health and metrics: no CORS, no authentication, no rate limit (docs/contracts.md §7).
+    if (match.endpoint.kind === "health" || match.endpoint.kind === "metrics") return this.operations.answer(ctx, match.params[PROBE_GROUP] !== undefined);
 
     // Only a POST may be overridden, so a safe request can never change data. A method the
     // endpoint does not answer (FOO included) is then a 405, as in Eve, never a create.
@@ -335,6 +363,7 @@ export class App {
       httpError = new HttpError(error instanceof InvalidQueryError ? 400 : 409, undefined, { cause: error });
     } else if (error instanceof DatabaseUnavailableError) {
       this.logger.error("database unavailable", ctx, error);
+      if (this.operations.metrics) (await this.operations.metrics).databaseError("request");
       httpError = new HttpError(503);
     } else {
       this.logger.error("unhandled error", ctx, error);

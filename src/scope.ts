@@ -3,7 +3,7 @@
 // this with the Request) or server code did (src/internal.ts). Nothing here reads a Request.
 import type { Resource } from "./settings/normalize.ts";
 
-export type EndpointKind = "home" | "collection" | "item" | "media" | "schema" | "openapi" | "docs";
+export type EndpointKind = "home" | "collection" | "item" | "media" | "schema" | "openapi" | "docs" | "health" | "metrics";
 
 export interface Endpoint {
   kind: EndpointKind;

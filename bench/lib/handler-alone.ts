@@ -5,6 +5,7 @@
 //   node --import tsx bench/lib/handler-alone.ts [page|item|where|post|post100|patch|unknown] [--rounds 6] [--profile x.cpuprofile]
 //   deno run -A bench/lib/handler-alone.ts … ; bun bench/lib/handler-alone.ts …
 // --bytes adds the bytes allocated per request (V8 only; see bytesPerRequest below).
+// --metrics turns METRICS_ENDPOINT on: what recording each request's metrics costs.
 import process from "node:process";
 import { buildPackage, builtEverest, DIST } from "./package.ts";
 import { person, seed, settings } from "./people.ts";
@@ -23,7 +24,7 @@ const { createHandler } = await builtEverest();
 const { PLAIN_RESPONSE_WANTED, responseParts } = (await import(`${DIST}src/http/known-body.js`)) as typeof import("../../src/http/known-body.ts");
 const { READ_BODY } = (await import(`${DIST}src/http/body.js`)) as typeof import("../../src/http/body.ts");
 
-const handler = createHandler(settings);
+const handler = createHandler(process.argv.includes("--metrics") ? { ...settings, METRICS_ENDPOINT: "metrics" } : settings);
 await seed(handler, ORIGIN, 10_000);
 const page = (await (await handler(new Request(`${ORIGIN}/people?max_results=50`))).json()) as { _items: Array<{ _id: string; lastname: string; _etag: string }> };
 const sample = page._items;

@@ -104,6 +104,16 @@ export class DriverPool {
     return { driver: await driver, database };
   }
 
+  /** The db prefixes the settings name: null (the default database), then each resource's. */
+  prefixes(): Array<string | null> {
+    return [...new Set<string | null>([null, ...Object.values(this.config.DOMAIN).map((resource) => resource.db_prefix)])];
+  }
+
+  /** Whether the database of a prefix answers (readiness): rejects with why not. */
+  async ping(prefix: string | null): Promise<void> {
+    await (await this.get(prefix)).driver.ping();
+  }
+
   async close(): Promise<void> {
     const drivers = [...this.drivers.values()];
     this.drivers.clear();

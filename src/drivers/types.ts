@@ -148,8 +148,22 @@ export interface Driver {
   /** Idempotent; a unique index makes later writes that break it throw DuplicateKeyError. */
   createIndexes(target: Target, indexes: IndexSpec[]): Promise<void>;
   media(database?: string): MediaStore;
+  /**
+   * Counts one request of a rate-limit key in the window that ends at `windowEnd` (epoch ms)
+   * and returns the window's count, atomically across every process sharing the store (the
+   * `"database"` RATE_LIMIT_STORE, docs/deploy.md). Counts live in the default database and are
+   * dropped once their window ended; they are not documents and the change log never sees them.
+   * A store that only one process serves (the embedded one) has none: its counts stay in the
+   * process, where everyone who counts is.
+   */
+  countHit?(key: string, windowEnd: number): Promise<number>;
+  /** Resolves when the store answers (readiness, HEALTH_ENDPOINT); rejects with why it does not. */
+  ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** The collection (a table on SQLite) where Driver.countHit keeps its counts. */
+export const RATE_LIMIT_COLLECTION = "_everest_rate_limits";
 
 /** A write broke a unique index. `keyValue` names the field(s) and the value(s). */
 export class DuplicateKeyError extends Error {

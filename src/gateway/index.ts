@@ -8,7 +8,8 @@
 import { BodyError, readTextWithin } from "../http/body.ts";
 import { Binary } from "bson";
 import { timingSafeEqual } from "../util/compare.ts";
-import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, UnmetRequirementError, type Doc, type Driver, type Filter, type Target } from "../drivers/types.ts";
+import { WindowCounts } from "../util/window-counts.ts";
+import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, RATE_LIMIT_COLLECTION, UnmetRequirementError, type Doc, type Driver, type Filter, type Target } from "../drivers/types.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { ACTIONS, decode, EJSON_TYPE, encode, ERROR_STATUS, type Action } from "../drivers/data-api/protocol.ts";
 import {
@@ -84,6 +85,7 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
   const databases = options.databases ? new Set(options.databases) : null;
   const collections = options.collections ? new Set(options.collections) : null;
   const keyDigests = Promise.all(options.apiKeys.map(sha256));
+  const localCounts = new WindowCounts();
 
   async function authorized(request: Request): Promise<boolean> {
     const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
@@ -238,6 +240,16 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
         if (end - start + 1 > maxResponseBytes) throw new GatewayError("ResponseTooLarge", `read at most ${maxResponseBytes} bytes at a time`);
         return { data: new Binary(end < start ? new Uint8Array(0) : await collect(await file.read({ start, end }))) };
       }
+      case "everest.countHit": {
+        if (collections && !collections.has(RATE_LIMIT_COLLECTION)) throw new GatewayError("Forbidden", `collection '${RATE_LIMIT_COLLECTION}' is not served`);
+        const key = required(body, "key", isString, "a string");
+        const windowEnd = required(body, "windowEnd", isCount, "a count");
+        // A store only this process serves counts here, where every count meets.
+        return { count: driver.countHit ? await driver.countHit(key, windowEnd) : localCounts.hit(key, windowEnd, Date.now()) };
+      }
+      case "everest.ping":
+        await driver.ping();
+        return {};
       case "everest.mediaDelete": {
         const database = required(body, "database", isString, "a string");
         allowDatabase(database);

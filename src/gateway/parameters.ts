@@ -1,11 +1,9 @@
-// What a Data API request's body holds, checked: every parameter an action reads, typed or
-// refused with the protocol's error (GatewayError), and the checks that keep a filter, update or
-// pipeline to what the gateway serves (no server-side JavaScript, no collection outside the
-// allow-lists).
+// The parameters of a Data API request body, checked: each helper returns the value in the
+// contract's terms or throws a GatewayError naming the parameter and what it must be.
 import { Binary } from "bson";
 import type { Doc, IndexSpec, ModifyOptions, Projection, Sort, Target, Update } from "../drivers/types.ts";
-import type { ErrorBody, ErrorCode } from "../drivers/data-api/protocol.ts";
 import { etagStamp } from "../render/etag.ts";
+import type { ErrorBody, ErrorCode } from "../drivers/data-api/protocol.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../util/operators.ts";
 
@@ -65,28 +63,6 @@ export function update(body: Body): Update {
   const given = required(body, "update", isPlainObject, "an object");
   if (Object.keys(given).some((key) => !key.startsWith("$"))) throw new GatewayError("InvalidParameter", "'update' must consist of update operators");
   return given as Update;
-}
-
-export const isNames = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
-
-/** The options of everest.findOneAndUpdate / everest.updateMany: the ETag stamp is made here, from what it hashes. */
-export function modifyOptions(body: Body): ModifyOptions {
-  const options: ModifyOptions = {};
-  const stamp = field(body, "stamp", isPlainObject, "an object");
-  if (stamp) {
-    const name = stamp.field;
-    const ignore = stamp.ignore ?? null;
-    if (typeof name !== "string" || name.length === 0 || (ignore !== null && !isNames(ignore))) {
-      throw new GatewayError("InvalidParameter", "'stamp' must be {field: name, ignore: [names] or null}");
-    }
-    options.stamp = etagStamp(name, ignore);
-  }
-  const require = field(body, "require", isPlainObject, "an object");
-  if (require) {
-    refuseScripts(require);
-    options.require = require;
-  }
-  return options;
 }
 
 export function refuseUpsert(body: Body): void {
@@ -150,4 +126,26 @@ export function refuseScripts(value: unknown): void {
       refuseScripts(inner);
     }
   }
+}
+
+export const isNames = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
+
+/** The options of everest.findOneAndUpdate / everest.updateMany: the ETag stamp is made here, from what it hashes. */
+export function modifyOptions(body: Body): ModifyOptions {
+  const options: ModifyOptions = {};
+  const stamp = field(body, "stamp", isPlainObject, "an object");
+  if (stamp) {
+    const name = stamp.field;
+    const ignore = stamp.ignore ?? null;
+    if (typeof name !== "string" || name.length === 0 || (ignore !== null && !isNames(ignore))) {
+      throw new GatewayError("InvalidParameter", "'stamp' must be {field: name, ignore: [names] or null}");
+    }
+    options.stamp = etagStamp(name, ignore);
+  }
+  const require = field(body, "require", isPlainObject, "an object");
+  if (require) {
+    refuseScripts(require);
+    options.require = require;
+  }
+  return options;
 }

@@ -1,50 +1,45 @@
 // Rate limiting (Eve's RATE_LIMIT_<METHOD>, which needs Redis there): a fixed window of
 // `[requests, seconds]` per client and method, counted in a pluggable store so that several
-// instances behind a load balancer can share one count (see docs/auth.md).
+// instances behind a load balancer can share one count (RATE_LIMIT_STORE, docs/deploy.md).
 import type { RequestContext } from "../context.ts";
 import { HttpError } from "../errors.ts";
+import type { Driver } from "../drivers/types.ts";
+import type { Logger } from "../logging.ts";
 import type { Config } from "../settings/normalize.ts";
+import type { RedisCounts } from "./redis.ts";
+import { MemoryRateLimitStore, windowEnd, type RateLimitStore } from "./store.ts";
 
-export interface RateLimitWindow {
-  /** Requests counted in the current window, this one included. */
-  count: number;
-  /** When the current window ends, in epoch milliseconds. */
-  resetAt: number;
-}
+export { MemoryRateLimitStore, windowEnd, type RateLimitStore, type RateLimitWindow } from "./store.ts";
 
 /**
- * Where request counts live. `hit` must count atomically: two instances hitting the same key
- * at once must both be counted (Redis `INCR` + `PEXPIRE … NX`, a Durable Object, a SQL upsert).
+ * The store RATE_LIMIT_STORE names: this process's counts; the database's (Driver.countHit),
+ * where the database has shared counts (the embedded store, which one process serves, has not);
+ * or Redis, whose module (src/ratelimit/redis.ts) is loaded with its first use.
  */
-export interface RateLimitStore {
-  hit(key: string, windowSeconds: number): Promise<RateLimitWindow>;
-}
-
-/** Counts in this process only: right for one instance, and for tests (inject `now`). */
-export class MemoryRateLimitStore implements RateLimitStore {
-  private readonly windows = new Map<string, RateLimitWindow>();
-  private readonly now: () => number;
-  private nextSweep = 0;
-
-  constructor(options: { now?: () => number } = {}) {
-    this.now = options.now ?? Date.now;
+export function rateLimitStoreFor(setting: string, driver: () => Promise<Driver>, logger: Logger): RateLimitStore {
+  const local = new MemoryRateLimitStore();
+  if (setting === "memory") return local;
+  if (setting === "database") {
+    return {
+      hit: async (key, seconds) => {
+        const database = await driver();
+        if (!database.countHit) return local.hit(key, seconds);
+        const resetAt = windowEnd(Date.now(), seconds);
+        return { count: await database.countHit(key, resetAt), resetAt };
+      },
+    };
   }
-
-  async hit(key: string, windowSeconds: number): Promise<RateLimitWindow> {
-    const now = this.now();
-    // Expired windows of clients that never came back would otherwise pile up forever.
-    if (now >= this.nextSweep) {
-      for (const [k, w] of this.windows) if (w.resetAt <= now) this.windows.delete(k);
-      this.nextSweep = now + 60_000;
-    }
-    let window = this.windows.get(key);
-    if (!window || window.resetAt <= now) {
-      window = { count: 0, resetAt: now + windowSeconds * 1000 };
-      this.windows.set(key, window);
-    }
-    window.count += 1;
-    return { ...window };
-  }
+  let loading: Promise<RedisCounts> | undefined;
+  const redis = () => (loading ??= import("./redis.ts").then(({ redisCounts }) => redisCounts(setting, logger)));
+  return {
+    hit: async (key, seconds) => {
+      const resetAt = windowEnd(Date.now(), seconds);
+      return { count: await (await redis()).count(key, resetAt), resetAt };
+    },
+    open: async () => (await redis()).open(),
+    ping: async () => (await redis()).ping(),
+    close: async () => (await loading)?.close(),
+  };
 }
 
 /** `[requests, seconds]` for the request's method; HEAD is a GET without a body. */

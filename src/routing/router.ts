@@ -7,6 +7,7 @@
 import type { Endpoint } from "../scope.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { converterRegex, urlParts } from "../settings/urls.ts";
+import { SettingsError } from "../settings/validate.ts";
 
 export interface RouteMatch {
   endpoint: Endpoint;
@@ -18,6 +19,8 @@ const LOOKUP_GROUP = "__lookup";
 export const MEDIA_GROUP = "__media";
 export const SCHEMA_GROUP = "__schema";
 export const ASSET_GROUP = "__asset";
+/** Set on HEALTH_ENDPOINT's readiness path (`<health>/ready`); absent on its liveness path. */
+export const PROBE_GROUP = "__probe";
 
 function escapeRegex(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
@@ -86,6 +89,43 @@ export function compileRouter(config: Config): CompiledRouter {
     add(`${path}/(?<${ASSET_GROUP}>[\\w.-]+)`, { kind: "docs" });
   }
 
+  const router = matcher(routes);
+  // Last, once nothing else can take their paths: HEALTH_ENDPOINT and METRICS_ENDPOINT, which
+  // must not shadow, nor be shadowed by, anything a client already reaches.
+  for (const { setting, path, endpoint, paths } of operationalEndpoints(config)) {
+    for (const probe of paths) {
+      const taken = router.match(`${config.basePath}/${probe}`);
+      const { kind, resource } = taken?.endpoint ?? {};
+      if (kind) throw new SettingsError([`${setting} '${path}' collides with ${resource ? `the ${kind} URL of resource '${resource.name}'` : `the ${kind} endpoint`} at /${probe}: choose another path`]);
+    }
+    add(`/${escapeRegex(path)}${endpoint.kind === "health" ? `(?:/(?<${PROBE_GROUP}>ready))?` : ""}`, endpoint);
+  }
+  return router;
+}
+
+interface OperationalEndpoint {
+  setting: "HEALTH_ENDPOINT" | "METRICS_ENDPOINT";
+  path: string;
+  endpoint: Endpoint;
+  /** Every path it answers. */
+  paths: string[];
+}
+
+function operationalEndpoints(config: Config): OperationalEndpoint[] {
+  const trim = (value: unknown) => String(value).replace(/^\/+|\/+$/g, "");
+  const found: OperationalEndpoint[] = [];
+  if (config.HEALTH_ENDPOINT) {
+    const path = trim(config.HEALTH_ENDPOINT);
+    found.push({ setting: "HEALTH_ENDPOINT", path, endpoint: { kind: "health" }, paths: [path, `${path}/ready`] });
+  }
+  if (config.METRICS_ENDPOINT) {
+    const path = trim(config.METRICS_ENDPOINT);
+    found.push({ setting: "METRICS_ENDPOINT", path, endpoint: { kind: "metrics" }, paths: [path] });
+  }
+  return found;
+}
+
+function matcher(routes: Route[]): CompiledRouter {
   return {
     endpoints: routes.map((route) => route.endpoint),
     // Every route answers every method: dispatch by method comes later (405, Allow).

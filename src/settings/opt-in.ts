@@ -49,8 +49,15 @@ export interface OptInSettings {
   HEALTH_ENDPOINT?: string | null;
   /** Where Prometheus scrapes metrics; null: no such endpoint. */
   METRICS_ENDPOINT?: string | null;
+  /** How long readiness waits for each database before it answers 503, in seconds. */
+  HEALTH_TIMEOUT?: number;
   /** Where rate-limit counts live: this process ("memory"), the database, or a Redis server. */
   RATE_LIMIT_STORE?: string;
+  /**
+   * How long `App.close()` (SIGTERM, SIGINT) lets requests in flight finish before it closes
+   * the databases, in seconds (docs/deploy.md).
+   */
+  SHUTDOWN_TIMEOUT?: number;
 }
 
 export const OPT_IN_DEFAULTS = {
@@ -64,7 +71,9 @@ export const OPT_IN_DEFAULTS = {
   BY_FILTER_MAX_AFFECTED: 1000 as number | null,
   HEALTH_ENDPOINT: null as string | null,
   METRICS_ENDPOINT: null as string | null,
+  HEALTH_TIMEOUT: 1,
   RATE_LIMIT_STORE: "memory",
+  SHUTDOWN_TIMEOUT: 10,
 } satisfies OptInSettings;
 
 /** The switches that cascade to a resource key of the same name in lower case. */
@@ -91,6 +100,9 @@ const updateOperators: Check = (v) => {
   return bad === undefined ? null : `has unsupported operator ${JSON.stringify(bad)} (supported: ${UPDATE_OPERATOR_NAMES.join(", ")})`;
 };
 
+const seconds = (max: number): Check => (v) =>
+  typeof v === "number" && Number.isFinite(v) && v > 0 && v <= max ? null : `must be a number of seconds above 0, at most ${max}`;
+
 const rateLimitStore: Check = (v) =>
   v === "memory" || v === "database" || (typeof v === "string" && /^rediss?:\/\/./.test(v))
     ? null
@@ -107,5 +119,7 @@ export const OPT_IN_CHECKS: Record<keyof typeof OPT_IN_DEFAULTS, Check> = {
   BY_FILTER_MAX_AFFECTED: nullable(int(1)),
   HEALTH_ENDPOINT: endpointPath,
   METRICS_ENDPOINT: endpointPath,
+  HEALTH_TIMEOUT: seconds(60),
   RATE_LIMIT_STORE: rateLimitStore,
+  SHUTDOWN_TIMEOUT: seconds(3600),
 };

@@ -606,5 +606,26 @@ export function runDriverConformance(label: string, make: () => Promise<Driver>,
         await store.delete(id);
       });
     });
+
+    describe("rate-limit counts and readiness", () => {
+      it("counts hits per key and window, every one of concurrent hits once (a store only one process serves keeps none)", async (context) => {
+        if (!driver.countHit) {
+          expect(driver.kind).toBe("memory");
+          return context.skip();
+        }
+        const key = `GET:ip:${new ObjectId().toHexString()}`;
+        const end = Date.now() + 60_000;
+        const countHit = driver.countHit.bind(driver);
+        expect(await countHit(key, end)).toBe(1);
+        const counts = await Promise.all(Array.from({ length: 20 }, () => countHit(key, end)));
+        expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+        expect(await countHit(key, end + 60_000)).toBe(1);
+        expect(await countHit(`${key}:other`, end)).toBe(1);
+      });
+
+      it("answers a ping", async () => {
+        await expect(driver.ping()).resolves.toBeUndefined();
+      });
+    });
   });
 }

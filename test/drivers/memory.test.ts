@@ -394,7 +394,7 @@ describe("createDriver", () => {
       expect(await reopened.count({ collection: "c" }, {})).toBe(1);
       await reopened.close();
     }
-    expect((await readdir(dir)).sort()).toEqual(["a.jsonl", "b.jsonl"]);
+    expect((await readdir(dir)).sort()).toEqual(["a.jsonl", "a.jsonl.lock", "b.jsonl", "b.jsonl.lock"]);
   });
 
   it("takes the journal's compaction thresholds from the settings", async () => {

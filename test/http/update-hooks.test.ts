@@ -97,6 +97,7 @@ class FailingHalfWay implements Driver {
   aggregate = (...args: Parameters<Driver["aggregate"]>) => this.inner.aggregate(...args);
   createIndexes = (...args: Parameters<Driver["createIndexes"]>) => this.inner.createIndexes(...args);
   media = (database?: string) => this.inner.media(database);
+  ping = () => this.inner.ping();
   close = () => this.inner.close();
   updateMany(target: Target, filter: Filter, update: Update, options: ModifyManyOptions = {}): Promise<Change[]> {
     let made = 0;

@@ -90,6 +90,14 @@ export class ScopedDriver implements Driver {
       delete: (id) => store.then((s) => s.delete(id)),
     };
   }
+  async countHit(key: string, windowEnd: number): Promise<number> {
+    const inner = await this.inner;
+    if (!inner.countHit) throw new Error(`the ${inner.kind} driver keeps no shared counts`);
+    return inner.countHit(this.prefix + key, windowEnd);
+  }
+  ping(): Promise<void> {
+    return this.inner.then((d) => d.ping());
+  }
   async close(): Promise<void> {
     await Promise.all([this.inner, ...this.behind].map(async (driver) => (await driver).close()));
   }

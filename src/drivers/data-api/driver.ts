@@ -197,6 +197,15 @@ export class DataApiDriver implements Driver {
     };
   }
 
+  /** Counted by the gateway's own driver (everest's extension action). */
+  async countHit(key: string, windowEnd: number): Promise<number> {
+    return count(await this.call("everest.countHit", { key, windowEnd }), "count");
+  }
+
+  async ping(): Promise<void> {
+    await this.call("everest.ping", {});
+  }
+
   async close(): Promise<void> {
     // Nothing is held open between requests.
   }

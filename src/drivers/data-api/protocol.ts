@@ -30,6 +30,8 @@ export const EXTENSION_ACTIONS = [
   "everest.mediaGet",
   "everest.mediaRead",
   "everest.mediaDelete",
+  "everest.countHit",
+  "everest.ping",
 ] as const;
 
 export type Action = (typeof STANDARD_ACTIONS)[number] | (typeof EXTENSION_ACTIONS)[number];

@@ -7,22 +7,7 @@
 // not loaded yet (turf for geo operators, aggregation for pipelines and $expr; mingo.ts,
 // loadFor) awaits it first, and then does the rest as any other.
 import { ObjectId } from "bson";
-import {
-  InvalidQueryError,
-  UnmetRequirementError,
-  type Change,
-  type Doc,
-  type Driver,
-  type FileAccess,
-  type Filter,
-  type FindQuery,
-  type IndexSpec,
-  type MediaStore,
-  type ModifyManyOptions,
-  type ModifyOptions,
-  type Target,
-  type Update,
-} from "../types.ts";
+import { InvalidQueryError, UnmetRequirementError, type Change, type Doc, type Driver, type FileAccess, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type Target, type Update } from "../types.ts";
 import type { Collection, ScanStats } from "./collection.ts";
 import type { Compactor, CompactionPolicy } from "./compaction.ts";
 import { Databases } from "./databases.ts";
@@ -291,6 +276,11 @@ export class MemoryDriver implements Driver {
         return this.commit(line);
       },
     });
+  }
+
+  /** A closed driver, or one whose journal could not be written, is not ready. */
+  async ping(): Promise<void> {
+    this.assertUsable();
   }
 
   /** Rewrites the journal as the current state, atomically; writes go on meanwhile. */

@@ -19,6 +19,7 @@ import { finished, pipeline } from "node:stream/promises";
 import {
   DuplicateKeyError,
   type Change,
+  RATE_LIMIT_COLLECTION,
   type Doc,
   type Driver,
   type Filter,
@@ -102,6 +103,7 @@ export class MongoDriver implements Driver {
   private connecting: Promise<MongoClient> | null = null;
   private hasTransactions: Promise<boolean> | null = null;
   private closed = false;
+  private rateLimitIndex?: Promise<unknown>;
 
   constructor(private readonly options: MongoDriverOptions) {}
 
@@ -259,6 +261,34 @@ export class MongoDriver implements Driver {
         await run(() => handle.collection(`${BUCKET}.chunks`).deleteMany({ files_id: _id }));
       },
     };
+  }
+
+  /**
+   * One document per key and window, counted by an upserting $inc that returns the new count;
+   * a TTL index on `expireAt` lets the server drop windows that have ended. Two first hits of a
+   * window may race to insert it: the loser's duplicate-key error means it now exists, and the
+   * retry counts into it.
+   */
+  async countHit(key: string, windowEnd: number): Promise<number> {
+    const collection = (await this.db()).collection<{ _id: string; count: number; expireAt: Date }>(RATE_LIMIT_COLLECTION);
+    this.rateLimitIndex ??= run(() => collection.createIndex({ expireAt: 1 }, { expireAfterSeconds: 0, name: "expireAt_ttl" })).catch((error: unknown) => {
+      this.rateLimitIndex = undefined;
+      throw error;
+    });
+    await this.rateLimitIndex;
+    const count = () =>
+      collection.findOneAndUpdate(
+        { _id: `${key}@${windowEnd}` },
+        { $inc: { count: 1 }, $setOnInsert: { expireAt: new Date(windowEnd) } },
+        { upsert: true, returnDocument: "after", includeResultMetadata: false },
+      );
+    const counted = await run(() => count().catch((error: unknown) => (error instanceof MongoServerError && DUPLICATE_KEY_CODES.has(error.code as number) ? count() : Promise.reject(error))));
+    return Number(counted?.count);
+  }
+
+  async ping(): Promise<void> {
+    const db = await this.db();
+    await run(() => db.command({ ping: 1 }));
   }
 
   async close(): Promise<void> {

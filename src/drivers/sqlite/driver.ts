@@ -14,12 +14,14 @@ import { decodeDocument, encodeDocument, encodeValue, idKey } from "./codec.ts";
 import { COUNT_QUERY, COUNT_SCHEMA, countStatements } from "./counts.ts";
 import { failedIndex, identifier, INDEX_TABLE, indexStatements, keyValueOf, normalizeSpec, sameKeyParams, sameKeyQuery, type UniqueIndexInfo } from "./indexes.ts";
 import { sqliteMedia, MEDIA_SCHEMA } from "./media.ts";
+import { countHitStatement, expiredStatement, RATE_LIMIT_SCHEMA, RATE_LIMIT_TABLE } from "./rate-limits.ts";
 import { SqlError, unavailable, type Row, type SqlPort, type Statement } from "./port.ts";
 import { GUARD_SCHEMA, modifyRows } from "./modify.ts";
 import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
 import { selection, type Match, type Page, type Test } from "./select.ts";
 
 const WRITING_STAGES = new Set(["$out", "$merge"]);
+const RATE_LIMIT_SWEEP_MS = 60_000;
 /** Attempts of a conditional write whose row another writer changed in between. */
 const WRITE_ATTEMPTS = 50;
 
@@ -63,6 +65,9 @@ export class SqliteDriver implements Driver {
   /** The atomic updates waiting for their turn on a port without transactions (modify.ts). */
   private readonly turns = new Map<string, Promise<unknown>>();
   private closed = false;
+  /** The rate-limit table made (on first use), and when ended windows are next dropped. */
+  private rateLimitTable?: Promise<void>;
+  private nextRateLimitSweep = 0;
 
   private constructor(
     private readonly port: SqlPort,
@@ -198,6 +203,25 @@ export class SqliteDriver implements Driver {
       const index = failedIndex(error.message, table, existing);
       throw new DuplicateKeyError(Object.fromEntries(index.fields.map((field) => [field, null])), `a unique index on ${index.fields.join(", ")} cannot be built over duplicate values`);
     }
+  }
+
+  async countHit(key: string, windowEnd: number): Promise<number> {
+    this.assertUsable();
+    const now = Date.now();
+    if (now >= this.nextRateLimitSweep) {
+      this.rateLimitTable ??= guarded(() => this.port.batch([RATE_LIMIT_SCHEMA])).then(() => undefined);
+      await this.rateLimitTable;
+      this.nextRateLimitSweep = now + RATE_LIMIT_SWEEP_MS;
+      await guarded(() => this.port.run(expiredStatement(now)));
+    }
+    const [row] = (await guarded(() => this.port.all(countHitStatement(key, windowEnd)))) ?? [];
+    if (!row) throw unavailable(new Error(`the table ${RATE_LIMIT_TABLE} is missing`));
+    return Number(row.n);
+  }
+
+  async ping(): Promise<void> {
+    this.assertUsable();
+    await guarded(() => this.port.all({ sql: `SELECT count(*) AS n FROM ${INDEX_TABLE}`, params: [] }));
   }
 
   media(database?: string): MediaStore {
