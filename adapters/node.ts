@@ -315,10 +315,30 @@ async function writeResponse(response: Response, res: ServerResponse): Promise<v
   res.writeHead(response.status, headersFor(response));
   if (bytes) return void res.end(bytes);
   if (!response.body) return void res.end();
-  for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-    if (!res.write(chunk)) await new Promise((resolve) => res.once("drain", resolve));
+  // Written as it comes (an event stream never ends by itself), waiting for the socket when it is
+  // full; a client that goes away cancels the body, which frees what the handler holds for it.
+  const reader = response.body.getReader();
+  const gone = () => void reader.cancel().catch(() => undefined);
+  res.once("close", gone);
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) await new Promise<void>((resolve) => {
+        const resume = () => {
+          res.off("drain", resume);
+          res.off("close", resume);
+          resolve();
+        };
+        res.once("drain", resume);
+        res.once("close", resume);
+      });
+      if (res.destroyed) break;
+    }
+  } finally {
+    res.off("close", gone);
   }
-  res.end();
+  if (!res.destroyed) res.end();
 }
 
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
@@ -341,6 +361,9 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       // now rather than after keepAliveTimeout.
       if (closing) res.shouldKeepAlive = false;
       await writeResponse(response, res);
+      // A response that ends during shutdown (a change stream's final event) would leave its
+      // connection open until keep-alive times it out: it is ended after the response instead.
+      if (closing) req.socket.end();
     } catch (error) {
       const failure = adapterFailure(error);
       // Half a response cannot be turned into an error; a reset at least tells the client it is cut short.

@@ -67,7 +67,8 @@ export function createWorker(settings: Settings, { env: loaded = {}, ...options 
   const bindings: Record<string, unknown> = { ...loaded };
   // Counted in the isolate unless RATE_LIMIT_STORE names a store all isolates share (D1, say).
   const inIsolate = (settings.RATE_LIMIT_STORE ?? "memory") === "memory";
-  const handlerOptions: HandlerOptions = { ...(inIsolate ? { rateLimitStore: new MemoryRateLimitStore() } : {}), ...options, services: { ...options.services, bindings } };
+  // A request's promises and streams must not be settled by another request: change streams each poll on their own.
+  const handlerOptions: HandlerOptions = { ...(inIsolate ? { rateLimitStore: new MemoryRateLimitStore() } : {}), isolatedRequests: true, ...options, services: { ...options.services, bindings } };
   // The explorer's UI files are not in a Worker (src/openapi/explorer.ts): no page by default.
   const build = (env: Record<string, unknown>): Handler => createHandler({ DOCS_ENDPOINT: null, ...settingsWithBindings(settings, env) }, handlerOptions);
   // At module load: settings everest refuses or a driver the bundle lacks throw here.

@@ -19,14 +19,15 @@ export async function serveWithD1(options: {
   modules: WorkerModule[];
   bindings: Record<string, string>;
   d1Binding: string;
-  compatibilityDate: string;
+  compatibility: { date: string; flags: string[] };
   host: string;
   port: number;
 }): Promise<D1Server> {
   const miniflare = new Miniflare({
     modulesRoot: options.dir,
     modules: options.modules.map((module) => ({ type: "ESModule" as const, path: module.path })),
-    compatibilityDate: options.compatibilityDate,
+    compatibilityDate: options.compatibility.date,
+    compatibilityFlags: options.compatibility.flags,
     bindings: options.bindings,
     d1Databases: [options.d1Binding],
     d1Persist: join(options.dir, "d1"),

@@ -22,12 +22,13 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const WORKERD = resolve(ROOT, "node_modules/.bin/workerd");
 const STARTUP_LIMIT_MS = 30_000;
 
-/** wrangler.toml keeps the compatibility date, so `wrangler dev` and this agree. */
-async function compatibilityDate(): Promise<string> {
+/** wrangler.toml keeps the compatibility date and flags, so `wrangler dev` and this agree. */
+async function compatibility(): Promise<{ date: string; flags: string[] }> {
   const toml = await readFile(resolve(ROOT, "wrangler.toml"), "utf8");
   const date = /^compatibility_date\s*=\s*"([^"]+)"/m.exec(toml)?.[1];
   if (!date) throw new Error("wrangler.toml has no compatibility_date");
-  return date;
+  const flags = /^compatibility_flags\s*=\s*\[([^\]]*)\]/m.exec(toml)?.[1] ?? "";
+  return { date, flags: [...flags.matchAll(/"([^"]+)"/g)].map((match) => match[1]!) };
 }
 
 /** A port nothing listens on now: workerd cannot report a port it chose itself. */
@@ -53,7 +54,7 @@ function accepts(host: string, port: number): Promise<boolean> {
 // Binding values are files the config embeds, so none needs Cap'n Proto string escaping.
 // Modules are named by their paths relative to the entry, which is how they import each other;
 // the entry comes first, workerd's main module.
-function workerdConfig(address: string, modules: WorkerModule[], bindings: string[], date: string): string {
+function workerdConfig(address: string, modules: WorkerModule[], bindings: string[], { date, flags }: { date: string; flags: string[] }): string {
   const moduleList = modules.map((module) => `(name = ${JSON.stringify(module.name)}, esModule = embed ${JSON.stringify(module.name)})`);
   const textBindings = bindings.map((name) => `(name = ${JSON.stringify(name)}, text = embed ${JSON.stringify(`bindings/${name}`)})`);
   return `using Workerd = import "/workerd/workerd.capnp";
@@ -70,6 +71,7 @@ const config :Workerd.Config = (
 const worker :Workerd.Worker = (
   modules = [${moduleList.join(", ")}],
   compatibilityDate = ${JSON.stringify(date)},
+  compatibilityFlags = ${JSON.stringify(flags)},
   bindings = [${textBindings.join(", ")}],
   globalOutbound = "internet",
 );
@@ -121,7 +123,7 @@ async function main(): Promise<void> {
         modules,
         bindings: Object.fromEntries(bindings.map((name) => [name, values[name]!])),
         d1Binding: d1[1] || DEFAULT_D1_BINDING,
-        compatibilityDate: await compatibilityDate(),
+        compatibility: await compatibility(),
         host: args.host,
         port: args.port,
       });
@@ -131,7 +133,7 @@ async function main(): Promise<void> {
     }
     const port = args.port || (await freePort(args.host));
     const address = `${args.host.includes(":") ? `[${args.host}]` : args.host}:${port}`;
-    await writeFile(join(dir, "config.capnp"), workerdConfig(address, modules, bindings, await compatibilityDate()));
+    await writeFile(join(dir, "config.capnp"), workerdConfig(address, modules, bindings, await compatibility()));
     child = spawn(WORKERD, ["serve", join(dir, "config.capnp")], { stdio: ["ignore", "inherit", "inherit"] });
     child.once("exit", (code) => void stop(code ?? 1));
     await waitUntilListening(child, args.host, port);

@@ -3,7 +3,7 @@
 // here; it all lives in the RequestContext.
 import { RequestContext } from "./context.ts";
 import type { Endpoint } from "./scope.ts";
-import { DataLayer, uniqueIndexFields } from "./data/layer.ts";
+import { DataLayer } from "./data/layer.ts";
 import { DriverPool } from "./data/pool.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
 import { HttpError, internalErrorResponse } from "./errors.ts";
@@ -11,6 +11,9 @@ import { Hooks, type HookCallback } from "./events/hooks.ts";
 import { mediaFeature } from "./features/media.ts";
 import { serveMedia } from "./endpoints/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
+import { streamCredentials } from "./feed/credentials.ts";
+import { FeedRegistry } from "./feed/registry.ts";
+import { wantsEventStream } from "./feed/sse.ts";
 import { InternalApi } from "./internal.ts";
 import { schemaEndpoint } from "./endpoints/schema.ts";
 import { oplogFeatures } from "./features/oplog.ts";
@@ -26,7 +29,8 @@ import { deleteInternal, deleteItem } from "./methods/delete.ts";
 import { getInternal, getItem } from "./methods/get.ts";
 import { home } from "./endpoints/home.ts";
 import { patchItem } from "./methods/patch.ts";
-import { lazily, withModule } from "./util/lazy.ts";
+import { withModule } from "./util/lazy.ts";
+import { operatorSchemas, optInWrites } from "./methods/opt-in-loader.ts";
 import { postCollection } from "./methods/post.ts";
 import { putItem } from "./methods/put.ts";
 import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
@@ -41,7 +45,6 @@ import { validateSettings } from "./settings/validate.ts";
 // Not through validation/index.ts: that would tie the schema exporter (OpenAPI's, loaded on
 // demand) to every bundle of the app.
 import { compileValidator, type ValidationEngine } from "./validation/validator.ts";
-import type { OperatorSchema } from "./validation/operators.ts";
 import type { ValidatorExtensions } from "./validation/extensions.ts";
 import type { ResourceValidator } from "./validation/types.ts";
 import type { Services } from "./services.ts";
@@ -64,6 +67,11 @@ export interface HandlerOptions {
   accessLog?: (line: string) => void;
   /** Where rate-limit counts live, instead of the store RATE_LIMIT_STORE names (docs/deploy.md). */
   rateLimitStore?: RateLimitStore;
+  /**
+   * The runtime keeps each request's work to itself (Cloudflare Workers, set by
+   * adapters/workers.ts): change streams then each poll the log from their own request.
+   */
+  isolatedRequests?: boolean;
 }
 
 type MethodHandler = (services: Services, ctx: RequestContext, lookup: Filter) => Promise<Reply>;
@@ -71,11 +79,9 @@ type MethodHandler = (services: Services, ctx: RequestContext, lookup: Filter) =
 // Each HTTP method reads what it needs of the request and calls the internal core of
 // src/methods (getInternal, patchInternal, …); where it needs nothing beyond the call's scope
 // (a collection read, a collection delete), the core is the method.
-// Writes by filter and update operators (docs/updates.md) are each a resource's switch, their
-// methods modules of their own, imported by the first request that needs one. PATCH reaches a
-// collection only where start-up let the switch put it there.
-const optInWrites = lazily(() => import("./methods/opt-in-writes.ts"));
-
+// Writes by filter and update operators (docs/updates.md) load with the first request that needs
+// one (methods/opt-in-loader.ts). PATCH reaches a collection only where start-up let the switch
+// put it there.
 const COLLECTION_METHODS: Record<string, MethodHandler> = {
   GET: getInternal,
   HEAD: getInternal,
@@ -125,6 +131,8 @@ export class App {
   /** Whether a request's duration is taken: for the access log or the metrics, when either is on. */
   private readonly timed: boolean;
   private readonly rateLimits: RateLimitStore;
+  /** The open change streams (docs/feed.md); null when no resource has change_feed, so a request pays nothing for it. */
+  readonly feed: FeedRegistry | null;
 
   constructor(settings: Settings, options: HandlerOptions = {}) {
     validateSettings(settings);
@@ -133,19 +141,6 @@ export class App {
     for (const resource of Object.values(this.config.DOMAIN)) {
       this.validators.set(resource.name, compileValidator(resource, this.config, options.validation, { engine: options.validationEngine }));
     }
-    // A resource's update operators are compiled when its first operator PATCH needs them, in a module of their own.
-    const operators = new Map<string, Promise<OperatorSchema>>();
-    const operatorsOf = (resource: Resource): Promise<OperatorSchema> => {
-      let compiled = operators.get(resource.name);
-      if (!compiled) {
-        compiled = Promise.resolve(optInWrites()).then(({ compileOperators, itemsResource }) => {
-          const items = compileValidator(itemsResource(resource), this.config, options.validation, { engine: options.validationEngine });
-          return compileOperators(resource, this.config, this.validators.get(resource.name)!, items, new Set(uniqueIndexFields(resource)));
-        });
-        operators.set(resource.name, compiled);
-      }
-      return compiled;
-    };
     this.logger = options.logger ?? consoleLogger(this.config.LOG_LEVEL);
     const accessFormat = this.config.ACCESS_LOG;
     if (accessFormat) {
@@ -171,8 +166,12 @@ export class App {
     this.cors = compileCors(this.config);
     this.explorerFiles = options.services?.explorerFiles ?? packageFiles;
     this.hooks.register(options.hooks);
-    this.services = { config: this.config, data: this.data, hooks: this.hooks, features: this.features, validators: this.validators, operators: operatorsOf, access: this.access };
+    const operators = operatorSchemas(this.config, this.validators, (resource) => compileValidator(resource, this.config, options.validation, { engine: options.validationEngine }));
+    this.services = { config: this.config, data: this.data, hooks: this.hooks, features: this.features, validators: this.validators, operators, access: this.access };
     this.internal = new InternalApi(this.services);
+    this.feed = Object.values(this.config.DOMAIN).some((resource) => resource.change_feed)
+      ? new FeedRegistry(this.config, this.operations.streams, (error) => this.logger.error("change feed", null, error), options.isolatedRequests)
+      : null;
   }
 
   /** Subscribes a callback to an event (`on_insert`, `on_fetched_item_people`, …). */
@@ -242,6 +241,8 @@ export class App {
   readonly fetch = async (request: Request, env?: unknown, executionCtx?: unknown): Promise<Response> => {
     // The clock only for the access log and the metrics: performance.now() is a call out of JavaScript on Deno (2% of a GET item there).
     const started = this.timed ? performance.now() : 0;
+    const param = this.feed ? this.config.CHANGE_FEED_AUTH_PARAM : null;
+    if (param) request = streamCredentials(request, param);
     const ctx = new RequestContext(request, this.config.MAX_BODY_SIZE, env, executionCtx);
     const operations = this.operations;
     operations.inFlight++;
@@ -263,7 +264,7 @@ export class App {
 
   private async handle(ctx: RequestContext): Promise<Response> {
     const config = this.config;
-    if (this.operations.closed) throw new HttpError(503, "The service has shut down.");
+    if (this.operations.closed) throw new HttpError(503, "The service has shut down.", { headers: { "Retry-After": "1" } });
     const match = this.router.match(ctx.path);
     if (!match) {
       ctx.endpoint = UNROUTED;
@@ -293,6 +294,7 @@ export class App {
     if (jsonp !== null && !isValidJsonpCallback(jsonp)) throw new HttpError(400, "Invalid JSONP callback name");
     const admitting = this.access.admit(ctx);
     if (admitting) await admitting;
+    if (this.feed && wantsEventStream(ctx.request.headers.get("accept"))) return this.stream(ctx);
 
     const dispatching = this.dispatch(ctx);
     const reply = dispatching instanceof Promise ? await dispatching : dispatching;
@@ -315,6 +317,19 @@ export class App {
     const lookup = kind === "item" ? itemLookup(ctx, this.config) : pathConditions(ctx, resource, this.config);
     if (!this.hooks.empty) return this.emitPre(ctx, resource, lookup).then(() => handler(this.services, ctx, lookup));
     return handler(this.services, ctx, lookup);
+  }
+
+  /** A request for an event stream (docs/feed.md): GET on a collection or item, nothing else. */
+  private async stream(ctx: RequestContext): Promise<Response> {
+    const { kind, resource } = ctx.endpoint;
+    if (ctx.method !== "GET" || !resource || (kind !== "collection" && kind !== "item")) {
+      throw new HttpError(406, "text/event-stream is answered only to GET on a collection or an item with a change feed");
+    }
+    const lookup = kind === "item" ? itemLookup(ctx, this.config) : pathConditions(ctx, resource, this.config);
+    if (!this.hooks.empty) await this.emitPre(ctx, resource, lookup);
+    // Imported on the first stream: an App that never serves one (or a Worker's first load) does not carry it.
+    const { openStream } = await import("./endpoints/feed.ts");
+    return openStream(this.services, this.feed!, ctx, lookup, (error) => this.logger.error("change feed", ctx, error));
   }
 
   /** The endpoints that are not a resource's collection or item. */

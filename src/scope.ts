@@ -49,6 +49,11 @@ export class CallScope {
   /** The authenticated user or token, for OPLOG_AUDIT and field rules' `field_access`. */
   user: string | null = null;
   /**
+   * Media fields are rendered as their URLs whatever RETURN_MEDIA_AS_BASE64_STRING says: set for
+   * a change stream, whose events never carry a file's bytes (docs/feed.md).
+   */
+  mediaAsUrl = false;
+  /**
    * Set by an auth check: the roles of the account that authenticated, which field rules
    * (`allowed_read_roles` / `allowed_write_roles` in a field's definition) are checked against.
    */

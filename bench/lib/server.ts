@@ -3,6 +3,7 @@
 //   server.ts hand   --documents 10000   the hand-written Hono + mingo + bson equivalent
 //   server.ts everest --documents 10000  createHandler(settings) on the memory driver
 //   … --db sqlite:PATH | file:PATH       everest on another store (DB_URI), for bench --db
+//   … --feed                            everest with CHANGE_FEED on (bench/feed.ts)
 //   … --adapter hono|everest             on Node: which server adapter; by default everest's for
 //                                        everest and @hono/node-server for the equivalent, the one
 //                                        its developer would use (bench/adapters.ts compares them)
@@ -108,7 +109,8 @@ async function main(): Promise<void> {
   } else if (kind === "everest") {
     const { createHandler, NodeFileAccess } = await builtEverest();
     const db = option("db", "");
-    const handler = createHandler(db ? { ...settings, DB_URI: db } : settings, { services: { files: new NodeFileAccess() } });
+    const feed = process.argv.includes("--feed") ? { CHANGE_FEED: true, CHANGE_FEED_MAX_STREAMS: 1_000_000 } : {};
+    const handler = createHandler({ ...settings, ...feed, ...(db ? { DB_URI: db } : {}) }, { services: { files: new NodeFileAccess() } });
     await seed(handler, "http://bench.local", documents);
     port = await listen(handler, kind);
   } else {

@@ -73,12 +73,20 @@ export class DataLayer {
    * has no promise to await for it (each await cost a microtask hop and about 200 bytes).
    */
   private readonly bound = new WeakMap<Resource, Map<string | null, Bound | Promise<Bound>>>();
+  /**
+   * The collections whose writes the change log records (docs/contracts.md §3): those any
+   * resource with change_feed reads, whichever resource writes them. Empty when no resource has
+   * the feed, and then binding costs nothing more.
+   */
+  private readonly recorded: ReadonlySet<string>;
 
   constructor(
     private readonly config: Config,
     private readonly pool: DriverPool,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    this.recorded = new Set(Object.values(config.DOMAIN).filter((resource) => resource.change_feed).map((resource) => resource.datasource.source));
+  }
 
   /** The driver and collection a resource lives in, for this request's db prefix. */
   bind(ctx: CallScope | null, resource: Resource): Bound | Promise<Bound> {
@@ -100,7 +108,12 @@ export class DataLayer {
   private async resolve(prefix: string | null, resource: Resource): Promise<Bound> {
     const { driver, database } = await this.pool.get(prefix);
     const target = { database, collection: resource.datasource.source };
-    return { driver, target, uniqueIndexed: await this.ensureIndexes(driver, target, resource) };
+    const uniqueIndexed = await this.ensureIndexes(driver, target, resource);
+    if (this.recorded.has(target.collection)) {
+      if (!driver.changes) throw new Error(`change_feed is on for '${target.collection}', but the ${driver.kind} driver has no change log`);
+      await driver.changes.record(target);
+    }
+    return { driver, target, uniqueIndexed };
   }
 
   /** Conditions every read and write of the resource carries. */

@@ -159,11 +159,65 @@ export interface Driver {
   countHit?(key: string, windowEnd: number): Promise<number>;
   /** Resolves when the store answers (readiness, HEALTH_ENDPOINT); rejects with why it does not. */
   ping(): Promise<void>;
+  /**
+   * The change log (docs/contracts.md §3, docs/feed.md): once `record` was called for a
+   * collection, every write method above records each document it changes, in the same atomic
+   * step as the write where the store allows. Absent on a driver without one; a resource with
+   * change_feed then refuses to start streams.
+   */
+  readonly changes?: ChangeLog;
   close(): Promise<void>;
 }
 
 /** The collection (a table on SQLite) where Driver.countHit keeps its counts. */
 export const RATE_LIMIT_COLLECTION = "_everest_rate_limits";
+
+export type ChangeOperation = "insert" | "update" | "replace" | "delete";
+
+/** One changed document, as the change log keeps it. */
+export interface ChangeRecord {
+  /** Opaque; the log's order is commit order within a database. */
+  position: string;
+  collection: string;
+  op: ChangeOperation;
+  /** The document's `_id`. */
+  id: unknown;
+  /** The stored document before the change (null for an insert). */
+  before: Doc | null;
+  /** The stored document after the change (null for a delete). */
+  after: Doc | null;
+  at: Date;
+}
+
+/** What reading the log after a position gives: the records that follow it, or that it is too old. */
+export type ChangeRead = { expired: false; records: ChangeRecord[] } | { expired: true; head: string };
+
+export interface ChangeLog {
+  /** Records writes to this collection from now on; idempotent. */
+  record(target: Target): Promise<void>;
+  /** The position of the newest change of a database: a stream that starts now starts after it. */
+  head(database?: string): Promise<string>;
+  /**
+   * The changes of a database after `after`, oldest first, at most `limit`. A position that is
+   * not one of this log's throws InvalidPositionError; one older than the retention reads as expired.
+   */
+  read(database: string | undefined, after: string, limit: number): Promise<ChangeRead>;
+  /**
+   * Calls `wake` when changes may have been added: always for this driver's own writes, and for
+   * other processes' writes too where `pushes` is true. Returns the function that stops it.
+   */
+  watch(database: string | undefined, wake: () => void): () => void;
+  /** Whether `watch` hears other processes' writes; where it does not, the feed polls `read`. */
+  readonly pushes: boolean;
+}
+
+/** A change-log position that is malformed or not one of this log's (rendered as 400). */
+export class InvalidPositionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InvalidPositionError";
+  }
+}
 
 /** A write broke a unique index. `keyValue` names the field(s) and the value(s). */
 export class DuplicateKeyError extends Error {
@@ -218,6 +272,10 @@ export interface DriverSettings {
   JOURNAL_COMPACTION_RATIO?: number | null;
   /** …and only once it is at least this many bytes. */
   JOURNAL_COMPACTION_MIN_SIZE?: number | null;
+  /** How long the change log keeps a change, in seconds (null: no time bound). */
+  CHANGE_FEED_RETENTION?: number | null;
+  /** How many changes per database the change log keeps at most (null: no count bound). */
+  CHANGE_FEED_RETENTION_COUNT?: number | null;
 }
 
 /** How a driver is built from a URI; registered per scheme and loaded lazily. */

@@ -179,22 +179,22 @@ export async function resolveMedia(data: DataLayer, config: Config, ctx: CallSco
   for (const field of fields) {
     const value = document[field];
     if (!Array.isArray(value)) {
-      document[field] = await present(config, media, value);
+      document[field] = await present(config, ctx, media, value);
       continue;
     }
     const resolved: unknown[] = [];
-    for (const item of value) resolved.push(await present(config, media, item));
+    for (const item of value) resolved.push(await present(config, ctx, media, item));
     document[field] = resolved;
   }
 }
 
-async function present(config: Config, media: MediaStore, value: unknown): Promise<unknown> {
+async function present(config: Config, ctx: CallScope, media: MediaStore, value: unknown): Promise<unknown> {
   const id = mediaId(value);
   const file = id === null ? null : await media.get(id);
   if (!file) return null;
   let sent: unknown = null;
-  if (config.RETURN_MEDIA_AS_BASE64_STRING) sent = bytesToBase64(await readWhole(file));
-  else if (config.RETURN_MEDIA_AS_URL) sent = `${config.MEDIA_BASE_URL ?? config.basePath}/${config.MEDIA_ENDPOINT}/${id}`;
+  if (config.RETURN_MEDIA_AS_BASE64_STRING && !ctx.mediaAsUrl) sent = bytesToBase64(await readWhole(file));
+  else if (config.RETURN_MEDIA_AS_URL || ctx.mediaAsUrl) sent = `${config.MEDIA_BASE_URL ?? config.basePath}/${config.MEDIA_ENDPOINT}/${id}`;
   if (config.EXTENDED_MEDIA_INFO.length === 0) return sent;
   const info: Doc = { file: sent };
   for (const name of config.EXTENDED_MEDIA_INFO) info[name] = EXTENDED_INFO[name]!(file);

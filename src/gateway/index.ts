@@ -31,6 +31,7 @@ import {
   update,
   type Body,
 } from "./parameters.ts";
+import { changeAction } from "./changes.ts";
 
 export interface DataApiHandlerOptions {
   /** Keys a client may present (`api-key` header or `Authorization: Bearer`); at least one. */
@@ -121,6 +122,10 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
 
   async function perform(action: Action, body: Body): Promise<Doc> {
     switch (action) {
+      case "everest.changesRecord":
+      case "everest.changesHead":
+      case "everest.changesRead":
+        return changeAction(driver, action, body, allow, allowDatabase);
       case "find": {
         const where = target(body);
         const query = { filter: filter(body), sort: sort(body), projection: projection(body), skip: field(body, "skip", isCount, "a count"), limit: field(body, "limit", isCount, "a count") };

@@ -15,6 +15,11 @@ export class OpenStreams {
     return this.open.size;
   }
 
+  /** False once shutdown has begun: no stream may start. */
+  get accepting(): boolean {
+    return !this.closed;
+  }
+
   /** Registers a stream; false once shutdown has begun, and the stream must then not start (a 503). */
   add(stream: OpenStream): boolean {
     if (this.closed) return false;

@@ -5,6 +5,7 @@ import type { Config, Resource } from "../settings/normalize.ts";
 import type { PathParam } from "../settings/urls.ts";
 import type { JsonSchema } from "../validation/index.ts";
 import { jsonContent, ref, responseRef } from "./components.ts";
+import { eventStream, streamParameters, streams } from "./feed.ts";
 import { anchored, collectionQuery, CONDITIONAL_GET, ifMatch, itemQuery, type Parameter } from "./parameters.ts";
 import type { ResourceNames } from "./resources.ts";
 import type { SecurityPlan } from "./security.ts";
@@ -79,8 +80,14 @@ function collectionPath(ctx: PathContext, resource: Resource, names: ResourceNam
       ops.get = operation(ctx, resource, method, false, {
         id: `list_${names.item}`,
         summary: resource.datasource.aggregation ? `Run the ${title} aggregation` : `List ${title}`,
-        parameters: collectionQuery(resource, config),
-        responses: { 200: { description: `a page of ${title}`, headers, content: jsonContent(ref(names.collection), config) } },
+        parameters: [...collectionQuery(resource, config), ...(streams(resource) ? streamParameters(config) : [])],
+        responses: {
+          200: {
+            description: `a page of ${title}${streams(resource) ? ", or the stream of their changes" : ""}`,
+            headers,
+            content: { ...jsonContent(ref(names.collection), config), ...(streams(resource) ? eventStream(config, resource, names.item) : {}) },
+          },
+        },
         errors: [404],
       });
     } else if (method === "POST") {
@@ -135,9 +142,13 @@ function itemPath(ctx: PathContext, resource: Resource, names: ResourceNames, me
       ops.get = operation(ctx, resource, method, true, {
         id: `get_${names.item}`,
         summary: `Get a ${noun}`,
-        parameters: [...itemQuery(resource, config), ...CONDITIONAL_GET],
+        parameters: [...itemQuery(resource, config), ...CONDITIONAL_GET, ...(streams(resource) ? streamParameters(config) : [])],
         responses: {
-          200: { description: `the ${noun}`, headers: { ...etag, "Last-Modified": header("Last-Modified") }, content: jsonContent(served, config) },
+          200: {
+            description: `the ${noun}${streams(resource) ? ", or the stream of its changes" : ""}`,
+            headers: { ...etag, "Last-Modified": header("Last-Modified") },
+            content: { ...jsonContent(served, config), ...(streams(resource) ? eventStream(config, resource, names.item) : {}) },
+          },
           304: { description: "the cached copy is current", headers: etag },
         },
         errors: [404],

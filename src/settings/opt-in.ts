@@ -2,7 +2,7 @@
 // defaults (every one off, so an Eve settings file behaves as on Eve) and their start-up checks.
 // One home for them, so types.ts, defaults.ts and validate.ts stay Eve's lists. How the features
 // meet each other is docs/contracts.md.
-import { bool, int, nullable, oneOf, type Check } from "./checks.ts";
+import { bool, int, nullable, oneOf, text, type Check } from "./checks.ts";
 
 /** `PAGINATION_COUNT` / `pagination_count`: how a page's total is found (docs/contracts.md). */
 export type CountStrategy = "exact" | "estimated" | "none";
@@ -38,6 +38,22 @@ export interface OptInResourceSettings {
 
 export interface OptInSettings {
   CHANGE_FEED?: boolean;
+  /** The change log keeps changes this many seconds (null: no time bound); docs/feed.md. */
+  CHANGE_FEED_RETENTION?: number | null;
+  /** …and at most this many changes per database (null: no count bound). */
+  CHANGE_FEED_RETENTION_COUNT?: number | null;
+  /** Seconds between heartbeat comments on an idle stream. */
+  CHANGE_FEED_HEARTBEAT?: number;
+  /** The `retry:` advice sent when a stream opens, in milliseconds. */
+  CHANGE_FEED_RETRY?: number;
+  /** Bytes of events a stream may hold for a reader that does not read, before it is dropped. */
+  CHANGE_FEED_BUFFER?: number;
+  /** Open streams per process; one more is answered 503 with Retry-After. */
+  CHANGE_FEED_MAX_STREAMS?: number;
+  /** Milliseconds between reads of the change log where the store cannot push (other processes' writes). */
+  CHANGE_FEED_POLL?: number;
+  /** The query parameter a browser's EventSource may carry its credentials in (docs/auth.md); null: none. */
+  CHANGE_FEED_AUTH_PARAM?: string | null;
   PAGINATION_CURSOR?: boolean;
   PAGINATION_COUNT?: CountStrategy;
   UPDATE_OPERATORS?: UpdateOperatorName[];
@@ -62,6 +78,14 @@ export interface OptInSettings {
 
 export const OPT_IN_DEFAULTS = {
   CHANGE_FEED: false,
+  CHANGE_FEED_RETENTION: 86_400 as number | null,
+  CHANGE_FEED_RETENTION_COUNT: 100_000 as number | null,
+  CHANGE_FEED_HEARTBEAT: 15,
+  CHANGE_FEED_RETRY: 2000,
+  CHANGE_FEED_BUFFER: 1024 * 1024,
+  CHANGE_FEED_MAX_STREAMS: 10_000,
+  CHANGE_FEED_POLL: 500,
+  CHANGE_FEED_AUTH_PARAM: "access_token" as string | null,
   PAGINATION_CURSOR: false,
   PAGINATION_COUNT: "exact" as CountStrategy,
   UPDATE_OPERATORS: [] as UpdateOperatorName[],
@@ -110,6 +134,14 @@ const rateLimitStore: Check = (v) =>
 
 export const OPT_IN_CHECKS: Record<keyof typeof OPT_IN_DEFAULTS, Check> = {
   CHANGE_FEED: bool,
+  CHANGE_FEED_RETENTION: nullable(int(1)),
+  CHANGE_FEED_RETENTION_COUNT: nullable(int(1)),
+  CHANGE_FEED_HEARTBEAT: int(1, 3600),
+  CHANGE_FEED_RETRY: int(0),
+  CHANGE_FEED_BUFFER: int(1024),
+  CHANGE_FEED_MAX_STREAMS: int(0),
+  CHANGE_FEED_POLL: int(10, 60_000),
+  CHANGE_FEED_AUTH_PARAM: nullable((v) => (text(v) === null && /^[A-Za-z0-9_.-]+$/.test(v as string) ? null : "must be null or a query parameter name (letters, digits, '_', '.', '-')")),
   PAGINATION_CURSOR: bool,
   PAGINATION_COUNT: oneOf([...COUNT_STRATEGIES]),
   UPDATE_OPERATORS: updateOperators,

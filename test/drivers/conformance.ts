@@ -4,7 +4,8 @@
 // in a database of its own, so a persistent backend cannot leak state from one to the next.
 import { Decimal128, ObjectId } from "bson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type MediaFile, type Projection, type Target } from "../../src/drivers/types.ts";
+import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type DriverSettings, type MediaFile, type Projection, type Target } from "../../src/drivers/types.ts";
+import { runChangeLogConformance } from "./change-log-conformance.ts";
 import { modifyContract, type ModifyContractOptions } from "./conformance-modify.ts";
 
 async function readAll(file: MediaFile, range?: { start: number; end: number }): Promise<Uint8Array> {
@@ -53,7 +54,9 @@ export interface ConformanceOptions extends ModifyContractOptions {
   emulated?: boolean;
 }
 
-export function runDriverConformance(label: string, make: () => Promise<Driver>, options: ConformanceOptions = {}): void {
+/** `make` builds a driver with these settings (the change log's retention) or the defaults. */
+export function runDriverConformance(label: string, make: (settings?: DriverSettings) => Promise<Driver>, options: ConformanceOptions = {}): void {
+  runChangeLogConformance(label, make);
   describe(`${label} — Driver contract`, () => {
     let driver: Driver;
     beforeAll(async () => {

@@ -1,6 +1,7 @@
 // The data-api driver through the gateway (in-process: the driver's fetch calls the gateway's
 // handler), backed by the memory driver and, with MONGODB_URI, by the mongodb driver; then the
 // gateway's own rules, and how the driver reports what the gateway says.
+import { retentionOf } from "../../src/drivers/change-log.ts";
 import { EJSON, ObjectId } from "bson";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDataApiHandler, type DataApiHandlerOptions } from "../../src/gateway/index.ts";
@@ -28,8 +29,8 @@ afterAll(async () => {
 
 runDriverConformance(
   "data-api → gateway → memory",
-  async () => {
-    const memory = await MemoryDriver.open({ databaseName: "everest" });
+  async (settings = {}) => {
+    const memory = await MemoryDriver.open({ databaseName: "everest", retention: retentionOf(settings) });
     backings.push(memory);
     return dataApiOver(memory);
   },
@@ -37,8 +38,8 @@ runDriverConformance(
 );
 
 describe.skipIf(!mongodbUri)("data-api over mongodb", () => {
-  runDriverConformance("data-api → gateway → mongodb", async () => {
-    const mongodb = new MongoDriver({ uri: mongodbUri!, databaseName: "everest" });
+  runDriverConformance("data-api → gateway → mongodb", async (settings = {}) => {
+    const mongodb = new MongoDriver({ uri: mongodbUri!, databaseName: "everest", retention: retentionOf(settings) });
     backings.push(mongodb);
     return dataApiOver(mongodb);
     // MongoDB stamps ETags with random values, and a standalone server updates many documents one by one.

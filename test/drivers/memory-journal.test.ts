@@ -500,3 +500,39 @@ describe("NodeFileAccess", () => {
     expect(await readdir(dir)).toEqual([]);
   });
 });
+
+describe("memory journal: the change log", () => {
+  it("survives a restart and a compaction: same positions, same images, recording goes on after them", async () => {
+    const path = join(await tempDir(), "journal.jsonl");
+    const t: Target = { collection: "people" };
+    let driver = await journalAt(path);
+    await driver.changes.record(t);
+    const start = await driver.changes.head();
+    await driver.insertMany(t, [{ _id: 1, n: 1 }, { _id: 2, n: 2 }]);
+    await driver.updateOne(t, { _id: 1 }, { $set: { n: 10 } });
+    await driver.replaceOne(t, { _id: 2 }, { m: 1 });
+    await driver.deleteOne(t, { _id: 1 });
+    const read = async (d: MemoryDriver, from: string) => {
+      const result = await d.changes.read(undefined, from, 100);
+      if (result.expired) throw new Error("expired");
+      return result.records;
+    };
+    const written = await read(driver, start);
+    expect(written.map((r) => [r.op, r.id])).toEqual([["insert", 1], ["insert", 2], ["update", 1], ["replace", 2], ["delete", 1]]);
+    await driver.close();
+
+    driver = await journalAt(path);
+    expect(await read(driver, start)).toEqual(written);
+    await driver.compact();
+    await driver.close();
+
+    driver = await journalAt(path);
+    expect(await read(driver, start)).toEqual(written);
+    expect(await read(driver, written[2]!.position)).toEqual(written.slice(3));
+    await driver.changes.record(t);
+    await driver.insertMany(t, [{ _id: 3 }]);
+    const [next] = await read(driver, written[4]!.position);
+    expect(next).toMatchObject({ op: "insert", id: 3 });
+    await driver.close();
+  });
+});

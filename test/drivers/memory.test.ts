@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { ObjectId } from "bson";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { NodeFileAccess } from "../../adapters/node-files.ts";
+import { retentionOf } from "../../src/drivers/change-log.ts";
 import { journalPath, MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { SortedList } from "../../src/drivers/memory/sorted-list.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
@@ -11,6 +12,7 @@ import {
   DuplicateKeyError,
   InvalidQueryError,
   type Doc,
+  type DriverSettings,
   type FileAccess,
   type Filter,
   type FindQuery,
@@ -29,14 +31,14 @@ afterAll(async () => {
   await Promise.all(directories.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 
-async function journalAt(path: string, files: FileAccess = new NodeFileAccess()): Promise<MemoryDriver> {
-  return MemoryDriver.open({ databaseName: "everest", journal: { files, path } });
+async function journalAt(path: string, files: FileAccess = new NodeFileAccess(), settings: DriverSettings = {}): Promise<MemoryDriver> {
+  return MemoryDriver.open({ databaseName: "everest", journal: { files, path }, retention: retentionOf(settings) });
 }
 
 
 
-runDriverConformance("memory", () => MemoryDriver.open({ databaseName: "everest" }));
-runDriverConformance("memory with journal", async () => journalAt(join(await tempDir(), "journal.jsonl")));
+runDriverConformance("memory", (settings = {}) => MemoryDriver.open({ databaseName: "everest", retention: retentionOf(settings) }));
+runDriverConformance("memory with journal", async (settings) => journalAt(join(await tempDir(), "journal.jsonl"), undefined, settings));
 
 describe("memory driver: index use", () => {
   const t: Target = { collection: "things" };

@@ -1,5 +1,7 @@
 // The mongodb driver against MONGODB_URI (CI starts the emulator from ../shared); without it
 // these tests are reported as skipped.
+import { retentionOf } from "../../src/drivers/change-log.ts";
+import { ChangeStreamLog } from "../../src/drivers/mongodb/change-streams.ts";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { Decimal128, ObjectId } from "bson";
 import { MongoClient } from "mongodb";
@@ -8,7 +10,7 @@ import { clientOptions, MongoDriver } from "../../src/drivers/mongodb/index.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
 import { createHandler } from "../../src/handler.ts";
 import { createLogger } from "../../src/logging.ts";
-import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Target } from "../../src/drivers/types.ts";
+import { DatabaseUnavailableError, DuplicateKeyError, InvalidPositionError, InvalidQueryError, type Target } from "../../src/drivers/types.ts";
 import { MONGODB_EMULATED, rejection, runDriverConformance } from "./conformance.ts";
 import { incrementInProcesses } from "./support/incrementers.ts";
 
@@ -76,12 +78,16 @@ describe("mongodb driver: settings", () => {
 });
 
 describe.skipIf(!uri)("mongodb driver", () => {
-  runDriverConformance("mongodb", async () => new MongoDriver({ uri: uri!, databaseName: "everest", client: { serverSelectionTimeoutMS: 2000 } }), {
-    emulated: MONGODB_EMULATED,
-    // MongoDB stamps ETags with random values, and a standalone server updates many documents one by one.
-    randomStamps: true,
-    allOrNothing: false,
-  });
+  runDriverConformance(
+    "mongodb",
+    async (settings = {}) => new MongoDriver({ uri: uri!, databaseName: "everest", client: { serverSelectionTimeoutMS: 2000 }, retention: retentionOf(settings) }),
+    {
+      emulated: MONGODB_EMULATED,
+      // MongoDB stamps ETags with random values, and a standalone server updates many documents one by one.
+      randomStamps: true,
+      allOrNothing: false,
+    },
+  );
 
   describe("specifics", () => {
     let driver: MongoDriver;
@@ -223,5 +229,26 @@ describe.skipIf(!uri)("mongodb driver", () => {
         await late.close();
       }
     });
+  });
+});
+
+describe("mongodb change log: which one", () => {
+  it("refuses a change-stream position that is not one before asking the server", async () => {
+    const log = new ChangeStreamLog(() => Promise.reject(new Error("no server needed")), "everest");
+    for (const bad of ["", "nonsense", "cs.", "cs.xyz", "0123456789ab.1"]) {
+      await expect(log.read(undefined, bad, 1), bad).rejects.toBeInstanceOf(InvalidPositionError);
+    }
+  });
+
+  it.skipIf(!uri)("uses the change collection on a standalone server (the emulator is one)", async () => {
+    const driver = new MongoDriver({ uri: uri!, databaseName: "everest", client: { serverSelectionTimeoutMS: 2000 } });
+    try {
+      const target = { database: `feed_${Date.now()}`, collection: "people" };
+      await driver.changes.record(target);
+      await driver.insertMany(target, [{ _id: 1 }]);
+      expect(await driver.changes.head(target.database)).toMatch(/^[0-9a-f]{12}\.1$/);
+    } finally {
+      await driver.close();
+    }
   });
 });

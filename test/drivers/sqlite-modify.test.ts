@@ -2,6 +2,7 @@
 // the same contract on a port without transactions (how it runs on D1), a failure injected half
 // way through a write on either path, and processes incrementing one counter at once.
 import { describe, expect, it } from "vitest";
+import { retentionOf } from "../../src/drivers/change-log.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
 import { SqliteDriver } from "../../src/drivers/sqlite/driver.ts";
 import { openBunSqlite } from "../../src/drivers/sqlite/bun.ts";
@@ -22,7 +23,7 @@ const openPort = async (path: string): Promise<SqlPort> => (onBun ? openBunSqlit
 const withoutTransactions = (port: SqlPort): SqlPort => ({ ...port, transaction: undefined });
 
 describe.skipIf(!available)("sqlite driver without transactions (D1's way)", () => {
-  runDriverConformance("sqlite, compare-and-swap batches", async () => SqliteDriver.open(withoutTransactions(await openPort(await tempFile())), "everest"));
+  runDriverConformance("sqlite, compare-and-swap batches", async (settings = {}) => SqliteDriver.open(withoutTransactions(await openPort(await tempFile())), "everest", retentionOf(settings)));
 });
 
 const UPDATE = /^UPDATE /;

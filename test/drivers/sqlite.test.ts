@@ -22,7 +22,6 @@ import { hasSqlite, tempFiles } from "./support/sqlite.ts";
 
 const tempFile = tempFiles();
 
-
 const available = await hasSqlite();
 
 describe.skipIf(available)("sqlite driver without node:sqlite", () => {
@@ -32,7 +31,7 @@ describe.skipIf(available)("sqlite driver without node:sqlite", () => {
 });
 
 describe.skipIf(!available)("sqlite driver", () => {
-  runDriverConformance("sqlite", async () => createDriver(`sqlite:${await tempFile()}`, { databaseName: "everest", settings: {} }));
+  runDriverConformance("sqlite", async (settings = {}) => createDriver(`sqlite:${await tempFile()}`, { databaseName: "everest", settings }));
 });
 
 /** Copies of documents, sharing their (immutable) bson values. */

@@ -186,3 +186,33 @@ describe("security", () => {
     expect(Object.keys(open.paths["/people"].post.responses)).not.toContain("401");
   });
 });
+
+describe("the change feed in the document", () => {
+  const settings: Settings = {
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH"],
+    DOMAIN: {
+      people: { change_feed: true, schema: { name: { type: "string" } } },
+      plain: { schema: { name: { type: "string" } } },
+    },
+  };
+  const feedDoc = openApiDocument(settings) as Json;
+
+  it("lists text/event-stream on the GETs of a resource with the feed, with its events and Last-Event-ID", async () => {
+    const item = Object.keys(feedDoc.paths).find((path) => path.startsWith("/people/{"))!;
+    for (const path of ["/people", item]) {
+      const get = feedDoc.paths[path].get;
+      const content = get.responses[200].content;
+      expect(Object.keys(content)).toContain("text/event-stream");
+      expect(Object.keys(content["text/event-stream"]["x-events"])).toEqual(["insert", "update", "replace", "enter", "delete", "leave", "reset", "end"]);
+      expect(paramNames(get)).toEqual(expect.arrayContaining(["Last-Event-ID", "access_token"]));
+    }
+    await expectValid(feedDoc as OpenApiDocument);
+  });
+
+  it("leaves resources without the feed as they were", () => {
+    const get = feedDoc.paths["/plain"].get;
+    expect(Object.keys(get.responses[200].content)).not.toContain("text/event-stream");
+    expect(paramNames(get)).not.toContain("Last-Event-ID");
+  });
+});

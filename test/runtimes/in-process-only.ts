@@ -10,6 +10,11 @@ export interface InProcessOnly {
 }
 
 export const IN_PROCESS_ONLY: Record<string, InProcessOnly> = {
+  "test/http/feed-lifecycle.test.ts": { why: "reads the App's registry of streams and closes the App through api.handler" },
+  "test/http/feed.test.ts": {
+    why: "measures the stream's own bounded buffer, which a reader in this process fills at once; over a socket the kernel's buffers take megabytes first (the Node adapter waits for the socket, so they stay bounded too)",
+    tests: ["change feed: operation > drops a reader that does not read once its buffer is full, with a final event"],
+  },
   "test/http/foreign-documents.test.ts": { why: "stores documents as another program would (no _etag, no dates) through app.data, and changes them behind the API's back" },
   "test/http/access-log.test.ts": { why: "collects the access log lines with an accessLog function in HandlerOptions" },
   "test/http/hooks-logging.test.ts": { why: "collects log records with a logger function and raises errors from hooks" },

@@ -60,7 +60,7 @@ export function testApi(given: Settings, options?: HandlerOptions): TestApi {
   if (runtime) return withVerbs(runtimeApi(runtime, ORIGIN, settings, options, fromModules.get(given)));
 
   // A test that brings its own driver keeps it; otherwise EVEREST_TEST_DB picks one (drivers.ts).
-  const driver = options?.driver ?? testDriver();
+  const driver = options?.driver ?? testDriver(settings);
   const handler = createHandler(cloneSettings(settings), driver ? { ...options, driver } : options);
   return withVerbs({
     fetch: (path, init) => handler(new Request(ORIGIN + path, init)),

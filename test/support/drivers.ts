@@ -12,7 +12,8 @@ import { DataApiDriver } from "../../src/drivers/data-api/index.ts";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { MongoDriver } from "../../src/drivers/mongodb/index.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
-import type { Change, Doc, Driver, Filter, FindQuery, IndexSpec, MediaStore, ModifyManyOptions, ModifyOptions, Target, Update } from "../../src/drivers/types.ts";
+import { retentionOf } from "../../src/drivers/change-log.ts";
+import type { Change, ChangeLog, Doc, Driver, DriverSettings, Filter, FindQuery, IndexSpec, MediaStore, ModifyManyOptions, ModifyOptions, Target, Update } from "../../src/drivers/types.ts";
 
 export const TEST_DATA_API_KEY = "test-key";
 
@@ -48,6 +49,35 @@ export class ScopedDriver implements Driver {
     private readonly inner: Promise<Driver>,
     private readonly behind: Array<Promise<Driver>> = [],
   ) {}
+
+  /**
+   * The inner driver's change log with its databases renamed. It does not say it pushes (the
+   * inner driver is not known yet when this is read): the feed then polls as well, which only
+   * adds reads.
+   */
+  readonly changes: ChangeLog = {
+    pushes: false,
+    record: (target) => this.log().then((log) => log.record(this.scope(target))),
+    head: (database) => this.log().then((log) => log.head(this.database(database))),
+    read: (database, after, limit) => this.log().then((log) => log.read(this.database(database), after, limit)),
+    watch: (database, wake) => {
+      let stop: (() => void) | undefined;
+      let stopped = false;
+      void this.log().then((log) => {
+        if (!stopped) stop = log.watch(this.database(database), wake);
+      });
+      return () => {
+        stopped = true;
+        stop?.();
+      };
+    },
+  };
+
+  private async log(): Promise<ChangeLog> {
+    const driver = await this.inner;
+    if (!driver.changes) throw new Error(`the ${driver.kind} driver has no change log`);
+    return driver.changes;
+  }
 
   find(target: Target, query: FindQuery): Promise<Doc[]> {
     return this.inner.then((d) => d.find(this.scope(target), query));
@@ -117,24 +147,28 @@ export class ScopedDriver implements Driver {
  */
 export const ON_MONGODB_EMULATOR = process.env.MONGODB_EMULATOR === "1" && (process.env.EVEREST_TEST_DB ?? "").includes("mongodb");
 
-/** The driver EVEREST_TEST_DB asks for, or undefined for everest's own choice from the settings. */
-export function testDriver(): Driver | undefined {
+/**
+ * The driver EVEREST_TEST_DB asks for, or undefined for everest's own choice from the settings.
+ * `settings`: what the API's own settings would give its driver (the change log's retention).
+ */
+export function testDriver(settings: DriverSettings = {}): Driver | undefined {
+  const retention = retentionOf(settings);
   const choice = process.env.EVEREST_TEST_DB ?? "memory";
   switch (choice) {
     case "memory":
       return undefined;
     case "mongodb":
-      return new ScopedDriver("mongodb", Promise.resolve(new MongoDriver({ uri: mongodbUri(choice), databaseName: "everest" })));
+      return new ScopedDriver("mongodb", Promise.resolve(new MongoDriver({ uri: mongodbUri(choice), databaseName: "everest", retention })));
     case "data-api": {
-      const backing = MemoryDriver.open({ databaseName: "everest" });
+      const backing = MemoryDriver.open({ databaseName: "everest", retention });
       return new ScopedDriver("data-api", backing.then((memory) => dataApiOver(memory)), [backing]);
     }
     case "data-api+mongodb": {
-      const backing = new MongoDriver({ uri: mongodbUri(choice), databaseName: "everest" });
+      const backing = new MongoDriver({ uri: mongodbUri(choice), databaseName: "everest", retention });
       return new ScopedDriver("data-api", Promise.resolve(dataApiOver(backing)), [Promise.resolve(backing)]);
     }
     case "sqlite":
-      return new ScopedDriver("sqlite", createDriver("sqlite::memory:", { databaseName: "everest", settings: {} }));
+      return new ScopedDriver("sqlite", createDriver("sqlite::memory:", { databaseName: "everest", settings }));
     default:
       throw new Error(`EVEREST_TEST_DB: '${choice}' is not one of memory, mongodb, data-api, data-api+mongodb, sqlite`);
   }

@@ -8,6 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { Agent, request as httpRequest } from "node:http";
 import { join } from "node:path";
+import { Readable } from "node:stream";
 import { isDeepStrictEqual } from "node:util";
 import { fileURLToPath } from "node:url";
 import { inject } from "vitest";
@@ -142,16 +143,21 @@ async function send(base: URL, agent: Agent, request: Request, streamed: boolean
 function exchange(base: URL, agent: Agent, request: Request, url: URL, headers: Record<string, string | string[]>, body: Uint8Array | null, retry: boolean): Promise<Response> {
   return new Promise((resolve, reject) => {
     const outgoing = httpRequest({ host: base.hostname, port: base.port, method: request.method, path: url.pathname + url.search, headers, agent }, (incoming) => {
+      const responseHeaders = new Headers();
+      for (let i = 0; i < incoming.rawHeaders.length; i += 2) responseHeaders.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
+      const status = incoming.statusCode!;
+      const empty = request.method === "HEAD" || status === 204 || status === 304;
+      const init = { status, statusText: incoming.statusMessage, headers: responseHeaders };
+      // An event stream is handed on as it arrives (cancelling it closes the connection, as a
+      // client going away does); any other body once complete, as before.
+      if (!empty && (incoming.headers["content-type"] ?? "").startsWith("text/event-stream")) {
+        resolve(new Response(Readable.toWeb(incoming) as ReadableStream<Uint8Array>, init));
+        return;
+      }
       const chunks: Buffer[] = [];
       incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
       incoming.once("error", reject);
-      incoming.once("end", () => {
-        const responseHeaders = new Headers();
-        for (let i = 0; i < incoming.rawHeaders.length; i += 2) responseHeaders.append(incoming.rawHeaders[i]!, incoming.rawHeaders[i + 1]!);
-        const status = incoming.statusCode!;
-        const empty = request.method === "HEAD" || status === 204 || status === 304;
-        resolve(new Response(empty ? null : Buffer.concat(chunks), { status, statusText: incoming.statusMessage, headers: responseHeaders }));
-      });
+      incoming.once("end", () => resolve(new Response(empty ? null : Buffer.concat(chunks), init)));
     });
     outgoing.once("error", (error: NodeJS.ErrnoException) => {
       // A kept-alive connection the server closed just as it was reused (miniflare closes one

@@ -5,6 +5,7 @@ import { Binary, BSONError, ObjectId } from "bson";
 import {
   DatabaseUnavailableError,
   DuplicateKeyError,
+  InvalidPositionError,
   InvalidQueryError,
   UnmetRequirementError,
   type Change,
@@ -22,7 +23,11 @@ import {
 } from "../types.ts";
 import { nearAsWithin } from "../near-count.ts";
 import { isPlainObject } from "../../util/objects.ts";
+import { DataApiChangeLog } from "./changes.ts";
 import { decode, EJSON_TYPE, encode, protectRegexOperators, type Action } from "./protocol.ts";
+
+/** The actions that change no document; after any other, this process's feed looks for changes at once. */
+const READ_ACTIONS = new Set<string>(["find", "findOne", "aggregate", "everest.createIndexes", "everest.changesRecord", "everest.changesHead", "everest.changesRead"]);
 
 /** Bytes per media read: a range the gateway answers well within its response cap. */
 const MEDIA_CHUNK = 1024 * 1024;
@@ -52,6 +57,7 @@ function failure(action: string, status: number, payload: unknown): Error {
   }
   // An endpoint without everest's extensions: a deployment problem, not a bad query.
   if (code === "UnknownAction") return new Error(message);
+  if (code === "InvalidPosition") return new InvalidPositionError(message);
   if (status === 400 || status === 413) return new InvalidQueryError(message);
   if ([401, 403, 404, 408, 429, 502, 503, 504].includes(status)) return new DatabaseUnavailableError(message);
   return new Error(message);
@@ -86,6 +92,7 @@ export class DataApiDriver implements Driver {
   readonly kind = "data-api";
   private readonly base: string;
   private readonly headers: Record<string, string>;
+  readonly changes: DataApiChangeLog;
 
   constructor(private readonly options: DataApiDriverOptions) {
     this.base = options.url.replace(/\/+$/, "");
@@ -93,6 +100,7 @@ export class DataApiDriver implements Driver {
     const key = options.apiKey;
     if (key?.startsWith("Bearer ")) this.headers.Authorization = key;
     else if (key) this.headers["api-key"] = key;
+    this.changes = new DataApiChangeLog((action, body) => this.call(action, body), options.databaseName);
   }
 
   async find(target: Target, query: FindQuery): Promise<Doc[]> {
@@ -277,6 +285,7 @@ export class DataApiDriver implements Driver {
     }
     if (status < 200 || status > 299) throw failure(action, status, payload);
     if (!isPlainObject(payload)) throw new Error(`the Data API answered ${action} with a body that is not an Extended JSON object`);
+    if (!READ_ACTIONS.has(action) && typeof body.collection === "string") this.changes.written({ database: body.database as string, collection: body.collection });
     return payload;
   }
 }

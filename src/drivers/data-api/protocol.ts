@@ -32,6 +32,10 @@ export const EXTENSION_ACTIONS = [
   "everest.mediaDelete",
   "everest.countHit",
   "everest.ping",
+  // The change log (docs/feed.md): what a feed over the data-api driver reads, by polling.
+  "everest.changesRecord",
+  "everest.changesHead",
+  "everest.changesRead",
 ] as const;
 
 export type Action = (typeof STANDARD_ACTIONS)[number] | (typeof EXTENSION_ACTIONS)[number];
@@ -44,6 +48,8 @@ export const ERROR_STATUS = {
   MissingParameter: 400,
   UnknownAction: 400,
   InvalidQuery: 400,
+  /** A change-log position that is malformed or not the log's. */
+  InvalidPosition: 400,
   InvalidSession: 401,
   Forbidden: 403,
   NotFound: 404,

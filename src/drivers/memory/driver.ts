@@ -7,13 +7,30 @@
 // not loaded yet (turf for geo operators, aggregation for pipelines and $expr; mingo.ts,
 // loadFor) awaits it first, and then does the rest as any other.
 import { ObjectId } from "bson";
-import { InvalidQueryError, UnmetRequirementError, type Change, type Doc, type Driver, type FileAccess, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type Target, type Update } from "../types.ts";
+import { retentionOf, Watchers, type Retention } from "../change-log.ts";
+import {
+  InvalidQueryError,
+  UnmetRequirementError,
+  type Change,
+  type ChangeLog,
+  type Doc,
+  type Driver,
+  type FileAccess,
+  type Filter,
+  type FindQuery,
+  type IndexSpec,
+  type MediaStore,
+  type ModifyManyOptions,
+  type ModifyOptions,
+  type Target,
+  type Update,
+} from "../types.ts";
 import type { Collection, ScanStats } from "./collection.ts";
-import type { Compactor, CompactionPolicy } from "./compaction.ts";
-import { Databases } from "./databases.ts";
+import { Commits } from "./commits.ts";
+import type { CompactionPolicy } from "./compaction.ts";
+import { Databases, deleted, inserted, replaced, storeChangeLog } from "./databases.ts";
 import type { Stored } from "./document-table.ts";
-import type { Journal, JournalRecord } from "./journal.ts";
-import { memoryMediaStore } from "./media.ts";
+import { memoryMedia } from "./media.ts";
 import { idKeys, modifiedCopies, requirement } from "./modify.ts";
 import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
 import { copyDocument, copyValue, shallowCopy, valueKey } from "./values.ts";
@@ -29,6 +46,8 @@ export interface MemoryDriverOptions {
    * appended to on every write, and compacted in the background as `compaction` says.
    */
   journal?: { files: FileAccess; path: string; compaction?: Partial<CompactionPolicy> };
+  /** How long the change log keeps changes (src/drivers/change-log.ts's defaults when absent). */
+  retention?: Retention;
 }
 
 /** A filtered operation's start (open): its compiled filter and the collection, if it exists. */
@@ -44,19 +63,24 @@ export class MemoryDriver implements Driver {
   /** This process holds the store (and its journal's lock): nothing else can drop an index. */
   readonly indexesStay = true;
   readonly stats: ScanStats = { documentsExamined: 0, indexScans: 0, fullScans: 0 };
-  private readonly databases = new Databases(this.stats);
-  private journal: Journal | null = null;
-  private compactor: Compactor | null = null;
+  private readonly databases: Databases;
+  private readonly watchers = new Watchers();
+  readonly changes: ChangeLog;
+  private readonly commits: Commits;
   private closed = false;
 
-  private constructor(private readonly defaultDatabase: string) {}
+  private constructor(private readonly defaultDatabase: string, retention: Retention) {
+    this.databases = new Databases(this.stats, retention);
+    this.commits = new Commits(this.databases, this.watchers);
+    this.changes = storeChangeLog(this.databases, this.watchers, defaultDatabase, () => this.assertUsable());
+  }
 
   static async open(options: MemoryDriverOptions): Promise<MemoryDriver> {
-    const driver = new MemoryDriver(options.databaseName);
+    const driver = new MemoryDriver(options.databaseName, options.retention ?? retentionOf({}));
     if (options.journal) {
       const { files, path } = options.journal;
       const { openJournal } = await import("./persistence.ts");
-      ({ journal: driver.journal, compactor: driver.compactor } = await openJournal(files, path, options.journal.compaction, driver.databases));
+      ({ journal: driver.commits.journal, compactor: driver.commits.compactor } = await openJournal(files, path, options.journal.compaction, driver.databases));
     }
     return driver;
   }
@@ -113,9 +137,8 @@ export class MemoryDriver implements Driver {
     const copies = docs.map((doc) => collection.copyIn(doc));
     const db = this.databaseName(target);
     const apply = collection.prepareInsert(copies);
-    const line = this.encode(() => ({ op: "insert", db, coll: target.collection, docs: copies }));
-    apply();
-    const committing = this.commit(line);
+    const insert = () => ({ op: "insert" as const, db, coll: target.collection, docs: copies });
+    const committing = this.commits.documents(db, target.collection, insert, apply, () => copies.map((copy) => inserted(target.collection, copy)));
     if (committing) await committing;
   }
 
@@ -127,7 +150,7 @@ export class MemoryDriver implements Driver {
     if (!collection || !stored) return false;
     const id = stored.doc._id;
     if (doc._id !== undefined && valueKey(doc._id) !== valueKey(id)) throw new InvalidQueryError("the _id of a document cannot change");
-    const storing = this.store(target, collection, stored, copyDocument({ ...doc, _id: id }));
+    const storing = this.store(target, collection, stored, copyDocument({ ...doc, _id: id }), false);
     if (storing) await storing;
     return true;
   }
@@ -141,7 +164,7 @@ export class MemoryDriver implements Driver {
     const { next, changed } = withMingo(() => updatedCopy(stored.doc, copyValue(update) as Record<string, unknown>));
     // The same value when the update left _id alone (the shallow copy shares it): no keys to make.
     if (next._id !== stored.doc._id && valueKey(next._id) !== valueKey(stored.doc._id)) throw new InvalidQueryError("the _id of a document cannot change");
-    const storing = changed.length > 0 ? this.store(target, collection, stored, next) : undefined;
+    const storing = changed.length > 0 ? this.store(target, collection, stored, next, true) : undefined;
     if (storing) await storing;
     return true;
   }
@@ -155,13 +178,13 @@ export class MemoryDriver implements Driver {
     const before = stored.doc;
     if (!(requirement(options.require)?.(before) ?? true)) throw new UnmetRequirementError([copyDocument(before)]);
     const [next] = modifiedCopies([before], update, options.stamp);
-    const storing = this.store(target, collection, stored, next!);
+    const storing = this.store(target, collection, stored, next!, true);
     const change = { before: copyDocument(before), after: copyDocument(next!) };
     if (storing) await storing;
     return change;
   }
 
-  /** All or nothing: every document is checked and changed in one synchronous step, journalled as one record. */
+  /** All or nothing: every document is checked and changed in one synchronous step, journalled (and recorded) as one record. */
   async updateMany(target: Target, filter: Filter, update: Update, options: ModifyManyOptions = {}): Promise<Change[]> {
     const opening = this.open(target, filter, update, options.require);
     const opened = opening instanceof Promise ? await opening : opening;
@@ -174,10 +197,12 @@ export class MemoryDriver implements Driver {
     if (matches.length === 0) return [];
     const befores = matches.map((stored) => stored.doc);
     const nexts = modifiedCopies(befores, update, options.stamp);
-    const line = this.encode(() => ({ op: "replaceMany", db: this.databaseName(target), coll: target.collection, docs: nexts }));
-    collection.replaceInOrder(matches, nexts);
+    const db = this.databaseName(target);
+    const coll = target.collection;
+    const replaceMany = () => ({ op: "replaceMany" as const, db, coll, docs: nexts });
+    const recorded = () => befores.map((before, i) => replaced(coll, before, nexts[i]!, true));
+    const committing = this.commits.documents(db, coll, replaceMany, () => collection.replaceInOrder(matches, nexts), recorded);
     const changes = befores.map((before, i) => ({ before: copyDocument(before), after: copyDocument(nexts[i]!) }));
-    const committing = this.commit(line);
     if (committing) await committing;
     return changes;
   }
@@ -188,9 +213,7 @@ export class MemoryDriver implements Driver {
     const collection = opened.collection;
     const stored = this.firstMatch(opened, filter);
     if (!collection || !stored) return false;
-    const line = this.encode(() => ({ op: "delete", db: this.databaseName(target), coll: target.collection, ids: [stored.doc._id] }));
-    collection.remove(stored);
-    const committing = this.commit(line);
+    const committing = this.remove(target, collection, [stored]);
     if (committing) await committing;
     return true;
   }
@@ -201,20 +224,17 @@ export class MemoryDriver implements Driver {
     const collection = opened.collection;
     if (!collection) return 0;
     const db = this.databaseName(target);
-    if (Object.keys(filter).length === 0 && !options.ids) {
+    // A recorded collection is emptied document by document: each one is a change of its own.
+    if (Object.keys(filter).length === 0 && !options.ids && !this.commits.recorded(db, target.collection)) {
       const count = collection.size;
       if (count === 0) return 0;
-      const line = this.encode(() => ({ op: "clear", db, coll: target.collection }));
-      collection.clear();
-      const committing = this.commit(line);
+      const committing = this.commits.other(() => ({ op: "clear", db, coll: target.collection }), () => collection.clear());
       if (committing) await committing;
       return count;
     }
-    const doomed = withMingo(() => this.within(collection, opened, filter, idKeys(options.ids)));
+    const doomed = withMingo(() => (options.ids ? this.within(collection, opened, filter, idKeys(options.ids)) : [...this.matching(opened, filter, false)]));
     if (doomed.length === 0) return 0;
-    const line = this.encode(() => ({ op: "delete", db, coll: target.collection, ids: doomed.map((stored) => stored.doc._id) }));
-    for (const stored of doomed) collection.remove(stored);
-    const committing = this.commit(line);
+    const committing = this.remove(target, collection, doomed);
     if (committing) await committing;
     return doomed.length;
   }
@@ -259,22 +279,15 @@ export class MemoryDriver implements Driver {
     const db = this.databaseName(target);
     const { changed, apply } = this.collection(target, true).prepareIndexes(indexes);
     if (changed.length === 0) return;
-    const line = this.encode(() => ({ op: "indexes", db, coll: target.collection, indexes: changed }));
-    apply();
-    const committing = this.commit(line);
+    const committing = this.commits.other(() => ({ op: "indexes", db, coll: target.collection, indexes: changed }), apply);
     if (committing) await committing;
   }
 
   media(database?: string): MediaStore {
     const db = database ?? this.defaultDatabase;
-    return memoryMediaStore({
+    return memoryMedia((create) => this.databases.database(db, create)?.media, db, {
       usable: () => this.assertUsable(),
-      files: (create) => this.databases.database(db, create)?.media,
-      write: (record, change) => {
-        const line = this.encode(() => ({ ...record, db }));
-        change();
-        return this.commit(line);
-      },
+      write: (record, change) => this.commits.other(record, change),
     });
   }
 
@@ -286,25 +299,25 @@ export class MemoryDriver implements Driver {
   /** Rewrites the journal as the current state, atomically; writes go on meanwhile. */
   async compact(): Promise<void> {
     this.assertUsable();
-    if (!this.compactor) throw new Error("this memory driver has no journal to compact");
-    await this.compactor.run();
+    if (!this.commits.compactor) throw new Error("this memory driver has no journal to compact");
+    await this.commits.compactor.run();
   }
 
   /** Characters in the journal file now (0 without one): what compaction keeps in bounds. */
   get journalSize(): number {
-    return this.journal?.size ?? 0;
+    return this.commits.journal?.size ?? 0;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.compactor?.stop();
-    await this.journal?.close();
+    await this.commits.compactor?.stop();
+    await this.commits.journal?.close();
   }
 
   private assertUsable(): void {
     if (this.closed) throw new Error("the memory driver is closed");
-    const failure = this.journal?.failure;
+    const failure = this.commits.journal?.failure;
     if (failure) throw failure;
   }
 
@@ -362,28 +375,18 @@ export class MemoryDriver implements Driver {
     return this.databases.collection(this.databaseName(target), target.collection, create);
   }
 
-  private store(target: Target, collection: Collection, stored: Stored, next: Doc): Promise<void> | undefined {
-    const apply = collection.prepareReplace(stored, next);
-    const line = this.encode(() => ({ op: "replace", db: this.databaseName(target), coll: target.collection, doc: next }));
-    apply();
-    return this.commit(line);
+  private store(target: Target, collection: Collection, stored: Stored, next: Doc, update: boolean): Promise<void> | undefined {
+    const db = this.databaseName(target);
+    const coll = target.collection;
+    const before = stored.doc;
+    const replace = () => ({ op: "replace" as const, db, coll, doc: next });
+    return this.commits.documents(db, coll, replace, collection.prepareReplace(stored, next), () => [replaced(coll, before, next, update)], update);
   }
 
-  /**
-   * The journal line of a write, made before memory changes: a value the journal cannot encode
-   * then refuses the write instead of leaving memory ahead of the file.
-   */
-  private encode(record: () => JournalRecord): string | null {
-    return this.journal ? this.journal.encode(record()) : null;
-  }
-
-  /** The journal's append of a write's line; undefined without a journal, when there is nothing to wait for. */
-  private commit(line: string | null): Promise<void> | undefined {
-    return line === null ? undefined : this.append(line);
-  }
-
-  private async append(line: string): Promise<void> {
-    await this.journal?.append(line);
-    this.compactor?.check();
+  private remove(target: Target, collection: Collection, doomed: Stored[]): Promise<void> | undefined {
+    const db = this.databaseName(target);
+    const coll = target.collection;
+    const remove = () => ({ op: "delete" as const, db, coll, ids: doomed.map((stored) => stored.doc._id) });
+    return this.commits.documents(db, coll, remove, () => doomed.forEach((stored) => collection.remove(stored)), () => doomed.map((stored) => deleted(coll, stored.doc)));
   }
 }

@@ -1,5 +1,6 @@
 // The memory driver as the registry builds it: `memory` (or `memory:`) keeps everything in
 // memory only, `file:PATH` adds the durable journal at PATH.
+import { retentionOf } from "../change-log.ts";
 import type { DriverFactory } from "../types.ts";
 import { MemoryDriver } from "./driver.ts";
 
@@ -19,7 +20,8 @@ export function journalPath(uri: string): string {
 }
 
 export const createMemoryDriver: DriverFactory = (options) => {
-  if (!options.uri.startsWith("file:")) return MemoryDriver.open({ databaseName: options.databaseName });
+  const retention = retentionOf(options.settings);
+  if (!options.uri.startsWith("file:")) return MemoryDriver.open({ databaseName: options.databaseName, retention });
   const files = options.services?.files;
   if (!files) {
     throw new Error(`the URI '${options.uri}' needs file access, which this runtime's adapter does not provide (services.files)`);
@@ -29,5 +31,5 @@ export const createMemoryDriver: DriverFactory = (options) => {
     ...(typeof ratio === "number" ? { ratio } : {}),
     ...(typeof minSize === "number" ? { minSize } : {}),
   };
-  return MemoryDriver.open({ databaseName: options.databaseName, journal: { files, path: journalPath(options.uri), compaction } });
+  return MemoryDriver.open({ databaseName: options.databaseName, journal: { files, path: journalPath(options.uri), compaction }, retention });
 };

@@ -4,6 +4,7 @@
 // Compaction rewrites the file as the current state in the background (compaction.ts).
 import { type Binary, EJSON } from "bson";
 import { DatabaseUnavailableError, type Doc, type FileAccess, type FileLock, type IndexSpec } from "../types.ts";
+import type { FeedMarker, LogState } from "./change-log.ts";
 
 /** The format this version writes and reads; a journal declaring a later one is refused. */
 export const JOURNAL_FORMAT = 1;
@@ -13,12 +14,15 @@ export type JournalRecord =
   | { op: "format"; version: number }
   /** Ends a compacted snapshot: `size` is the snapshot's length, the measure compaction's threshold uses. */
   | { op: "snapshot"; size: number }
-  | { op: "insert"; db: string; coll: string; docs: Doc[] }
-  /** The whole new version of the document with this `_id` (replaceOne and updateOne). */
-  | { op: "replace"; db: string; coll: string; doc: Doc }
-  /** Whole new versions of several documents, stored together or not at all (updateMany). */
-  | { op: "replaceMany"; db: string; coll: string; docs: Doc[] }
-  | { op: "delete"; db: string; coll: string; ids: unknown[] }
+  /** `feed`: the write is in the change log too (change-log.ts), its changes numbered from there. */
+  | { op: "insert"; db: string; coll: string; docs: Doc[]; feed?: FeedMarker }
+  /** The whole new version of the document with this `_id` (replaceOne, updateOne, findOneAndUpdate). */
+  | { op: "replace"; db: string; coll: string; doc: Doc; feed?: FeedMarker }
+  /** Whole new versions of several documents, stored together or not at all (updateMany); recorded as updates. */
+  | { op: "replaceMany"; db: string; coll: string; docs: Doc[]; feed?: FeedMarker }
+  | { op: "delete"; db: string; coll: string; ids: unknown[]; feed?: FeedMarker }
+  /** A compacted snapshot's copy of a database's change log; `continued` lines add to the one before. */
+  | ({ op: "changes"; db: string; continued?: true } & LogState)
   | { op: "clear"; db: string; coll: string }
   | { op: "indexes"; db: string; coll: string; indexes: IndexSpec[] }
   | { op: "media.put"; db: string; file: { id: string; filename?: string; contentType: string; uploadDate: Date; data: Binary } }
@@ -27,7 +31,7 @@ export type JournalRecord =
 /** Records that change the store, as opposed to the journal's own bookkeeping. */
 export type DataRecord = Exclude<JournalRecord, { op: "format" | "snapshot" }>;
 
-const OPS = new Set<string>(["format", "snapshot", "insert", "replace", "replaceMany", "delete", "clear", "indexes", "media.put", "media.delete"]);
+const OPS = new Set<string>(["format", "snapshot", "insert", "replace", "replaceMany", "delete", "clear", "indexes", "media.put", "media.delete", "changes"]);
 
 export function encodeRecord(record: JournalRecord): string {
   return `${EJSON.stringify(record, { relaxed: false })}\n`;

@@ -1,6 +1,7 @@
-// Media files of one database, kept whole in memory, and the MediaStore over them.
+// Media files of one database, kept whole in memory.
 import { Binary, ObjectId } from "bson";
 import type { MediaFile, MediaStore } from "../types.ts";
+import type { JournalRecord } from "./journal.ts";
 
 export interface MediaRecord {
   id: string;
@@ -23,23 +24,18 @@ export function mediaFile(record: MediaRecord): MediaFile {
   };
 }
 
-/** A media write's journal record, less the database the driver adds. */
-export type MediaWrite =
-  | { op: "media.put"; file: { id: string; filename?: string; contentType: string; uploadDate: Date; data: Binary } }
-  | { op: "media.delete"; id: string };
-
-/** What the store needs of the driver: its state check, the database's files, and its journalled writes. */
-export interface MediaHost {
+/** What the media store needs of its driver: the usable check, and a write with its journal line. */
+export interface MediaWrites {
   usable(): void;
-  files(create: boolean): Map<string, MediaRecord> | undefined;
-  /** Journals `record`, runs `change` (the write in memory), and resolves once the record is durable. */
-  write(record: MediaWrite, change: () => void): Promise<void> | undefined;
+  /** Encodes `record`, makes `change` and commits the line (undefined: nothing to wait for). */
+  write(record: () => JournalRecord, change: () => void): Promise<void> | undefined;
 }
 
-export function memoryMediaStore(host: MediaHost): MediaStore {
+/** `files(create)`: the database's media files, the map made when asked to create it. */
+export function memoryMedia(files: (create: boolean) => Map<string, MediaRecord> | undefined, db: string, driver: MediaWrites): MediaStore {
   return {
     put: async (data, meta) => {
-      host.usable();
+      driver.usable();
       const record: MediaRecord = {
         id: new ObjectId().toHexString(),
         contentType: meta.contentType ?? "application/octet-stream",
@@ -47,20 +43,23 @@ export function memoryMediaStore(host: MediaHost): MediaStore {
         data: data instanceof Uint8Array ? new Uint8Array(data) : new Uint8Array(await data.arrayBuffer()),
         ...(meta.filename !== undefined ? { filename: meta.filename } : {}),
       };
-      const committing = host.write({ op: "media.put", file: { ...record, data: new Binary(record.data) } }, () => host.files(true)!.set(record.id, record));
+      const committing = driver.write(
+        () => ({ op: "media.put", db, file: { ...record, data: new Binary(record.data) } }),
+        () => files(true)!.set(record.id, record),
+      );
       if (committing) await committing;
       return record.id;
     },
     get: async (id) => {
-      host.usable();
-      const record = host.files(false)?.get(id);
+      driver.usable();
+      const record = files(false)?.get(id);
       return record ? mediaFile(record) : null;
     },
     delete: async (id) => {
-      host.usable();
-      const files = host.files(false);
-      if (!files?.has(id)) return;
-      const committing = host.write({ op: "media.delete", id }, () => files.delete(id));
+      driver.usable();
+      const media = files(false);
+      if (!media?.has(id)) return;
+      const committing = driver.write(() => ({ op: "media.delete", db, id }), () => media.delete(id));
       if (committing) await committing;
     },
   };

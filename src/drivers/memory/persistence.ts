@@ -6,6 +6,7 @@ import type { Doc, FileAccess, IndexSpec } from "../types.ts";
 import { Compactor, DEFAULT_COMPACTION, type CompactionPolicy } from "./compaction.ts";
 import type { Databases } from "./databases.ts";
 import { encodeRecord, FORMAT_LINE, Journal, replayJournal } from "./journal.ts";
+import type { LogState } from "./change-log.ts";
 import type { MediaRecord } from "./media.ts";
 
 /** Documents per insert record in a snapshot, to keep lines reasonably short. */
@@ -50,16 +51,25 @@ interface CapturedCollection {
 function capture(databases: Databases): Iterable<string> {
   const collections: CapturedCollection[] = [];
   const media: Array<{ db: string; files: MediaRecord[] }> = [];
+  const logs: Array<{ db: string; state: LogState }> = [];
   for (const [db, database] of databases.entries()) {
+    if (database.changes) logs.push({ db, state: database.changes.state() });
     for (const [coll, collection] of database.collections) {
       collections.push({ db, coll, indexes: collection.indexSpecs(), docs: Array.from(collection.documents(), (stored) => stored.doc) });
     }
     media.push({ db, files: [...database.media.values()] });
   }
-  return snapshotLines(collections, media);
+  return snapshotLines(collections, media, logs);
 }
 
-function* snapshotLines(collections: CapturedCollection[], media: Array<{ db: string; files: MediaRecord[] }>): Generator<string> {
+function* snapshotLines(collections: CapturedCollection[], media: Array<{ db: string; files: MediaRecord[] }>, logs: Array<{ db: string; state: LogState }>): Generator<string> {
+  for (const { db, state } of logs) {
+    const { epoch, seq, records } = state;
+    yield encodeRecord({ op: "changes", db, epoch, seq, records: records.slice(0, SNAPSHOT_BATCH) });
+    for (let start = SNAPSHOT_BATCH; start < records.length; start += SNAPSHOT_BATCH) {
+      yield encodeRecord({ op: "changes", db, epoch, seq, records: records.slice(start, start + SNAPSHOT_BATCH), continued: true });
+    }
+  }
   for (const { db, coll, indexes, docs } of collections) {
     if (indexes.length > 0) yield encodeRecord({ op: "indexes", db, coll, indexes });
     for (let start = 0; start < docs.length; start += SNAPSHOT_BATCH) {

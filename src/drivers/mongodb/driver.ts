@@ -5,7 +5,7 @@
 // returns. Results are therefore fetched as raw BSON and decoded with everest's bson.
 import { deserialize, ObjectId } from "bson";
 import {
-  GridFSBucket,
+  BSON,
   MongoBulkWriteError,
   MongoClient,
   MongoServerError,
@@ -13,9 +13,6 @@ import {
   type Db,
   type MongoClientOptions,
 } from "mongodb";
-import { Readable } from "node:stream";
-import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import { finished, pipeline } from "node:stream/promises";
 import {
   DuplicateKeyError,
   type Change,
@@ -25,7 +22,6 @@ import {
   type Filter,
   type FindQuery,
   type IndexSpec,
-  type MediaFile,
   type MediaStore,
   type ModifyManyOptions,
   type ModifyOptions,
@@ -33,32 +29,28 @@ import {
   type Update,
 } from "../types.ts";
 import { nearAsWithin } from "../near-count.ts";
-import { DUPLICATE_KEY_CODES, translateError } from "./errors.ts";
+import { retentionOf, type Retention } from "../change-log.ts";
+import { MongoChangeLog } from "./changes.ts";
+import { ownBson } from "./own-bson.ts";
+import { DUPLICATE_KEY_CODES, run, translateError } from "./errors.ts";
+import { gridFsMedia } from "./media.ts";
 import { findOneAndUpdate, updateMany } from "./modify.ts";
 
 /** IndexOptionsConflict and IndexKeySpecsConflict: an index of that name or key exists with other options. */
 const INDEX_CONFLICT_CODES = new Set([85, 86]);
-/** GridFS's default bucket, the one Eve's GridFSMediaStorage uses. */
-const BUCKET = "fs";
 
 export interface MongoDriverOptions {
   uri: string;
   /** The database a Target without `database` refers to. */
   databaseName: string;
   client?: MongoClientOptions;
+  /** How long the change log keeps changes (src/drivers/change-log.ts's defaults when absent). */
+  retention?: Retention;
 }
 
 /** Documents fetched with `raw: true` (the mongodb package types them as documents, they are BSON bytes). */
 function decodeAll(raw: unknown[]): Doc[] {
   return raw.map((bytes) => deserialize(bytes as Uint8Array));
-}
-
-async function run<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    throw translateError(error);
-  }
 }
 
 function valueAt(doc: Doc, path: string): unknown {
@@ -70,6 +62,11 @@ function valueAt(doc: Doc, path: string): unknown {
   return value;
 }
 
+/** Whether an update changed nothing (MongoDB then writes nothing, and the log records nothing). */
+function sameDocument(a: Doc, b: Doc): boolean {
+  return Buffer.from(BSON.serialize(a)).equals(Buffer.from(BSON.serialize(b)));
+}
+
 function defaultIndexName(spec: IndexSpec): string {
   return spec.name ?? spec.keys.map(([field, direction]) => `${field}_${direction}`).join("_");
 }
@@ -79,33 +76,17 @@ function sameKeys(key: Record<string, unknown>, keys: IndexSpec["keys"]): boolea
   return entries.length === keys.length && entries.every(([field, direction], i) => keys[i]![0] === field && keys[i]![1] === direction);
 }
 
-/** Node stream → web stream, so a download can start before the whole file is read. */
-function webStream(source: Readable): ReadableStream<Uint8Array> {
-  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { value, done } = await chunks.next();
-        if (done) controller.close();
-        else controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
-      } catch (error) {
-        controller.error(translateError(error));
-      }
-    },
-    async cancel() {
-      await chunks.return?.();
-    },
-  });
-}
-
 export class MongoDriver implements Driver {
   readonly kind = "mongodb";
   private connecting: Promise<MongoClient> | null = null;
   private hasTransactions: Promise<boolean> | null = null;
   private closed = false;
   private rateLimitIndex?: Promise<unknown>;
+  readonly changes: MongoChangeLog;
 
-  constructor(private readonly options: MongoDriverOptions) {}
+  constructor(private readonly options: MongoDriverOptions) {
+    this.changes = new MongoChangeLog((name) => this.db(name), options.databaseName, options.retention ?? retentionOf({}));
+  }
 
   async find(target: Target, query: FindQuery): Promise<Doc[]> {
     const collection = await this.collection(target);
@@ -149,10 +130,22 @@ export class MongoDriver implements Driver {
       if (inserted.length > 0) await run(() => collection.deleteMany(batch));
       throw duplicate ?? translateError(error);
     }
+    if (this.changes.isRecorded(target)) await run(() => this.changes.write(target, docs.map((doc) => ({ op: "insert", before: null, after: doc }))));
   }
+
+  // A recorded collection's writes read the document they change as they change it
+  // (findOneAnd…), for the change log's before image; the others keep the plain commands.
 
   async replaceOne(target: Target, filter: Filter, doc: Doc): Promise<boolean> {
     const collection = await this.collection(target);
+    if (this.changes.isRecorded(target)) {
+      const found = await run(() => collection.findOneAndReplace(filter, doc, { returnDocument: "before" }));
+      if (!found) return false;
+      const before = ownBson(found);
+      const { _id: _ignored, ...fields } = doc;
+      await run(() => this.changes.write(target, [{ op: "replace", before, after: { _id: before._id, ...fields } }]));
+      return true;
+    }
     const result = await run(() => collection.replaceOne(filter, doc));
     return result.matchedCount > 0;
   }
@@ -164,29 +157,64 @@ export class MongoDriver implements Driver {
     if (Object.keys(operators).length === 0) {
       return (await run(() => collection.findOne(filter, { projection: { _id: 1 } }))) !== null;
     }
+    if (this.changes.isRecorded(target)) {
+      const found = await run(() => collection.findOneAndUpdate(filter, operators, { returnDocument: "before" }));
+      if (!found) return false;
+      const before = ownBson(found);
+      // Read back rather than worked out here, so the image is what the server made of the operators.
+      const [after] = decodeAll(await run(() => collection.find({ _id: before._id } as Filter, { raw: true, limit: 1 }).toArray()));
+      if (after && !sameDocument(before, after)) await run(() => this.changes.write(target, [{ op: "update", before, after }]));
+      return true;
+    }
     const result = await run(() => collection.updateOne(filter, operators));
     return result.matchedCount > 0;
   }
 
   async findOneAndUpdate(target: Target, filter: Filter, update: Update, options: ModifyOptions = {}): Promise<Change | null> {
-    return findOneAndUpdate(await this.collection(target), filter, update, options);
+    const change = await findOneAndUpdate(await this.collection(target), filter, update, options);
+    if (change) await this.recordUpdates(target, [change]);
+    return change;
   }
 
   async updateMany(target: Target, filter: Filter, update: Update, options: ModifyManyOptions = {}): Promise<Change[]> {
     const collection = await this.collection(target);
-    return updateMany(await this.client(), collection, await this.transactions(), filter, update, options);
+    const changes = await updateMany(await this.client(), collection, await this.transactions(), filter, update, options);
+    await this.recordUpdates(target, changes);
+    return changes;
+  }
+
+  /** An atomic update's changes, recorded right after it as the other writes' are (changes.ts). */
+  private async recordUpdates(target: Target, changes: Change[]): Promise<void> {
+    if (this.changes.isRecorded(target)) await run(() => this.changes.write(target, changes.map(({ before, after }) => ({ op: "update", before, after }))));
   }
 
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
     const collection = await this.collection(target);
+    if (this.changes.isRecorded(target)) return (await this.deleteRecorded(target, collection, filter)) !== null;
     const result = await run(() => collection.deleteOne(filter));
     return result.deletedCount > 0;
   }
 
   async deleteMany(target: Target, filter: Filter, options: { ids?: unknown[] } = {}): Promise<number> {
     const collection = await this.collection(target);
-    const result = await run(() => collection.deleteMany(options.ids ? { $and: [filter, { _id: { $in: options.ids } }] } : filter));
+    const scoped = options.ids ? { $and: [filter, { _id: { $in: options.ids } }] } : filter;
+    if (this.changes.isRecorded(target)) {
+      // One by one, so that each deleted document is known as it was when it went.
+      const ids = decodeAll(await run(() => collection.find(scoped, { raw: true, projection: { _id: 1 } }).toArray())).map((doc) => doc._id);
+      let deleted = 0;
+      for (const _id of ids) if (await this.deleteRecorded(target, collection, { $and: [scoped, { _id }] })) deleted++;
+      return deleted;
+    }
+    const result = await run(() => collection.deleteMany(scoped));
     return result.deletedCount;
+  }
+
+  private async deleteRecorded(target: Target, collection: Collection<Doc>, filter: Filter): Promise<Doc | null> {
+    const found = await run(() => collection.findOneAndDelete(filter));
+    if (!found) return null;
+    const before = ownBson(found);
+    await run(() => this.changes.write(target, [{ op: "delete", before, after: null }]));
+    return before;
   }
 
   async aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]> {
@@ -217,50 +245,7 @@ export class MongoDriver implements Driver {
   }
 
   media(database?: string): MediaStore {
-    const db = () => this.db(database);
-    return {
-      put: async (data, meta) => {
-        const bucket = new GridFSBucket(await db(), { bucketName: BUCKET });
-        return run(async () => {
-          const upload = bucket.openUploadStream(meta.filename ?? "", {
-            metadata: { contentType: meta.contentType ?? "application/octet-stream", ...(meta.resource ? { resource: meta.resource } : {}) },
-          });
-          // pipeline, not pipe: a failing upload stream must fail the put, not leave it waiting.
-          if (data instanceof Uint8Array) {
-            upload.end(data);
-            await finished(upload);
-          } else await pipeline(Readable.fromWeb(data.stream() as NodeReadableStream), upload);
-          return upload.id.toHexString();
-        });
-      },
-      get: async (id) => {
-        if (!ObjectId.isValid(id) || id.length !== 24) return null;
-        const bucket = new GridFSBucket(await db(), { bucketName: BUCKET });
-        const _id = new ObjectId(id);
-        const file = await run(() => bucket.find({ _id }, { limit: 1 }).next());
-        if (!file) return null;
-        // Files written by Eve (pymongo's gridfs) keep the type at the top level.
-        const legacyType = (file as { contentType?: unknown }).contentType;
-        const contentType = file.metadata?.contentType ?? (typeof legacyType === "string" ? legacyType : "application/octet-stream");
-        const media: MediaFile = {
-          id,
-          ...(file.filename ? { filename: file.filename } : {}),
-          contentType: String(contentType),
-          length: file.length,
-          uploadDate: file.uploadDate,
-          read: (range) => webStream(bucket.openDownloadStream(_id, range ? { start: range.start, end: range.end + 1 } : {})),
-        };
-        return media;
-      },
-      delete: async (id) => {
-        if (!ObjectId.isValid(id) || id.length !== 24) return;
-        const handle = await db();
-        const _id = new ObjectId(id);
-        // The file document first: once it is gone the file is gone for readers, whatever happens to the chunks.
-        await run(() => handle.collection(`${BUCKET}.files`).deleteOne({ _id }));
-        await run(() => handle.collection(`${BUCKET}.chunks`).deleteMany({ files_id: _id }));
-      },
-    };
+    return gridFsMedia(() => this.db(database));
   }
 
   /**

@@ -4,6 +4,7 @@
 // registers the driver, for bundles the registry's run-time import cannot reach
 // (src/drivers/registry.ts).
 import type { MongoClientOptions } from "mongodb";
+import { retentionOf } from "../change-log.ts";
 import { registerMongodbDriver } from "../registry.ts";
 import type { DriverFactory, DriverSettings } from "../types.ts";
 import { MongoDriver } from "./driver.ts";
@@ -32,6 +33,6 @@ export function clientOptions(settings: DriverSettings): MongoClientOptions {
 }
 
 export const createMongoDriver: DriverFactory = (options) =>
-  new MongoDriver({ uri: options.uri, databaseName: options.databaseName, client: clientOptions(options.settings) });
+  new MongoDriver({ uri: options.uri, databaseName: options.databaseName, client: clientOptions(options.settings), retention: retentionOf(options.settings) });
 
 registerMongodbDriver(createMongoDriver);

@@ -6,28 +6,16 @@
 // transactions (a replica set or sharded cluster), updateMany runs in one and is all-or-nothing;
 // on a standalone server each document is updated atomically and a failure half way leaves the
 // documents before it updated (docs/drivers.md).
-import { deserialize, serialize } from "bson";
-import type { ClientSession, Collection, Document, MongoClient } from "mongodb";
+import { deserialize } from "bson";
+import type { ClientSession, Collection, MongoClient } from "mongodb";
 import { DatabaseUnavailableError, UnmetRequirementError, type Change, type Doc, type Filter, type ModifyManyOptions, type ModifyOptions, type Update } from "../types.ts";
 import { modifiedCopies, requirement } from "../memory/modify.ts";
 import { valueKey } from "../memory/values.ts";
-import { translateError } from "./errors.ts";
+import { run, translateError } from "./errors.ts";
+import { ownBson } from "./own-bson.ts";
 
 /** Tries of a findOneAndUpdate whose document met its requirement only by the time it was looked at again. */
 const ATTEMPTS = 10;
-
-async function run<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    throw translateError(error);
-  }
-}
-
-/** A document the mongodb package returned, in everest's bson classes (driver.ts says why). */
-function own(doc: Document): Doc {
-  return deserialize(serialize(doc));
-}
 
 /** 40 random hex digits: the form of an ETag, equal to no ETag ever given out before. */
 export function freshEtag(): string {
@@ -59,13 +47,13 @@ export async function findOneAndUpdate(collection: Collection<Doc>, filter: Filt
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const found = await run(() => collection.findOneAndUpdate(full, sent.update, { returnDocument: "before" }));
     if (found) {
-      const before = own(found);
+      const before = ownBson(found);
       return { before, after: after(before, sent.update) };
     }
     if (!require) return null;
     const current = await run(() => collection.findOne(filter));
     if (!current) return null;
-    const document = own(current);
+    const document = ownBson(current);
     if (!requirement(require)!(document)) throw new UnmetRequirementError([document]);
   }
   throw new DatabaseUnavailableError("the document kept changing while it was being written");

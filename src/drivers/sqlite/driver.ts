@@ -7,16 +7,18 @@
 // that was matched (`WHERE id = ? AND doc = ?`), which makes check-and-write atomic even
 // between processes sharing the file or isolates sharing a D1 database.
 import { ObjectId } from "bson";
+import { retentionOf, type Retention } from "../change-log.ts";
 import { DuplicateKeyError, InvalidQueryError, type Change, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type Target, type Update } from "../types.ts";
 import { applyUpdate, compileFilter, cursor, loadFor, nearDistance, project, runPipeline, withMingo } from "../memory/mingo.ts";
 import { copyValue, valuesAtPath } from "../memory/values.ts";
+import { SqliteChangeLog } from "./changes.ts";
 import { decodeDocument, encodeDocument, encodeValue, idKey } from "./codec.ts";
 import { COUNT_QUERY, COUNT_SCHEMA, countStatements } from "./counts.ts";
 import { failedIndex, identifier, INDEX_TABLE, indexStatements, keyValueOf, normalizeSpec, sameKeyParams, sameKeyQuery, type UniqueIndexInfo } from "./indexes.ts";
 import { sqliteMedia, MEDIA_SCHEMA } from "./media.ts";
 import { countHitStatement, expiredStatement, RATE_LIMIT_SCHEMA, RATE_LIMIT_TABLE } from "./rate-limits.ts";
 import { SqlError, unavailable, type Row, type SqlPort, type Statement } from "./port.ts";
-import { GUARD_SCHEMA, modifyRows } from "./modify.ts";
+import { GUARD_SCHEMA, modifyRows, type ModifyHost } from "./modify.ts";
 import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
 import { selection, type Match, type Page, type Test } from "./select.ts";
 
@@ -68,14 +70,18 @@ export class SqliteDriver implements Driver {
   /** The rate-limit table made (on first use), and when ended windows are next dropped. */
   private rateLimitTable?: Promise<void>;
   private nextRateLimitSweep = 0;
+  readonly changes: SqliteChangeLog;
 
   private constructor(
     private readonly port: SqlPort,
     private readonly defaultDatabase: string,
-  ) {}
+    retention: Retention,
+  ) {
+    this.changes = new SqliteChangeLog(port, defaultDatabase, retention);
+  }
 
-  static async open(port: SqlPort, databaseName: string): Promise<SqliteDriver> {
-    const driver = new SqliteDriver(port, databaseName);
+  static async open(port: SqlPort, databaseName: string, retention: Retention = retentionOf({})): Promise<SqliteDriver> {
+    const driver = new SqliteDriver(port, databaseName, retention);
     await guarded(() => port.batch([{ sql: `CREATE TABLE IF NOT EXISTS ${INDEX_TABLE} (tbl TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, PRIMARY KEY (tbl, name))`, params: [] }, COUNT_SCHEMA, GUARD_SCHEMA, ...MEDIA_SCHEMA]));
     return driver;
   }
@@ -119,20 +125,23 @@ export class SqliteDriver implements Driver {
     if (docs.length === 0) return;
     for (const doc of docs) if (doc._id === undefined) doc._id = new ObjectId();
     const encoded = docs.map(encodeDocument);
-    const statements = docs.map((doc, i) => ({ sql: `INSERT INTO ${this.table(target)} (id, doc) VALUES (?, ?)`, params: [idKey(doc._id), encoded[i]!] }));
+    const statements: Statement[] = docs.map((doc, i) => ({ sql: `INSERT INTO ${this.table(target)} (id, doc) VALUES (?, ?)`, params: [idKey(doc._id), encoded[i]!] }));
+    const db = this.changes.database(this.tableName(target));
+    if (db !== undefined) statements.push(...encoded.map((text) => this.changes.entry(db, target.collection, "insert", null, text)));
     await this.ensureTable(target);
     await this.write(target, () => this.port.batch(statements), docs, encoded);
+    if (db !== undefined) this.changes.written(db);
   }
 
   async replaceOne(target: Target, filter: Filter, doc: Doc): Promise<boolean> {
-    return this.rewrite(target, filter, undefined, (match) => {
+    return this.rewrite(target, filter, undefined, "replace", (match) => {
       if (doc._id !== undefined && idKey(doc._id) !== match.id) throw new InvalidQueryError("the _id of a document cannot change");
       return { ...doc, _id: match.doc._id };
     });
   }
 
   async updateOne(target: Target, filter: Filter, update: Update): Promise<boolean> {
-    return this.rewrite(target, filter, update, (match) => {
+    return this.rewrite(target, filter, update, "update", (match) => {
       const next = decodeDocument(match.text);
       const changed = withMingo(() => applyUpdate(next, copyValue(update) as Record<string, unknown>));
       if (idKey(next._id) !== match.id) throw new InvalidQueryError("the _id of a document cannot change");
@@ -153,7 +162,8 @@ export class SqliteDriver implements Driver {
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const [match] = await this.select(target, filter, test, { limit: 1 });
       if (!match) return false;
-      if ((await this.change(target, { sql: `DELETE FROM ${this.table(target)} WHERE id = ? AND doc = ?`, params: [match.id, match.text] })) > 0) return true;
+      const statement = { sql: `DELETE FROM ${this.table(target)} WHERE id = ? AND doc = ?`, params: [match.id, match.text] };
+      if ((await this.recordedChange(target, statement, "delete", match.text, null)) > 0) return true;
     }
     throw unavailable(new Error("the document kept changing while it was being deleted"));
   }
@@ -161,11 +171,20 @@ export class SqliteDriver implements Driver {
   async deleteMany(target: Target, givenFilter: Filter, options: { ids?: unknown[] } = {}): Promise<number> {
     const filter = options.ids ? { $and: [givenFilter, { _id: { $in: options.ids } }] } : givenFilter;
     const test = await this.compile(filter);
-    const where = translateFilter(filter, await this.hint(target));
-    if (where.exact) return this.change(target, { sql: `DELETE FROM ${this.table(target)} WHERE ${where.sql}`, params: where.params });
-    const ids = (await this.select(target, filter, test, {})).map((match) => match.id);
-    if (ids.length === 0) return 0;
-    return this.change(target, { sql: `DELETE FROM ${this.table(target)} WHERE id IN (SELECT value FROM json_each(?))`, params: [JSON.stringify(ids)] });
+    const translated = translateFilter(filter, await this.hint(target));
+    let where: Statement = translated;
+    if (!translated.exact) {
+      const ids = (await this.select(target, filter, test, {})).map((match) => match.id);
+      if (ids.length === 0) return 0;
+      where = { sql: "id IN (SELECT value FROM json_each(?))", params: [JSON.stringify(ids)] };
+    }
+    const deletion = { sql: `DELETE FROM ${this.table(target)} WHERE ${where.sql}`, params: where.params };
+    const db = this.changes.database(this.tableName(target));
+    if (db === undefined) return this.change(target, deletion);
+    // The deleted rows are recorded by the same transaction, read just before it deletes them.
+    const changes = (await guarded(() => this.port.batch([this.changes.deletions(db, target.collection, this.table(target), where), deletion]))) ?? [0, 0];
+    this.changes.written(db);
+    return changes[1]!;
   }
 
   async aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]> {
@@ -304,9 +323,8 @@ export class SqliteDriver implements Driver {
     }
   }
 
-
   /** Replaces the first match with what `next` makes of it (null: nothing to change), guarded by the matched text. */
-  private async rewrite(target: Target, filter: Filter, update: object | undefined, next: (match: Match) => Doc | null): Promise<boolean> {
+  private async rewrite(target: Target, filter: Filter, update: object | undefined, op: "replace" | "update", next: (match: Match) => Doc | null): Promise<boolean> {
     const test = await this.compile(filter, update);
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
       const [match] = await this.select(target, filter, test, { limit: 1 });
@@ -315,7 +333,7 @@ export class SqliteDriver implements Driver {
       if (!doc) return true;
       const encoded = encodeDocument(doc);
       const statement = { sql: `UPDATE ${this.table(target)} SET doc = ? WHERE id = ? AND doc = ?`, params: [encoded, match.id, match.text] };
-      if ((await this.write(target, () => this.port.run(statement), [doc], [encoded])) > 0) return true;
+      if ((await this.write(target, () => this.recordedChange(target, statement, op, match.text, encoded), [doc], [encoded])) > 0) return true;
     }
     throw unavailable(new Error("the document kept changing while it was being written"));
   }
@@ -323,19 +341,33 @@ export class SqliteDriver implements Driver {
   private async modify(target: Target, filter: Filter, update: Update, options: ModifyManyOptions, one: boolean): Promise<Change[]> {
     const test = await this.compile(filter, update);
     if (options.require) await this.compile(options.require);
-    const host = {
+    const db = this.changes.database(this.tableName(target));
+    const coll = target.collection;
+    const host: ModifyHost = {
       port: this.port,
       turns: this.turns,
       table: this.table(target),
       hint: await this.hint(target),
       read: (statement: Statement) => this.read(target, statement),
       write: <T>(work: () => Promise<T>, docs: Doc[], encoded: string[]) => this.write(target, work, docs, encoded),
+      ...(db === undefined ? {} : { log: { entry: (before, after) => this.changes.entry(db, coll, "update", before, after), updates: (triples) => this.changes.updates(db, coll, triples) } }),
     };
-    return modifyRows(host, filter, test, update, options, one);
+    const changes = await modifyRows(host, filter, test, update, options, one);
+    if (db !== undefined && changes.length > 0) this.changes.written(db);
+    return changes;
   }
 
   private async change(target: Target, statement: Statement): Promise<number> {
     return (await guarded(() => this.port.run(statement))) ?? 0;
+  }
+
+  /** A conditional write of one document and, where its collection is recorded, its change, in one transaction. */
+  private async recordedChange(target: Target, statement: Statement, op: "replace" | "update" | "delete", before: string, after: string | null): Promise<number> {
+    const db = this.changes.database(this.tableName(target));
+    if (db === undefined) return this.change(target, statement);
+    const [changed] = (await guarded(() => this.port.batch([statement, this.changes.entry(db, target.collection, op, before, after, true)]))) ?? [0];
+    if (changed) this.changes.written(db);
+    return changed ?? 0;
   }
 
   /** Runs a write of `docs`; a broken unique index becomes a DuplicateKeyError naming the first document that broke it. */

@@ -6,6 +6,7 @@
 //
 // One file (or D1 database) holds every database the driver serves: the database name prefixes
 // each collection's table. A db_prefix whose DB_URI names another file gets a driver of its own.
+import { retentionOf } from "../change-log.ts";
 import type { DriverFactory } from "../types.ts";
 import { SqliteDriver } from "./driver.ts";
 import type { SqlPort } from "./port.ts";
@@ -35,5 +36,5 @@ async function openPort(uri: string, bindings: Record<string, unknown> | undefin
 
 export const createSqliteDriver: DriverFactory = async (options) => {
   const port = await openPort(options.uri, options.services?.bindings);
-  return SqliteDriver.open(port, options.databaseName);
+  return SqliteDriver.open(port, options.databaseName, retentionOf(options.settings));
 };

@@ -6,6 +6,8 @@
 // batch that changes each only if it still holds the text that was read, and that fails as a
 // whole (a CHECK on a guard table) if any did not; it is then tried again on fresh rows. Writes
 // of one document from this process take turns, so retries are only ever for writers elsewhere.
+// Where the collection is recorded, each changed document's change-log row is written by the
+// same transaction or batch (docs/contracts.md §3).
 import { ObjectId } from "bson";
 import { UnmetRequirementError, type Change, type Doc, type Filter, type ModifyManyOptions, type Update } from "../types.ts";
 import { modifiedCopies, requirement } from "../memory/modify.ts";
@@ -35,6 +37,8 @@ export interface ModifyHost {
   read(statement: Statement): Promise<Row[]>;
   /** Runs a write of `docs`, a broken unique index becoming a DuplicateKeyError that names the document. */
   write<T>(work: () => Promise<T>, docs: Doc[], encoded: string[]): Promise<T>;
+  /** The collection's change log (changes.ts), where it is recorded. */
+  log?: { entry(before: string, after: string): Statement; updates(triples: string): Statement };
 }
 
 interface Planned {
@@ -77,6 +81,7 @@ export async function modifyRows(host: ModifyHost, filter: Filter, test: Test, u
             docs.push(change.after);
             encoded.push(planned.encoded[i]!);
             tx.run({ sql: `UPDATE ${host.table} SET doc = ? WHERE id = ?`, params: [planned.encoded[i]!, matches[i]!.id] });
+            if (host.log) tx.run(host.log.entry(matches[i]!.text, planned.encoded[i]!));
           });
           return planned.changes;
         }),
@@ -119,7 +124,7 @@ async function compareAndSwap(host: ModifyHost, rows: Selection, test: Test, upd
     if (matches.length === 0) return [];
     const planned = plan(matches, update, options);
     try {
-      await host.write(() => host.port.batch(casBatch(host.table, matches, planned.encoded)), planned.changes.map((change) => change.after), planned.encoded);
+      await host.write(() => host.port.batch(casBatch(host, matches, planned.encoded)), planned.changes.map((change) => change.after), planned.encoded);
       return planned.changes;
     } catch (error) {
       if (!(error instanceof SqlError && error.message.includes(GUARD))) throw error;
@@ -132,9 +137,11 @@ async function compareAndSwap(host: ModifyHost, rows: Selection, test: Test, upd
 
 /**
  * Statements that write each row's new text only where it still holds the text read, then
- * check that every row was written, in chunks that each stay within what D1 binds.
+ * check that every row was written (and record the rows in the change log), in chunks that each
+ * stay within what D1 binds.
  */
-function casBatch(table: string, matches: Match[], encoded: string[]): Statement[] {
+function casBatch(host: ModifyHost, matches: Match[], encoded: string[]): Statement[] {
+  const table = host.table;
   const statements: Statement[] = [];
   let chunk: string[][] = [];
   let size = 0;
@@ -147,6 +154,7 @@ function casBatch(table: string, matches: Match[], encoded: string[]): Statement
       // changes() counts what the UPDATE just before it changed: two writers that made the same
       // new text from the same old one must not both count it as theirs.
       { sql: `INSERT INTO ${GUARD_TABLE} (ok) VALUES (changes() = ?)`, params: [chunk.length] },
+      ...(host.log ? [host.log.updates(rows)] : []),
     );
     chunk = [];
     size = 0;

@@ -654,14 +654,19 @@ export interface operations {
                 max_results?: number;
                 /** @description indents the JSON answer */
                 pretty?: boolean;
+                /** @description with text/event-stream: the credential (a token, or `Basic …`), for clients that cannot set Authorization; never logged */
+                access_token?: string;
             };
-            header?: never;
+            header?: {
+                /** @description with text/event-stream: resume after this event's id */
+                "Last-Event-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description a page of people */
+            /** @description a page of people, or the stream of their changes */
             200: {
                 headers: {
                     "X-Total-Count": components["headers"]["X-Total-Count"];
@@ -670,6 +675,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["peopleCollection"];
                     "application/xml": string;
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["400"];
@@ -738,12 +744,16 @@ export interface operations {
                 projection?: string;
                 /** @description indents the JSON answer */
                 pretty?: boolean;
+                /** @description with text/event-stream: the credential (a token, or `Basic …`), for clients that cannot set Authorization; never logged */
+                access_token?: string;
             };
             header?: {
                 /** @description the ETag of a cached copy: 304 when it is still current */
                 "If-None-Match"?: string;
                 /** @description the date of a cached copy: 304 when the document has not changed since */
                 "If-Modified-Since"?: string;
+                /** @description with text/event-stream: resume after this event's id */
+                "Last-Event-ID"?: string;
             };
             path: {
                 /** @description the document's _id, or its lastname (GET only) */
@@ -753,7 +763,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the person */
+            /** @description the person, or the stream of its changes */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -763,6 +773,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["people"];
                     "application/xml": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description the cached copy is current */
@@ -916,14 +927,19 @@ export interface operations {
                 max_results?: number;
                 /** @description indents the JSON answer */
                 pretty?: boolean;
+                /** @description with text/event-stream: the credential (a token, or `Basic …`), for clients that cannot set Authorization; never logged */
+                access_token?: string;
             };
-            header?: never;
+            header?: {
+                /** @description with text/event-stream: resume after this event's id */
+                "Last-Event-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description a page of works */
+            /** @description a page of works, or the stream of their changes */
             200: {
                 headers: {
                     "X-Total-Count": components["headers"]["X-Total-Count"];
@@ -932,6 +948,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["worksCollection"];
                     "application/xml": string;
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["400"];
@@ -1002,12 +1019,16 @@ export interface operations {
                 embedded?: string;
                 /** @description indents the JSON answer */
                 pretty?: boolean;
+                /** @description with text/event-stream: the credential (a token, or `Basic …`), for clients that cannot set Authorization; never logged */
+                access_token?: string;
             };
             header?: {
                 /** @description the ETag of a cached copy: 304 when it is still current */
                 "If-None-Match"?: string;
                 /** @description the date of a cached copy: 304 when the document has not changed since */
                 "If-Modified-Since"?: string;
+                /** @description with text/event-stream: resume after this event's id */
+                "Last-Event-ID"?: string;
             };
             path: {
                 /** @description the document's _id */
@@ -1017,7 +1038,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the Work */
+            /** @description the Work, or the stream of its changes */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -1027,6 +1048,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["works"];
                     "application/xml": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description the cached copy is current */
@@ -1180,14 +1202,19 @@ export interface operations {
                 show_deleted?: boolean;
                 /** @description indents the JSON answer */
                 pretty?: boolean;
+                /** @description with text/event-stream: the credential (a token, or `Basic …`), for clients that cannot set Authorization; never logged */
+                access_token?: string;
             };
-            header?: never;
+            header?: {
+                /** @description with text/event-stream: resume after this event's id */
+                "Last-Event-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description a page of notes */
+            /** @description a page of notes, or the stream of their changes */
             200: {
                 headers: {
                     "X-Total-Count": components["headers"]["X-Total-Count"];
@@ -1196,6 +1223,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["notesCollection"];
                     "application/xml": string;
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["400"];
@@ -1268,12 +1296,16 @@ export interface operations {
                 show_deleted?: boolean;
                 /** @description indents the JSON answer */
                 pretty?: boolean;
+                /** @description with text/event-stream: the credential (a token, or `Basic …`), for clients that cannot set Authorization; never logged */
+                access_token?: string;
             };
             header?: {
                 /** @description the ETag of a cached copy: 304 when it is still current */
                 "If-None-Match"?: string;
                 /** @description the date of a cached copy: 304 when the document has not changed since */
                 "If-Modified-Since"?: string;
+                /** @description with text/event-stream: resume after this event's id */
+                "Last-Event-ID"?: string;
             };
             path: {
                 /** @description the document's _id */
@@ -1283,7 +1315,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the Note */
+            /** @description the Note, or the stream of its changes */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -1293,6 +1325,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["notes"] | components["schemas"]["notesCollection"];
                     "application/xml": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description the cached copy is current */
@@ -1444,14 +1477,19 @@ export interface operations {
                 max_results?: number;
                 /** @description indents the JSON answer */
                 pretty?: boolean;
+                /** @description with text/event-stream: the credential (a token, or `Basic …`), for clients that cannot set Authorization; never logged */
+                access_token?: string;
             };
-            header?: never;
+            header?: {
+                /** @description with text/event-stream: resume after this event's id */
+                "Last-Event-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description a page of images */
+            /** @description a page of images, or the stream of their changes */
             200: {
                 headers: {
                     "X-Total-Count": components["headers"]["X-Total-Count"];
@@ -1460,6 +1498,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["imagesCollection"];
                     "application/xml": string;
+                    "text/event-stream": string;
                 };
             };
             400: components["responses"]["400"];
@@ -1529,12 +1568,16 @@ export interface operations {
                 projection?: string;
                 /** @description indents the JSON answer */
                 pretty?: boolean;
+                /** @description with text/event-stream: the credential (a token, or `Basic …`), for clients that cannot set Authorization; never logged */
+                access_token?: string;
             };
             header?: {
                 /** @description the ETag of a cached copy: 304 when it is still current */
                 "If-None-Match"?: string;
                 /** @description the date of a cached copy: 304 when the document has not changed since */
                 "If-Modified-Since"?: string;
+                /** @description with text/event-stream: resume after this event's id */
+                "Last-Event-ID"?: string;
             };
             path: {
                 /** @description the document's _id */
@@ -1544,7 +1587,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the Image */
+            /** @description the Image, or the stream of its changes */
             200: {
                 headers: {
                     ETag: components["headers"]["ETag"];
@@ -1554,6 +1597,7 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["images"];
                     "application/xml": string;
+                    "text/event-stream": string;
                 };
             };
             /** @description the cached copy is current */
