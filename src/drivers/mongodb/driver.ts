@@ -5,7 +5,6 @@
 // returns. Results are therefore fetched as raw BSON and decoded with everest's bson.
 import { deserialize, ObjectId } from "bson";
 import {
-  BSON,
   MongoBulkWriteError,
   MongoClient,
   MongoServerError,
@@ -31,10 +30,10 @@ import {
 import { nearAsWithin } from "../near-count.ts";
 import { retentionOf, type Retention } from "../change-log.ts";
 import { MongoChangeLog } from "./changes.ts";
-import { ownBson } from "./own-bson.ts";
+import { ownBson, sameDocument } from "./own-bson.ts";
 import { DUPLICATE_KEY_CODES, run, translateError } from "./errors.ts";
 import { gridFsMedia } from "./media.ts";
-import { findOneAndUpdate, updateMany } from "./modify.ts";
+import { findOneAndUpdate, PartlyWritten, updateMany } from "./modify.ts";
 
 /** IndexOptionsConflict and IndexKeySpecsConflict: an index of that name or key exists with other options. */
 const INDEX_CONFLICT_CODES = new Set([85, 86]);
@@ -60,11 +59,6 @@ function valueAt(doc: Doc, path: string): unknown {
     value = (value as Doc)[segment];
   }
   return value;
-}
-
-/** Whether an update changed nothing (MongoDB then writes nothing, and the log records nothing). */
-function sameDocument(a: Doc, b: Doc): boolean {
-  return Buffer.from(BSON.serialize(a)).equals(Buffer.from(BSON.serialize(b)));
 }
 
 function defaultIndexName(spec: IndexSpec): string {
@@ -178,7 +172,15 @@ export class MongoDriver implements Driver {
 
   async updateMany(target: Target, filter: Filter, update: Update, options: ModifyManyOptions = {}): Promise<Change[]> {
     const collection = await this.collection(target);
-    const changes = await updateMany(await this.client(), collection, await this.transactions(), filter, update, options);
+    let changes: Change[];
+    try {
+      changes = await updateMany(await this.client(), collection, await this.transactions(), filter, update, options);
+    } catch (error) {
+      if (!(error instanceof PartlyWritten)) throw error;
+      // What a standalone server changed before the failure stays changed: the log says so too.
+      await this.recordUpdates(target, error.changes);
+      throw error.cause;
+    }
     await this.recordUpdates(target, changes);
     return changes;
   }

@@ -12,7 +12,7 @@ import { DatabaseUnavailableError, UnmetRequirementError, type Change, type Doc,
 import { modifiedCopies, requirement } from "../memory/modify.ts";
 import { valueKey } from "../memory/values.ts";
 import { run, translateError } from "./errors.ts";
-import { ownBson } from "./own-bson.ts";
+import { ownBson, sameDocument } from "./own-bson.ts";
 
 /** Tries of a findOneAndUpdate whose document met its requirement only by the time it was looked at again. */
 const ATTEMPTS = 10;
@@ -97,10 +97,37 @@ export async function updateMany(client: MongoClient, collection: Collection<Doc
   if (befores.length === 0) return [];
   const ids = befores.map((doc) => doc._id);
   const require = options.require ? [options.require] : [];
-  await run(() => collection.updateMany({ $and: [scoped, { _id: { $in: ids } }, ...require] }, sent.update));
+  try {
+    await run(() => collection.updateMany({ $and: [scoped, { _id: { $in: ids } }, ...require] }, sent.update));
+  } catch (error) {
+    throw new PartlyWritten(error, await written(collection, befores, sent, options.stamp).catch(() => []));
+  }
   if (sent.etag === null) return befores.map((before) => ({ before, after: after(before, sent.update) }));
-  // The documents this write changed carry its ETag value (unless a later write replaced it).
-  return paired(befores, await findAll(collection, { _id: { $in: ids }, [options.stamp!.field]: sent.etag }));
+  return written(collection, befores, sent, options.stamp);
+}
+
+/**
+ * An updateMany without a transaction failed half way: the documents before the one refused
+ * were changed, and stay so. `changes` are those (for the change log); `cause` is the failure.
+ */
+export class PartlyWritten extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly changes: Change[],
+  ) {
+    super(`an update of many documents failed after changing ${changes.length} of them`);
+    this.name = "PartlyWritten";
+  }
+}
+
+/**
+ * The documents an update changed, read back: with a stamp, those carrying its ETag value
+ * (unless a later write replaced it); without, those no longer stored as they were.
+ */
+async function written(collection: Collection<Doc>, befores: Doc[], sent: { etag: string | null }, stamp: ModifyOptions["stamp"]): Promise<Change[]> {
+  const ids = befores.map((doc) => doc._id);
+  if (sent.etag !== null) return paired(befores, await findAll(collection, { _id: { $in: ids }, [stamp!.field]: sent.etag }));
+  return paired(befores, await findAll(collection, { _id: { $in: ids } })).filter(({ before, after }) => !sameDocument(before, after));
 }
 
 /** Each document before with its document after, for those there is one of. */
