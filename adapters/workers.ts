@@ -25,7 +25,7 @@ import type { HandlerOptions } from "../src/app.ts";
 import type { Settings } from "../src/settings/types.ts";
 import { databaseUris } from "../src/data/pool.ts";
 import { keepsConnections } from "../src/drivers/registry.ts";
-import { isD1Database } from "../src/drivers/sqlite/d1.ts";
+import { isD1Database } from "../src/drivers/sqlite/d1-binding.ts";
 import { MemoryRateLimitStore } from "../src/ratelimit/index.ts";
 // Types only: the module itself is imported when a Worker's database needs it.
 import type { WorkerContext, WorkerFetch } from "./workers-connections.ts";

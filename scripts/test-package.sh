@@ -11,6 +11,7 @@
 # import (must not start), the Hono mount, the TypeScript consumer (0 errors under strict
 # settings; the four typos must fail), the documentation's code blocks compiled against the
 # installed declarations, and the unit suite from a copy of the repository with nothing beside it.
+# On Node and on both Workers, a cursor resource's next link is followed too.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN="$ROOT/node_modules/.bin"
@@ -52,6 +53,17 @@ check() {
   echo "   $name: POST 201 and GET at $base"
 }
 
+# Cursor paging (the `pages` resource has pagination_cursor): a one-document page's next link
+# answers with the second document, read by the module a paged resource imports on first use.
+cursor_check() {
+  local name=$1 base=$2 next
+  curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' -d '[{"name": "c1"}, {"name": "c2"}]' "$base/pages" || fail "$name: POST /pages failed"
+  next=$(curl -fsS "$base/pages?max_results=1" | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s)._links?.next?.href ?? ""))')
+  [[ "$next" == "pages?max_results=1&cursor="* ]] || fail "$name: no cursor in the next link of /pages ($next)"
+  curl -fsS "$base/$next" | grep -q '"name": "c2"' || fail "$name: the cursor link $next did not answer the second page"
+  echo "   $name: cursor paging follows its next link"
+}
+
 # Deno.serve(handler) and Bun.serve({ fetch: handler }) give the handler the client's address in
 # their second argument: two addresses (all of 127.0.0.0/8 is this machine) get two rate-limit
 # buckets and two addresses in the access log. The server's settings allow 2 GETs; check() did one.
@@ -79,7 +91,7 @@ step "pack"
 TARBALL=$(ls "$WORK"/everest-api-*.tgz)
 tar -tzf "$TARBALL" | grep -v '^package/dist/' | sort | tr '\n' ' ' | grep -qx 'package/LICENSE package/README.md package/package.json ' || fail "the tarball holds more than dist, README, LICENSE: $(tar -tzf "$TARBALL" | grep -v '^package/dist/' | tr '\n' ' ')"
 
-SETTINGS='{"RESOURCE_METHODS": ["GET", "POST"], "DOMAIN": {"people": {"schema": {"name": {"type": "string"}}}}}'
+SETTINGS='{"RESOURCE_METHODS": ["GET", "POST"], "DOMAIN": {"people": {"schema": {"name": {"type": "string"}}}, "pages": {"pagination_cursor": true, "schema": {"name": {"type": "string"}}}}}'
 
 step "install into a fresh project"
 APP="$WORK/app"
@@ -97,7 +109,9 @@ import { serve } from "everest-api/node";
 const { url } = await serve(createHandler(JSON.parse(readFileSync("settings.json", "utf8"))), { port: 0 });
 console.log(url);
 EOF
-check node "$(start "$WORK/node.log" node server.mjs)"
+NODE_URL=$(start "$WORK/node.log" node server.mjs)
+check node "$NODE_URL"
+cursor_check node "$NODE_URL"
 
 step "npx everest serve settings.json"
 check cli "$(start "$WORK/cli.log" npx --no-install everest serve settings.json --port 0)"
@@ -266,9 +280,11 @@ npm install --no-audit --no-fund --silent "$TARBALL" >/dev/null
 printf 'name = "everest-consumer"\nmain = "src/worker.js"\ncompatibility_date = "2025-09-01"\n' >wrangler.toml
 cat >src/worker.js <<'EOF'
 import { createWorker } from "everest-api/workers";
-export default createWorker({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { people: { schema: { name: { type: "string" } } } } });
+export default createWorker({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { people: { schema: { name: { type: "string" } } }, pages: { pagination_cursor: true, schema: { name: { type: "string" } } } } });
 EOF
-check worker "$(wrangler_dev "$WORK/worker.log")"
+WORKER_URL=$(wrangler_dev "$WORK/worker.log")
+check worker "$WORKER_URL"
+cursor_check worker "$WORKER_URL"
 
 step "Worker with nodejs_compat on the native mongodb driver, wrangler dev"
 [ -n "${MONGODB_URI:-}" ] || fail "MONGODB_URI is not set: start a MongoDB server (.ci/run starts the emulator) and export its URI"
@@ -286,6 +302,7 @@ MONGO_URL=$(wrangler_dev "$WORK/mongo-worker.log")
 # Twice: a request waiting on the first one's connection would hang (Workers tie sockets to requests).
 check mongodb-worker "$MONGO_URL"
 check mongodb-worker-again "$MONGO_URL"
+cursor_check mongodb-worker "$MONGO_URL"
 stored=$(node --input-type=module -e "
 import { MongoClient } from 'mongodb';
 const client = await MongoClient.connect(process.argv[1]);

@@ -15,6 +15,7 @@ import { streamCredentials } from "./feed/credentials.ts";
 import { FeedRegistry } from "./feed/registry.ts";
 import { wantsEventStream } from "./feed/sse.ts";
 import { InternalApi } from "./internal.ts";
+import { KeptJson } from "./render/kept-json-loader.ts";
 import { schemaEndpoint } from "./endpoints/schema.ts";
 import { oplogFeatures } from "./features/oplog.ts";
 import { versioningFeature } from "./features/versioning.ts";
@@ -25,17 +26,15 @@ import { rateLimitStoreFor, type RateLimitStore } from "./ratelimit/index.ts";
 import { Operations } from "./operations.ts";
 import type { Reply } from "./render/reply.ts";
 import { itemLookup, pathConditions } from "./routing/lookup.ts";
-import { deleteInternal, deleteItem } from "./methods/delete.ts";
-import { getInternal, getItem } from "./methods/get.ts";
+import { deleteItem } from "./methods/delete.ts";
+import { getCollection, getItem } from "./methods/get.ts";
 import { home } from "./endpoints/home.ts";
-import { patchItem } from "./methods/patch.ts";
-import { withModule } from "./util/lazy.ts";
-import { operatorSchemas, optInWrites } from "./methods/opt-in-loader.ts";
+import { deleteCollection, operatorSchemas, patchCollection, patchItemMethod } from "./methods/opt-in-loader.ts";
 import { postCollection } from "./methods/post.ts";
 import { putItem } from "./methods/put.ts";
 import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
 import { isValidJsonpCallback } from "./render/jsonp.ts";
-import { compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
+import { answersCompactJson, compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
 import { ASSET_GROUP, compileRouter, PROBE_GROUP, type CompiledRouter } from "./routing/router.ts";
 import { packageFiles, type ExplorerFiles } from "./openapi/explorer.ts";
 import type { OpenApiDocument } from "./openapi/document.ts";
@@ -78,24 +77,20 @@ type MethodHandler = (services: Services, ctx: RequestContext, lookup: Filter) =
 
 // Each HTTP method reads what it needs of the request and calls the internal core of
 // src/methods (getInternal, patchInternal, …); where it needs nothing beyond the call's scope
-// (a collection read, a collection delete), the core is the method.
-// Writes by filter and update operators (docs/updates.md) load with the first request that needs
-// one (methods/opt-in-loader.ts). PATCH reaches a collection only where start-up let the switch
-// put it there.
+// (a collection delete), the core is the method. PATCH and DELETE may lead to the opt-in writes
+// (methods/opt-in-loader.ts).
 const COLLECTION_METHODS: Record<string, MethodHandler> = {
-  GET: getInternal,
-  HEAD: getInternal,
+  GET: getCollection,
+  HEAD: getCollection,
   POST: (services, ctx) => postCollection(services, ctx),
-  PATCH: (services, ctx, lookup) => withModule(optInWrites, (methods) => methods.patchByFilter(services, ctx, lookup)),
-  DELETE: (services, ctx, lookup) =>
-    ctx.resource!.delete_by_filter ? withModule(optInWrites, (methods) => methods.deleteByFilter(services, ctx, lookup)) : deleteInternal(services, ctx, lookup),
+  PATCH: patchCollection,
+  DELETE: deleteCollection,
 };
 
 const ITEM_METHODS: Record<string, MethodHandler> = {
   GET: getItem,
   HEAD: getItem,
-  PATCH: (services, ctx, lookup) =>
-    ctx.resource!.update_operators.length === 0 ? patchItem(services, ctx, lookup) : withModule(optInWrites, (methods) => methods.patchItemWithOperators(services, ctx, lookup)),
+  PATCH: patchItemMethod,
   PUT: putItem,
   DELETE: deleteItem,
 };
@@ -166,8 +161,16 @@ export class App {
     this.cors = compileCors(this.config);
     this.explorerFiles = options.services?.explorerFiles ?? packageFiles;
     this.hooks.register(options.hooks);
-    const operators = operatorSchemas(this.config, this.validators, (resource) => compileValidator(resource, this.config, options.validation, { engine: options.validationEngine }));
-    this.services = { config: this.config, data: this.data, hooks: this.hooks, features: this.features, validators: this.validators, operators, access: this.access };
+    this.services = {
+      config: this.config,
+      data: this.data,
+      hooks: this.hooks,
+      features: this.features,
+      validators: this.validators,
+      operators: operatorSchemas(this.config, this.validators, (resource) => compileValidator(resource, this.config, options.validation, { engine: options.validationEngine })),
+      access: this.access,
+      rendered: new KeptJson(this.config),
+    };
     this.internal = new InternalApi(this.services);
     this.feed = Object.values(this.config.DOMAIN).some((resource) => resource.change_feed)
       ? new FeedRegistry(this.config, this.operations.streams, (error) => this.logger.error("change feed", null, error), options.isolatedRequests)
@@ -295,6 +298,8 @@ export class App {
     const admitting = this.access.admit(ctx);
     if (admitting) await admitting;
     if (this.feed && wantsEventStream(ctx.request.headers.get("accept"))) return this.stream(ctx);
+    // Reads may then hand over a body they wrote themselves (src/render/kept-json.ts).
+    if (ctx.method === "GET" || ctx.method === "HEAD") ctx.compactJson = answersCompactJson(this.rendering, ctx);
 
     const dispatching = this.dispatch(ctx);
     const reply = dispatching instanceof Promise ? await dispatching : dispatching;

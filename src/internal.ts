@@ -13,6 +13,7 @@ import { convertPathValue } from "./routing/lookup.ts";
 import { deleteInternal, deleteItemInternal } from "./methods/delete.ts";
 import { getInternal, getItemInternal } from "./methods/get.ts";
 import { patchInternal } from "./methods/patch.ts";
+import { optInWrites } from "./methods/opt-in-loader.ts";
 import { postInternal } from "./methods/post.ts";
 import { putInternal } from "./methods/put.ts";
 import type { Precondition } from "./methods/conditional.ts";
@@ -45,9 +46,6 @@ export interface InternalOptions {
 export type InternalArgs = Record<string, string | number | Record<string, unknown>>;
 
 type Core = (services: Services, scope: CallScope, lookup: Filter) => Promise<Reply>;
-
-/** The methods of the opt-in writes, a module of their own (src/app.ts says why). */
-const optInWrites = () => import("./methods/opt-in-writes.ts");
 
 function idString(value: unknown): string {
   return value instanceof ObjectId ? objectIdHex(value) : String(value);

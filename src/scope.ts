@@ -20,6 +20,8 @@ export interface ScopeInit {
   path: string;
   /** Query parameters of a read (`where`, `sort`, `embedded`, `version`, …). */
   args: URLSearchParams;
+  /** The query string `args` were parsed from, as the request sent it; "" for server calls. */
+  query?: string;
   /** The client's address, or how to find it when first asked (Bun's requestIP costs 0.5 µs). */
   clientIp: string | null | (() => string | null);
   /** The answer is only rendered into a response (an HTTP request), never handed to server code. */
@@ -34,11 +36,18 @@ export class CallScope {
   readonly origin: string;
   readonly path: string;
   readonly args: URLSearchParams;
+  /** The query string as the request sent it ("" without one, and for server calls). */
+  readonly query: string;
   /**
    * Whether the answer only becomes a response's body. Server code (src/internal.ts) gets the
    * documents themselves and may change them anywhere, so its reads never share the store's values.
    */
   readonly rendered: boolean;
+  /**
+   * Set by the App before dispatch: the answer will be written as JSON without `?pretty`, so a
+   * method may hand over a body it has written itself (Reply.json, src/render/kept-json.ts).
+   */
+  compactJson = false;
   endpoint: Endpoint = { kind: "home" };
   /** Path values: the item lookup value and sub-resource segments. */
   params: Record<string, string> = {};
@@ -70,6 +79,7 @@ export class CallScope {
     this.origin = init.origin;
     this.path = init.path;
     this.args = init.args;
+    this.query = init.query ?? "";
     this.rendered = init.rendered ?? false;
     this.#clientIp = init.clientIp;
   }

@@ -6,6 +6,7 @@ import type { AccessControl } from "./auth/access.ts";
 import type { DataLayer } from "./data/layer.ts";
 import type { Hooks } from "./events/hooks.ts";
 import type { FeaturePipeline } from "./features/pipeline.ts";
+import type { KeptJson } from "./render/kept-json-loader.ts";
 import type { Config, Resource } from "./settings/normalize.ts";
 import type { ResourceValidator } from "./validation/types.ts";
 import type { OperatorSchema } from "./validation/operators.ts";
@@ -19,4 +20,6 @@ export interface Services {
   /** The update operators of a resource that has some (UPDATE_OPERATORS), checked against its schema; compiled on first use. */
   readonly operators: (resource: Resource) => Promise<OperatorSchema>;
   readonly access: AccessControl;
+  /** Response documents' JSON kept per stored version (src/render/kept-json.ts). */
+  readonly rendered: KeptJson;
 }

@@ -162,9 +162,11 @@ export function handWritten(): Hono {
     }
     const stamp = now();
     const created = (batch as Doc[]).map((input) => {
-      const doc: Doc = { ...input, _id: new ObjectId(), _created: stamp, _updated: stamp };
+      // Eve's order: _updated, _created, _etag, _id (Eve hashes the document before the id is assigned).
+      const doc: Doc = { ...input, _updated: stamp, _created: stamp };
       if (typeof doc.born === "string") doc.born = new Date(doc.born);
       doc._etag = etag(doc);
+      doc._id = new ObjectId();
       docs.push(doc);
       byId.set(String(doc._id), doc);
       byLastname.set(doc.lastname as string, doc);

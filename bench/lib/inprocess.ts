@@ -1,5 +1,5 @@
-// everest and the hand-written equivalent in one process, no sockets: the same Requests handed to
-// both fetch handlers, rounds interleaved, CPU time per request. Isolates what each framework
+// everest and the hand-written equivalents (hand.ts, lean.ts) in one process, no sockets: the same
+// Requests handed to every fetch handler, rounds interleaved, CPU time per request. Isolates what each framework
 // costs from the server around it, and is what a CPU profile of one workload should run:
 //   node --import tsx bench/lib/inprocess.ts [--only everest] [--workloads "GET item"] [--rounds 5]
 //   node --import tsx bench/lib/inprocess.ts --only everest --workloads POST --profile post.cpuprofile
@@ -112,6 +112,11 @@ async function main(): Promise<void> {
     const app = handWritten();
     targets.push(await prepare("hand", (request) => app.fetch(request)));
   }
+  if (!only || only === "lean") {
+    const { leanHandWritten } = await import("./lean.ts");
+    const app = leanHandWritten();
+    targets.push(await prepare("lean", (request) => app.fetch(request)));
+  }
   const runtime = "Bun" in globalThis ? "bun" : "Deno" in globalThis ? "deno" : "node";
   const session = profile ? await startProfile() : null;
   console.log(`in-process, ${runtime}: CPU µs per request, min of ${ROUNDS} interleaved rounds`);
@@ -121,7 +126,10 @@ async function main(): Promise<void> {
       for (const target of targets) best.set(target.name, Math.min(best.get(target.name) ?? Infinity, await round(target, workload)));
     }
     const cells = targets.map((t) => `${t.name} ${best.get(t.name)!.toFixed(1)}`);
-    const ratio = best.has("everest") && best.has("hand") ? `  ÷hand ${(best.get("hand")! / best.get("everest")!).toFixed(2)}×` : "";
+    const ratio = ["hand", "lean"]
+      .filter((name) => best.has("everest") && best.has(name))
+      .map((name) => `  ÷${name} ${(best.get(name)! / best.get("everest")!).toFixed(2)}×`)
+      .join("");
     console.log(`${workload.name.padEnd(24)} ${cells.join("  ")}${ratio}`);
   }
   if (session) await session.stop(profile!);

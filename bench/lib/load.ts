@@ -95,14 +95,22 @@ export async function load(url: string, traffic: Traffic, options: LoadOptions):
  * One request on a connection of its own: a pooled keep-alive connection left idle while the
  * load runs can be answered 408 by a Node server, which would make a good server look broken.
  */
-export function send(url: string, method: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; body: string; bytes: number }> {
+export interface Answer {
+  status: number;
+  /** Names in lower case, as node:http gives them. */
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  bytes: number;
+}
+
+export function send(url: string, method: string, headers: Record<string, string> = {}, body?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, { method, headers, agent: false }, (response) => {
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
       response.on("end", () => {
         const bytes = Buffer.concat(chunks);
-        resolve({ status: response.statusCode ?? 0, body: bytes.toString("utf8"), bytes: bytes.byteLength });
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: bytes.toString("utf8"), bytes: bytes.byteLength });
       });
       response.on("error", reject);
     });
@@ -112,7 +120,7 @@ export function send(url: string, method: string, headers: Record<string, string
 }
 
 /** Sends one step as the load would, and reports the response. */
-export async function probe(url: string, traffic: Traffic): Promise<{ step: Step; status: number; body: string; bytes: number }> {
+export async function probe(url: string, traffic: Traffic): Promise<Answer & { step: Step }> {
   const step = traffic.next();
   const answer = await send(url + step.path, step.method, step.headers, step.body);
   step.done?.(answer.status, answer.body);

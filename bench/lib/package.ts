@@ -21,13 +21,15 @@ export function buildPackage(): void {
   built = true;
 }
 
-/** What the bench servers import from the built package (buildPackage() must have run). */
-export async function builtEverest(): Promise<{
+/**
+ * What the bench servers import from the built package (buildPackage() must have run), or from
+ * another build of it (`dist`: a dist/ directory, to set one version against another).
+ */
+export async function builtEverest(dist = DIST): Promise<{
   createHandler: (typeof import("../../src/handler.ts"))["createHandler"];
   serve: (typeof import("../../adapters/node.ts"))["serve"];
   NodeFileAccess: (typeof import("../../adapters/node-files.ts"))["NodeFileAccess"];
 }> {
-  const dist = DIST;
   if (!existsSync(`${dist}src/handler.js`)) throw new Error("dist/ is missing: the bench harness builds it (npm run build)");
   const [handler, node, files] = await Promise.all([
     import(`${dist}src/handler.js`) as Promise<typeof import("../../src/handler.ts")>,

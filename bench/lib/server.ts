@@ -1,12 +1,14 @@
 // The server entry every HTTP bench runs as a child process, unchanged on Node, Bun and Deno:
 //   server.ts floor                      answers /<size> with a body of that size, made once per size
 //   server.ts hand   --documents 10000   the hand-written Hono + mingo + bson equivalent
+//   server.ts lean   --documents 10000   the lean hand-written one (values stored as served, plain JSON.stringify)
 //   server.ts everest --documents 10000  createHandler(settings) on the memory driver
 //   … --db sqlite:PATH | file:PATH       everest on another store (DB_URI), for bench --db
+//   … --dist DIR                         everest from another build of the package (lib/side-by-side.ts)
 //   … --feed                            everest with CHANGE_FEED on (bench/feed.ts)
 //   … --adapter hono|everest             on Node: which server adapter; by default everest's for
-//                                        everest and @hono/node-server for the equivalent, the one
-//                                        its developer would use (bench/adapters.ts compares them)
+//                                        everest and @hono/node-server for the equivalents, the one
+//                                        their developer would use (bench/adapters.ts compares them)
 // It prints `READY <port>` once it listens on 127.0.0.1 (on a port of the system's choosing), and
 // on SIGUSR2 collects all its garbage and prints `HEAP <bytes>`, the live heap (memory.ts's leak check).
 // Each kind imports only what it needs, so the baselines still run while everest cannot.
@@ -32,6 +34,12 @@ function option(name: string, fallback: string): string {
   return at > 0 && process.argv[at + 1] !== undefined ? process.argv[at + 1]! : fallback;
 }
 
+/** The build everest is served from: --dist's directory, or the package's own dist/. */
+const distOption = () => {
+  const dist = option("dist", "");
+  return dist ? dist.replace(/\/?$/, "/") : undefined;
+};
+
 /**
  * A full collection: Bun's own call, and V8's gc() on Node and Deno, reachable without starting
  * the runtime with a flag once the flag is set (so the measured servers run as they otherwise would).
@@ -55,13 +63,14 @@ function reportHeapOnSignal(): void {
 async function listen(fetch: Fetch, kind: string): Promise<number> {
   if (runtime.Bun) return runtime.Bun.serve({ port: 0, hostname: HOST, fetch }).port;
   if (runtime.Deno) return runtime.Deno.serve({ port: 0, hostname: HOST, onListen() {} }, fetch).addr.port;
-  if (option("adapter", kind === "hand" ? "hono" : "everest") === "hono") {
+  if (option("adapter", kind === "everest" ? "everest" : "hono") === "hono") {
     const { serve } = await import("@hono/node-server");
+    // The bindings ({ incoming, outgoing }) handed on: the lean server reads node's parsed headers there.
     return new Promise((resolve) => {
-      serve({ fetch: async (request) => fetch(request), port: 0, hostname: HOST }, (info) => resolve(info.port));
+      serve({ fetch: (request, env) => fetch(request, env), port: 0, hostname: HOST }, (info) => resolve(info.port));
     });
   }
-  const { serve } = await builtEverest();
+  const { serve } = await builtEverest(distOption());
   // The env too (the client's address), as serve() hands it to any handler.
   const server = await serve(async (request, env) => fetch(request, env), { port: 0, host: HOST, signals: false });
   return Number(new URL(server.url).port);
@@ -106,15 +115,20 @@ async function main(): Promise<void> {
     const app = handWritten();
     await seed(app.fetch, "http://bench.local", documents);
     port = await listen(app.fetch, kind);
+  } else if (kind === "lean") {
+    const { leanHandWritten } = await import("./lean.ts");
+    const app = leanHandWritten();
+    await seed(app.fetch, "http://bench.local", documents);
+    port = await listen(app.fetch, kind);
   } else if (kind === "everest") {
-    const { createHandler, NodeFileAccess } = await builtEverest();
+    const { createHandler, NodeFileAccess } = await builtEverest(distOption());
     const db = option("db", "");
     const feed = process.argv.includes("--feed") ? { CHANGE_FEED: true, CHANGE_FEED_MAX_STREAMS: 1_000_000 } : {};
     const handler = createHandler({ ...settings, ...feed, ...(db ? { DB_URI: db } : {}) }, { services: { files: new NodeFileAccess() } });
     await seed(handler, "http://bench.local", documents);
     port = await listen(handler, kind);
   } else {
-    throw new Error(`unknown server kind '${kind}' (floor, hand or everest)`);
+    throw new Error(`unknown server kind '${kind}' (floor, hand, lean or everest)`);
   }
   reportHeapOnSignal();
   process.stdout.write(`READY ${port}\n`);

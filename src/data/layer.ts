@@ -19,9 +19,16 @@ export interface FindOptions {
   showDeleted?: boolean;
   /** Skip the count (OPTIMIZE_PAGINATION_FOR_SPEED). */
   count?: boolean;
+  /**
+   * The count may come from the store's statistics (`estimated`, docs/contracts.md §5): only
+   * where the scoped filter is empty, so a restricted read never learns the collection's size.
+   */
+  estimate?: boolean;
+  /** A keyset read from this position (FindQuery.after). */
+  after?: Doc | null;
   /** Look past the datasource filter and user-restricted access (Eve's `unique` checks the whole collection). */
   wholeCollection?: boolean;
-  /** The documents are only read below their top level (FindQuery.shared). */
+  /** The documents are only read, never changed (FindQuery.shared). */
   shared?: boolean;
 }
 
@@ -61,6 +68,7 @@ function findQuery(filter: Filter, options: FindOptions): FindQuery {
   if (options.skip) query.skip = options.skip;
   if (options.limit) query.limit = options.limit;
   if (options.shared) query.shared = true;
+  if (options.after !== undefined) query.after = options.after;
   return query;
 }
 
@@ -133,14 +141,20 @@ export class DataLayer {
     return combineFilters(...parts);
   }
 
-  async find(ctx: CallScope | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null }> {
+  /**
+   * The documents, and their count unless `count` is false; `estimated` when the count came from
+   * statistics; `versioned`: the documents are stored versions (Driver.sharesVersions; a shared read only).
+   */
+  async find(ctx: CallScope | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null; versioned: boolean; estimated?: boolean }> {
     const binding = this.bind(ctx, resource);
     const { driver, target } = binding instanceof Promise ? await binding : binding;
     const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter, wholeCollection: options.wholeCollection });
     const query = findQuery(filter, options);
-    if (options.count === false) return { documents: await driver.find(target, query), total: null };
-    const [documents, total] = await Promise.all([driver.find(target, query), driver.count(target, filter)]);
-    return { documents, total };
+    const versioned = options.shared === true && driver.sharesVersions === true;
+    if (options.count === false) return { documents: await driver.find(target, query), total: null, versioned };
+    const estimated = options.estimate === true && Object.keys(filter).length === 0;
+    const [documents, total] = await Promise.all([driver.find(target, query), estimated ? driver.estimatedCount(target) : driver.count(target, filter)]);
+    return estimated ? { documents, total, versioned, estimated } : { documents, total, versioned };
   }
 
   async findOne(ctx: CallScope | null, resource: Resource, lookup: Filter, options: Pick<FindOptions, "showDeleted" | "projection" | "wholeCollection" | "shared"> = {}): Promise<Doc | null> {
@@ -251,7 +265,9 @@ export class DataLayer {
    * still served, its `unique` checked by lookups alone, as Eve checks it.
    */
   private async buildIndexes(driver: Driver, target: Target, resource: Resource): Promise<ReadonlySet<string>> {
-    const specs = indexSpecs(resource);
+    const declared = indexSpecs(resource);
+    // A cursor resource's orders come from a module of their own, imported only for it.
+    const specs = resource.pagination_cursor ? [...declared, ...(await import("../query/keyset.ts")).orderSpecs(resource)] : declared;
     try {
       if (specs.length) await driver.createIndexes(target, specs);
     } catch (error) {

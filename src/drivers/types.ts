@@ -23,11 +23,37 @@ export interface FindQuery {
   skip?: number;
   limit?: number;
   /**
-   * The caller only reads the documents below their top level (it renders them and drops
-   * them): a driver that keeps documents in memory may hand out the values it holds instead of
-   * copies. Each document's top level is still the caller's own to change.
+   * The caller only reads the documents (it renders them and drops them) and changes nothing of
+   * them, their top level included: a driver that keeps documents in memory may hand out the
+   * very objects it holds (Driver.sharesVersions).
    */
   shared?: boolean;
+  /**
+   * A keyset read (cursor paging, docs/paging.md): the documents come in MongoDB's sort order
+   * (sort-order.ts), `sort` naming `_id` last so that the order is total, and only those that
+   * sort after this document, of which it holds the sorted fields (sort-order.ts sortFields).
+   * Null: from the first document in that order. `skip` and `limit` count from there.
+   */
+  after?: Doc | null;
+}
+
+/**
+ * On a copy a shared read made of a stored document (a projection that left fields out), the
+ * stored document it was made from (Driver.sharesVersions).
+ */
+export const STORED_VERSION: unique symbol = Symbol("everest.storedVersion");
+
+/** A document of a shared read, with the stored document it was copied from, if it is a copy. */
+export type SharedDoc = Doc & { [STORED_VERSION]?: Doc };
+
+/**
+ * The stored version a shared read's document shows, from a driver that shares versions: an
+ * object that stays the same for as long as the stored document is unchanged and is never the
+ * same for two versions, so whatever is derived from one version alone may be kept by it
+ * (src/render/kept-json.ts).
+ */
+export function versionOf(document: SharedDoc): object {
+  return document[STORED_VERSION] ?? document;
 }
 
 /**
@@ -90,7 +116,15 @@ export interface IndexSpec {
   name?: string;
   unique?: boolean;
   sparse?: boolean;
+  /**
+   * Serves the order of keyset reads on exactly these keys (FindQuery.after), nothing else: a
+   * store that already holds an index on the same keys keeps that one, whatever its name.
+   */
+  orderOnly?: boolean;
 }
+
+/** An index spec with its defaults filled in, comparable by JSON (`orderOnly` only where true). */
+export type NormalizedIndexSpec = Required<Omit<IndexSpec, "orderOnly">> & { orderOnly?: true };
 
 export interface MediaFile {
   id: string;
@@ -112,6 +146,13 @@ export interface MediaStore {
 export interface Driver {
   readonly kind: string;
   /**
+   * Whether a shared read (FindQuery.shared) hands out stored versions: the stored documents
+   * themselves, which a write replaces rather than changes (the memory store), or, where a
+   * projection leaves fields out, copies marked with the one they were made from (STORED_VERSION).
+   * Absent: every document a read hands out is a new one (versionOf means nothing for it).
+   */
+  readonly sharesVersions?: boolean;
+  /**
    * True when the indexes createIndexes built stay for as long as this driver is open: no other
    * client can reach the store to drop a collection or an index (the embedded store). Elsewhere
    * `unique` is looked up before each write as well as enforced by the index (src/data/layer.ts).
@@ -119,6 +160,11 @@ export interface Driver {
   readonly indexesStay?: boolean;
   find(target: Target, query: FindQuery): Promise<Doc[]>;
   count(target: Target, filter: Filter): Promise<number>;
+  /**
+   * The number of documents in the collection as the store's own statistics keep it, without
+   * counting them (MongoDB's estimatedDocumentCount); it may lag or lead the exact count.
+   */
+  estimatedCount(target: Target): Promise<number>;
   /**
    * All-or-nothing: if any document is rejected (for instance by a unique index) none stays
    * stored and a DuplicateKeyError is thrown. A document without `_id` gets an ObjectId, which

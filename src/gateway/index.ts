@@ -21,6 +21,7 @@ import {
   isCount,
   isDocs,
   isString,
+  keysetRead,
   modifyOptions,
   pipelineReferences,
   projection,
@@ -129,7 +130,7 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
       case "find": {
         const where = target(body);
         const query = { filter: filter(body), sort: sort(body), projection: projection(body), skip: field(body, "skip", isCount, "a count"), limit: field(body, "limit", isCount, "a count") };
-        return { documents: await driver.find(where, query) };
+        return { documents: await driver.find(where, { ...query, ...keysetRead(body, query) }) };
       }
       case "findOne": {
         const where = target(body);
@@ -207,6 +208,9 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
         refuseScripts(pipeline);
         for (const reference of pipelineReferences(pipeline, where.database!)) allow(reference);
         return { documents: await driver.aggregate(where, pipeline) };
+      }
+      case "everest.estimatedCount": {
+        return { count: await driver.estimatedCount(target(body)) };
       }
       case "everest.createIndexes": {
         const where = target(body);

@@ -1,9 +1,9 @@
 // The parameters of a Data API request body, checked: each helper returns the value in the
 // contract's terms or throws a GatewayError naming the parameter and what it must be.
 import { Binary } from "bson";
-import type { Doc, IndexSpec, ModifyOptions, Projection, Sort, Target, Update } from "../drivers/types.ts";
+import type { Doc, Filter, IndexSpec, ModifyOptions, Projection, Sort, Target, Update } from "../drivers/types.ts";
 import { etagStamp } from "../render/etag.ts";
-import type { ErrorBody, ErrorCode } from "../drivers/data-api/protocol.ts";
+import { KEYSET_POSITION, type ErrorBody, type ErrorCode } from "../drivers/data-api/protocol.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../util/operators.ts";
 
@@ -63,6 +63,24 @@ export function update(body: Body): Update {
   const given = required(body, "update", isPlainObject, "an object");
   if (Object.keys(given).some((key) => !key.startsWith("$"))) throw new GatewayError("InvalidParameter", "'update' must consist of update operators");
   return given as Update;
+}
+
+/**
+ * A keyset read (protocol.ts KEYSET_POSITION): the position, and the filter without the
+ * position's own conditions, which the driver applies in its order instead; nothing otherwise.
+ */
+export function keysetRead(body: Body, query: { filter: Filter; sort?: Sort }): { after?: Doc | null; filter?: Filter } {
+  if (!(KEYSET_POSITION in body)) return {};
+  const after = body[KEYSET_POSITION];
+  if (after !== null && !isPlainObject(after)) throw new GatewayError("InvalidParameter", `'${KEYSET_POSITION}' must be null or an object`);
+  const last = query.sort?.[query.sort.length - 1];
+  if (!last || last[0] !== "_id") throw new GatewayError("InvalidParameter", `'${KEYSET_POSITION}' needs a 'sort' whose last key is _id`);
+  if (after === null) return { after };
+  const parts = query.filter.$and;
+  if (!Array.isArray(parts) || parts.length !== 2 || !isPlainObject(parts[0]) || Object.keys(query.filter).length !== 1) {
+    throw new GatewayError("InvalidParameter", `with '${KEYSET_POSITION}', 'filter' must be {$and: [filter, position]}`);
+  }
+  return { after, filter: parts[0] };
 }
 
 export function refuseUpsert(body: Body): void {

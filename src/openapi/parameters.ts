@@ -2,6 +2,8 @@
 // src/methods/get.ts, src/features/aggregation.ts read them), named as the settings name them.
 import type { Config, Resource } from "../settings/normalize.ts";
 import { converterRegex } from "../settings/urls.ts";
+import { COUNT_CHOICES, defaultCount } from "../query/count.ts";
+import { MAX_CURSOR_LENGTH } from "../query/cursor.ts";
 
 export interface Parameter {
   name: string;
@@ -74,7 +76,21 @@ function paging(resource: Resource, config: Config): Parameter[] {
       minimum: 1,
       default: resource.pagination_default,
     }),
+    ...pagingChoices(resource, config),
   ];
+}
+
+/** Cursors and count strategies (docs/paging.md), where the resource has them. */
+function pagingChoices(resource: Resource, config: Config): Parameter[] {
+  if (!resource.paged) return [];
+  const out: Parameter[] = [];
+  if (resource.pagination_cursor) {
+    out.push(query(config.PAGINATION_CURSOR_PARAM, `where the page starts: the opaque cursor of a page's next, prev or last link, with the same ${config.QUERY_SORT} and ${config.QUERY_WHERE}; not with ${config.QUERY_PAGE}`, { type: "string", pattern: "^[A-Za-z0-9_-]+$", maxLength: MAX_CURSOR_LENGTH }));
+  }
+  const strategies = { type: "string", enum: COUNT_CHOICES, default: defaultCount(resource) };
+  out.push(query(config.PAGINATION_COUNT_PARAM, "how the total is found: exact (counted), estimated (the store's statistics where nothing narrows the read, else counted), none (not at all); _meta.count says which was used", strategies));
+  out.push(header("Prefer", `count=exact, count=estimated or count=none: as the ${config.PAGINATION_COUNT_PARAM} parameter, which wins over it`));
+  return out;
 }
 
 function showDeleted(resource: Resource, config: Config): Parameter[] {

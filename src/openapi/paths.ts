@@ -26,6 +26,13 @@ export const HEADERS = {
   Location: { description: "the URL of the document created", schema: { type: "string" } },
 };
 
+/** A page read with cursors or count strategies (docs/paging.md): which count the client got. */
+const PAGED_HEADERS = {
+  "X-Total-Count": { description: "how many documents match, over all pages, when counted exactly", schema: { type: "integer" } },
+  "X-Total-Count-Estimate": { description: "the store's estimate of the documents in the collection (count=estimated)", schema: { type: "integer" } },
+  "Preference-Applied": { description: "the count preference of Prefer that was followed", schema: { type: "string" } },
+};
+
 /** A resource `url` → an OpenAPI path template and its parameters (`<regex("…"):name>` → `{name}`). */
 function template(url: string, params: PathParam[]): { path: string; parameters: Parameter[] } {
   const path = url.replace(/<regex\((["'])(.*?)\1\):(\w+)>/g, (_m, _q, _re, name: string) => `{${name}}`);
@@ -76,7 +83,7 @@ function collectionPath(ctx: PathContext, resource: Resource, names: ResourceNam
   const title = resource.resource_title;
   for (const method of resource.resource_methods) {
     if (method === "GET") {
-      const headers = resource.optimize_pagination_for_speed ? {} : { "X-Total-Count": header("X-Total-Count") };
+      const headers = resource.paged ? PAGED_HEADERS : resource.optimize_pagination_for_speed ? {} : { "X-Total-Count": header("X-Total-Count") };
       ops.get = operation(ctx, resource, method, false, {
         id: `list_${names.item}`,
         summary: resource.datasource.aggregation ? `Run the ${title} aggregation` : `List ${title}`,

@@ -54,6 +54,21 @@ function servedMedia(config: Config): JsonSchema {
   return { type: ["object", "null"], properties };
 }
 
+/** _meta of a page read with cursors or count strategies (docs/paging.md). */
+function pagedMeta(resource: Resource, config: Config): JsonSchema {
+  const page = resource.pagination_cursor ? "the page number, when the page was asked for by number rather than by cursor" : "the page served";
+  return {
+    type: "object",
+    properties: {
+      [config.QUERY_PAGE]: { type: "integer", description: page },
+      [config.QUERY_MAX_RESULTS]: { type: "integer" },
+      total: { type: "integer", description: "the total, unless count is none" },
+      count: { type: "string", enum: ["exact", "estimated", "none"], description: "how the total was found; the last link comes with an exact one only" },
+    },
+    required: [config.QUERY_MAX_RESULTS, "count"],
+  };
+}
+
 /** The meta fields everest adds to every served document of the resource. */
 function metaFields(resource: Resource, config: Config): Record<string, JsonSchema> {
   const fields: Record<string, JsonSchema> = {
@@ -100,7 +115,7 @@ export function resourceSchemas(resource: Resource, config: Config, all: Map<str
     properties: {
       [config.ITEMS]: { type: "array", items: ref(names.item) },
       ...(resource.hateoas ? { [config.LINKS]: ref("Links") } : {}),
-      ...(resource.pagination ? { [config.META]: ref("Meta") } : {}),
+      ...(resource.pagination ? { [config.META]: resource.paged ? pagedMeta(resource, config) : ref("Meta") } : {}),
     },
     required: [config.ITEMS],
   };

@@ -17,15 +17,19 @@ export interface LinkQuery {
   other: Array<[string, string]>;
 }
 
-/** Eve's `querydef`: `?max_results=…&where=…&sort=…&version=…&page=…&…`, or "" when empty. */
-export function querydef(query: LinkQuery, page: number, config: Config): string {
+/**
+ * Eve's `querydef`: `?max_results=…&where=…&sort=…&version=…&page=…&…`, or "" when empty. A
+ * cursor (docs/paging.md) takes the page number's place.
+ */
+export function querydef(query: LinkQuery, page: number, config: Config, cursor?: string): string {
   const parts: string[] = [];
   if (query.maxResults !== query.defaultMaxResults) parts.push(`${config.QUERY_MAX_RESULTS}=${query.maxResults}`);
   if (query.where) parts.push(`${config.QUERY_WHERE}=${query.where}`);
   // The sort Eve itself sets for version listings is not the client's and stays out.
   if (query.sort && !(query.version && query.sort === `[("${config.VERSION}", 1)]`)) parts.push(`${config.QUERY_SORT}=${query.sort}`);
   if (query.version) parts.push(`${config.VERSION_PARAM}=${query.version}`);
-  if (page > 1) parts.push(`${config.QUERY_PAGE}=${page}`);
+  if (cursor !== undefined) parts.push(`${config.PAGINATION_CURSOR_PARAM}=${cursor}`);
+  else if (page > 1) parts.push(`${config.QUERY_PAGE}=${page}`);
   for (const [key, value] of query.other) parts.push(`${key}=${value}`);
   return parts.length ? "?" + parts.join("&") : "";
 }
@@ -45,12 +49,15 @@ function ownParams(config: Config): Set<string> {
   return own;
 }
 
-/** Eve's `_other_params`: every parameter but its own, values of a repeated key kept together. */
-export function otherParams(args: URLSearchParams, config: Config): Array<[string, string]> {
+/**
+ * Eve's `_other_params`: every parameter but its own, values of a repeated key kept together.
+ * `cursor`: the cursor parameter, which a cursor resource's links set themselves.
+ */
+export function otherParams(args: URLSearchParams, config: Config, cursor?: string): Array<[string, string]> {
   const own = ownParams(config);
   const grouped = new Map<string, string[]>();
   for (const [key, value] of args) {
-    if (own.has(key)) continue;
+    if (own.has(key) || key === cursor) continue;
     const values = grouped.get(key);
     if (values) values.push(value);
     else grouped.set(key, [value]);
@@ -63,14 +70,14 @@ export function otherParams(args: URLSearchParams, config: Config): Array<[strin
  * a `where` on a resource without allowed filters, a `sort` on one without sorting), version
  * only on a versioned resource.
  */
-export function linkQuery(args: URLSearchParams, resource: Resource, config: Config, maxResults: number): LinkQuery {
+export function linkQuery(args: URLSearchParams, resource: Resource, config: Config, maxResults: number, cursor?: string): LinkQuery {
   return {
     maxResults,
     defaultMaxResults: resource.pagination_default,
     where: resource.allowed_filters.length ? args.get(config.QUERY_WHERE) : null,
     sort: resource.sorting ? args.get(config.QUERY_SORT) : null,
     version: resource.versioning ? args.get(config.VERSION_PARAM) : null,
-    other: otherParams(args, config),
+    other: otherParams(args, config, cursor),
   };
 }
 

@@ -13,11 +13,13 @@ import { withoutKey } from "../util/objects.ts";
 
 const EPOCH = new Date(0);
 
-/** Stored order, but with the id after the other meta fields, as Eve's responses show it. */
+/**
+ * A copy in stored order, but with the id after the other meta fields, as Eve's responses show
+ * it. Always a copy: a shared read's documents are the store's own (FindQuery.shared).
+ */
 function reorder(document: Doc, idField: string): Doc {
-  if (!(idField in document)) return document;
   const out = withoutKey(document, idField);
-  out[idField] = document[idField];
+  if (idField in document) out[idField] = document[idField];
   return out;
 }
 

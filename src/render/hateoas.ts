@@ -6,7 +6,7 @@ import type { CallScope } from "../scope.ts";
 import type { Doc } from "../drivers/types.ts";
 import type { Resource } from "../settings/normalize.ts";
 import type { FieldSchema } from "../settings/types.ts";
-import { linkQuery, paginationQueries, querydef } from "../query/links.ts";
+import { linkQuery, paginationQueries, querydef, type PaginationQueries } from "../query/links.ts";
 import type { Paging } from "../query/paging.ts";
 import type { Config } from "../settings/normalize.ts";
 import { relationField } from "../settings/relations.ts";
@@ -63,11 +63,12 @@ function idString(id: unknown): string {
 /**
  * Eve's `_pagination_links` for a collection, or for the version listing of an item when
  * `itemId` is given (then self points at the item and parent/collection change as in Eve).
+ * `queries`: the query strings of self, next, prev and last where a page chose them itself
+ * (cursors and count strategies, methods/get-paged.ts).
  */
-export function paginationLinks(config: Config, ctx: CallScope, paging: Paging, total: number | null, itemId?: unknown): Record<string, Link> {
+export function paginationLinks(config: Config, ctx: CallScope, paging: Paging, total: number | null, itemId?: unknown, queries: PaginationQueries = paginationQueries(ctx.args, ctx.resource!, config, paging, total)): Record<string, Link> {
   const resource = ctx.resource!;
   const base = resourceLink(config, ctx);
-  const queries = paginationQueries(ctx.args, resource, config, paging, total);
   const links: Record<string, Link> = { parent: homeLink(), self: { title: resource.resource_title, href: base } };
   if (itemId !== undefined) {
     links.self = documentLink(config, ctx, resource, itemId);

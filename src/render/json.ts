@@ -15,6 +15,8 @@ import { objectIdHex } from "../util/objectid.ts";
 const quotedRfc1123 = cachedByTime((date) => new JsonText(JSON.stringify(formatDate(date, RFC1123_FORMAT))));
 
 function jsonLeaf(node: object, dateFormat: string): unknown {
+  // A part written before (a kept document, src/render/kept-json.ts) goes in as it is.
+  if (node instanceof JsonText) return node;
   if (node instanceof Date && dateFormat === RFC1123_FORMAT) return quotedRfc1123(node);
   // Hex digits need no escaping: written as they are, quoted, without the string escaper's test.
   if (node instanceof ObjectId) return new JsonText(`"${objectIdHex(node)}"`);

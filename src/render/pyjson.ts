@@ -2,6 +2,9 @@
 // ": " separators, non-ASCII escaped (ensure_ascii), `indent` for pretty output. Matching it keeps
 // Content-Length and ETags identical to Eve's for the same document.
 
+/** What json.dumps writes between the items of a list and the members of a dict, unless indenting. */
+export const ITEM_SEPARATOR = ", ";
+
 /** Printable ASCII except the quote and the backslash: written as is by json.dumps and JSON.stringify alike. */
 const VERBATIM = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
@@ -141,7 +144,8 @@ export function dumps(value: unknown, options: DumpOptions = {}): string {
     // prototype read instead of the replacer's run of instanceof checks for each.
     if (replace && typeof node === "object" && !isPlainNode(node)) {
       const replaced = replace(node);
-      if (replaced !== node) return replaced instanceof JsonText ? replaced.text : walk(replaced, depth);
+      if (replaced instanceof JsonText) return replaced.text;
+      if (replaced !== node) return walk(replaced, depth);
     }
     switch (typeof node) {
       case "string":
@@ -155,7 +159,7 @@ export function dumps(value: unknown, options: DumpOptions = {}): string {
     }
     const pad = indent === undefined ? "" : "\n" + " ".repeat(indent * (depth + 1));
     const close = indent === undefined ? "" : "\n" + " ".repeat(indent * depth);
-    const sep = (indent === undefined ? ", " : ",") + pad;
+    const sep = (indent === undefined ? ITEM_SEPARATOR : ",") + pad;
     // Plain loops and concatenation: bodies are serialised on every response.
     let out = "";
     if (Array.isArray(node)) {

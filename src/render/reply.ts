@@ -2,8 +2,13 @@
 
 export interface Reply {
   status: number;
-  /** null: no body (204, 304). */
+  /** null: no body (204, 304), or a body given as `json`. */
   body: Record<string, unknown> | null;
+  /**
+   * The body already written as compact JSON (compactJson), as bytes, by a method that knew
+   * the answer would be written so (CallScope.compactJson); `body` is then null.
+   */
+  json?: Uint8Array<ArrayBuffer>;
   /** Unquoted; sent as the ETag header. */
   etag?: string;
   lastModified?: Date;

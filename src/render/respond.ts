@@ -18,6 +18,7 @@ interface Offer {
 }
 
 const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
 const JSON_MIMES = ["application/json"];
 const XML_MIMES = ["application/xml", "text/xml", "application/x-xml"];
 
@@ -113,6 +114,26 @@ export function compileRendering(config: Config): Rendering {
   return { config, offers: compileOffers(config) };
 }
 
+/** The format the client prefers; nothing acceptable (a browser's text/html): the first, as Eve's _best_mime falls back. */
+function offerFor(offers: Offer[], ctx: RequestContext): Offer {
+  return negotiate(offers, ctx.request.headers.get("accept")) ?? offers[0]!;
+}
+
+/** Eve indents GET answers only (eve/render.py render_json); a write's or a HEAD's stays compact. */
+function pretty(ctx: RequestContext): boolean {
+  return ctx.method === "GET" && ctx.args.has("pretty");
+}
+
+/** Whether the answer to this request will be JSON, not indented (CallScope.compactJson). */
+export function answersCompactJson({ offers }: Rendering, ctx: RequestContext): boolean {
+  return offerFor(offers, ctx).format === "json" && !pretty(ctx);
+}
+
+/** A body as JSON without `?pretty`, as renderReply writes it. */
+export function compactJson(config: Config, body: unknown): string {
+  return toJson(body, false, config.DATE_FORMAT, config.JSON_SORT_KEYS);
+}
+
 /**
  * The Response of a reply, in the format the client prefers. XML comes from a module imported
  * on first use (most clients ask for JSON, and a Worker's bundle then loads it apart), so only
@@ -126,27 +147,33 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
   const headers = baseHeaders(config, ctx);
   if (reply.etag) headers.etag = `"${reply.etag}"`;
   if (reply.lastModified) headers["last-modified"] = formatHttpDate(reply.lastModified);
-  if (reply.headers) for (const key in reply.headers) headers[key.toLowerCase()] = reply.headers[key]!;
+  if (reply.headers) {
+    for (const key in reply.headers) {
+      const name = key.toLowerCase();
+      // A reply's Vary adds to what the request's handling set (CORS's Origin).
+      headers[name] = name === "vary" && headers.vary ? `${headers.vary}, ${reply.headers[key]}` : reply.headers[key]!;
+    }
+  }
   if (reply.status === 304) return knownResponse(ctx.request, null, 304, headers);
 
-  // Nothing acceptable (a browser's text/html): the first format, as Eve's _best_mime falls back.
-  const offer = negotiate(offers, ctx.request.headers.get("accept")) ?? offers[0]!;
+  const offer = offerFor(offers, ctx);
   headers["content-type"] = offer.format === "xml" ? `${offer.mime}; charset=utf-8` : offer.mime;
-  if (reply.body === null || reply.status === 204) return knownResponse(ctx.request, null, reply.status, headers);
+  if ((reply.body === null && reply.json === undefined) || reply.status === 204) return knownResponse(ctx.request, null, reply.status, headers);
 
   if (offer.format === "xml") {
     const body = reply.body;
     return import("./xml.ts").then(({ renderXml }) => sized(ctx, reply.status, headers, ENCODER.encode(renderXml(toPlain(body, config.DATE_FORMAT) as Record<string, unknown>, config))));
   }
-  // Eve indents GET answers only (eve/render.py render_json); a write's answer stays compact.
-  let text = toJson(reply.body, ctx.method === "GET" && ctx.args.has("pretty"), config.DATE_FORMAT, config.JSON_SORT_KEYS);
   const argument = config.JSONP_ARGUMENT;
   const callback = argument ? ctx.args.get(argument) : null;
   // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".
-  if (callback && isValidJsonpCallback(callback)) text = wrapJsonp(callback, text);
+  const jsonp = callback !== null && isValidJsonpCallback(callback) ? callback : null;
+  // Bytes written before, as they are; in the rare JSONP answer, as the text they are.
+  if (reply.json) return sized(ctx, reply.status, headers, jsonp === null ? reply.json : wrapJsonp(jsonp, DECODER.decode(reply.json)));
+  const text = toJson(reply.body, pretty(ctx), config.DATE_FORMAT, config.JSON_SORT_KEYS);
   // json.dumps (ensure_ascii) writes ASCII only, and a JSONP callback name is ASCII too: the
   // text's length is its length in bytes, and the runtime encodes it as it writes it.
-  return sized(ctx, reply.status, headers, text);
+  return sized(ctx, reply.status, headers, jsonp === null ? text : wrapJsonp(jsonp, text));
 }
 
 /** Content-Length as Eve sends it (HEAD included), not chunked. A string body must be ASCII. */

@@ -58,7 +58,13 @@ export interface Resource {
   /** Beyond Eve (docs/decisions.md §9, docs/contracts.md); all off by default. */
   change_feed: boolean;
   pagination_cursor: boolean;
-  pagination_count: CountStrategy;
+  /** Null: Eve's count, no choice per request (docs/paging.md). */
+  pagination_count: CountStrategy | null;
+  /**
+   * Whether collection pages are read with cursors or count strategies (methods/get-paged.ts)
+   * rather than as Eve reads them: a paginated resource, not an aggregation, with either on.
+   */
+  paged: boolean;
   update_operators: UpdateOperatorName[];
   patch_by_filter: boolean;
   delete_by_filter: boolean;
@@ -174,6 +180,7 @@ export function normalizeResource(name: string, def: ResourceSettings, globals: 
     embedded_fields: (def.embedded_fields as string[] | undefined) ?? [],
     soft_delete: softDelete,
     versioning,
+    paged: !aggregation && (cascaded.pagination as boolean) && (cascaded.pagination_cursor || cascaded.pagination_count !== null),
     id_field: idField,
     item_url: converterRegex(cascaded.item_url as string),
     additional_lookup: def.additional_lookup ? additionalLookup(def.additional_lookup, schema) : null,
@@ -239,5 +246,7 @@ export function normalizeSettings(settings: Settings): Config {
   // By default the document is as public as the home endpoint, which lists the resources anyway.
   const homeIsPublic = globals.AUTH == null || globals.AUTH === false || globals.PUBLIC_METHODS.includes("GET");
   const openApiPath = (globals.OPENAPI ?? homeIsPublic) ? globals.OPENAPI_ENDPOINT : null;
-  return { ...globals, DOMAIN: domain, basePath: basePathOf(globals), openApiPath, docsPath: openApiPath === null ? null : globals.DOCS_ENDPOINT };
+  // Media types are case-insensitive (RFC 9110 §8.3.1); payload.ts compares the request's lowercased.
+  const jsonTypes = globals.JSON_REQUEST_CONTENT_TYPES.map((type) => type.toLowerCase());
+  return { ...globals, JSON_REQUEST_CONTENT_TYPES: jsonTypes, DOMAIN: domain, basePath: basePathOf(globals), openApiPath, docsPath: openApiPath === null ? null : globals.DOCS_ENDPOINT };
 }

@@ -2,9 +2,12 @@
 // defaults (every one off, so an Eve settings file behaves as on Eve) and their start-up checks.
 // One home for them, so types.ts, defaults.ts and validate.ts stay Eve's lists. How the features
 // meet each other is docs/contracts.md.
-import { bool, int, nullable, oneOf, text, type Check } from "./checks.ts";
+import { bool, int, name, nullable, oneOf, text, type Check } from "./checks.ts";
 
-/** `PAGINATION_COUNT` / `pagination_count`: how a page's total is found (docs/contracts.md). */
+/**
+ * `PAGINATION_COUNT` / `pagination_count`: how a page's total is found (docs/paging.md,
+ * docs/contracts.md §5). Unset (null), a resource counts as Eve does and offers no choice.
+ */
 export type CountStrategy = "exact" | "estimated" | "none";
 
 export const COUNT_STRATEGIES: readonly CountStrategy[] = ["exact", "estimated", "none"];
@@ -20,7 +23,8 @@ export interface OptInResourceSettings {
   change_feed?: boolean;
   /** Keyset paging: `_links.next` carries an opaque cursor instead of a page number. */
   pagination_cursor?: boolean;
-  pagination_count?: CountStrategy;
+  /** Set (to any strategy): the default count, which a client may change per request. */
+  pagination_count?: CountStrategy | null;
   /** Update operators a PATCH may use on this resource; none by default. */
   update_operators?: UpdateOperatorName[];
   /** PATCH on the collection URL with `where`. */
@@ -55,7 +59,17 @@ export interface OptInSettings {
   /** The query parameter a browser's EventSource may carry its credentials in (docs/auth.md); null: none. */
   CHANGE_FEED_AUTH_PARAM?: string | null;
   PAGINATION_CURSOR?: boolean;
-  PAGINATION_COUNT?: CountStrategy;
+  PAGINATION_COUNT?: CountStrategy | null;
+  /**
+   * The key that seals cursors (docs/paging.md): instances given the same one accept each
+   * other's cursors. A list rotates keys: the first seals, every one opens. Null: cursors are
+   * sealed with a key everest derives, which detects damage but not forgery.
+   */
+  PAGINATION_CURSOR_SECRET?: string | string[] | null;
+  /** The query parameter that carries a cursor. */
+  PAGINATION_CURSOR_PARAM?: string;
+  /** The query parameter that chooses a count strategy (also `Prefer: count=…`). */
+  PAGINATION_COUNT_PARAM?: string;
   UPDATE_OPERATORS?: UpdateOperatorName[];
   PATCH_BY_FILTER?: boolean;
   DELETE_BY_FILTER?: boolean;
@@ -87,7 +101,10 @@ export const OPT_IN_DEFAULTS = {
   CHANGE_FEED_POLL: 500,
   CHANGE_FEED_AUTH_PARAM: "access_token" as string | null,
   PAGINATION_CURSOR: false,
-  PAGINATION_COUNT: "exact" as CountStrategy,
+  PAGINATION_COUNT: null as CountStrategy | null,
+  PAGINATION_CURSOR_SECRET: null as string | string[] | null,
+  PAGINATION_CURSOR_PARAM: "cursor",
+  PAGINATION_COUNT_PARAM: "count",
   UPDATE_OPERATORS: [] as UpdateOperatorName[],
   PATCH_BY_FILTER: false,
   DELETE_BY_FILTER: false,
@@ -124,6 +141,12 @@ const updateOperators: Check = (v) => {
   return bad === undefined ? null : `has unsupported operator ${JSON.stringify(bad)} (supported: ${UPDATE_OPERATOR_NAMES.join(", ")})`;
 };
 
+/** A secret of at least 16 characters (shorter ones are guessable), or a non-empty list of them. */
+const secret: Check = nullable((v) => {
+  const keys = [v].flat();
+  return keys.length > 0 && keys.every((key) => typeof key === "string" && key.length >= 16) ? null : "must be null, or a secret (or a list of them) of 16 characters or more";
+});
+
 const seconds = (max: number): Check => (v) =>
   typeof v === "number" && Number.isFinite(v) && v > 0 && v <= max ? null : `must be a number of seconds above 0, at most ${max}`;
 
@@ -143,7 +166,10 @@ export const OPT_IN_CHECKS: Record<keyof typeof OPT_IN_DEFAULTS, Check> = {
   CHANGE_FEED_POLL: int(10, 60_000),
   CHANGE_FEED_AUTH_PARAM: nullable((v) => (text(v) === null && /^[A-Za-z0-9_.-]+$/.test(v as string) ? null : "must be null or a query parameter name (letters, digits, '_', '.', '-')")),
   PAGINATION_CURSOR: bool,
-  PAGINATION_COUNT: oneOf([...COUNT_STRATEGIES]),
+  PAGINATION_COUNT: nullable(oneOf([...COUNT_STRATEGIES])),
+  PAGINATION_CURSOR_SECRET: secret,
+  PAGINATION_CURSOR_PARAM: name,
+  PAGINATION_COUNT_PARAM: name,
   UPDATE_OPERATORS: updateOperators,
   PATCH_BY_FILTER: bool,
   DELETE_BY_FILTER: bool,
@@ -155,3 +181,19 @@ export const OPT_IN_CHECKS: Record<keyof typeof OPT_IN_DEFAULTS, Check> = {
   RATE_LIMIT_STORE: rateLimitStore,
   SHUTDOWN_TIMEOUT: seconds(3600),
 };
+
+/**
+ * Start-up checks of paging that involve several settings of a resource (`def`, raw; `globals`
+ * with their defaults): OPTIMIZE_PAGINATION_FOR_SPEED is Eve's "no count", which a strategy
+ * that counts contradicts; and a cursor carries the values of the fields its page is sorted by,
+ * so where fields have read rules only a secret key keeps them sealed (a derived key can be
+ * forged, and a forged position probes a field's values).
+ */
+export function pagingProblems(at: string, def: Record<string, unknown>, globals: Record<string, unknown>): string[] {
+  const get = (key: string) => (def[key] !== undefined ? def[key] : globals[key.toUpperCase()]);
+  const count = get("pagination_count");
+  return [
+    get("optimize_pagination_for_speed") && count && count !== "none" && `${at} optimize_pagination_for_speed contradicts pagination_count '${count}'`,
+    get("pagination_cursor") && globals.PAGINATION_CURSOR_SECRET == null && /"(allowed_read_roles|field_access)"/.test(JSON.stringify(def.schema ?? {}, (_, v) => (typeof v === "function" ? true : v)) ?? "") && `${at} has field read rules: cursors need PAGINATION_CURSOR_SECRET`,
+  ].filter((problem): problem is string => typeof problem === "string");
+}

@@ -8,7 +8,7 @@ import { compileDateFormat } from "../render/dates.ts";
 import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
 import { anything, bool, int, isObject, listOf, name, nullable, object, oneOf, oneOrMany, show, strings, text, type Check } from "./checks.ts";
 import { converterRegex } from "./urls.ts";
-import { OPT_IN_CHECKS } from "./opt-in.ts";
+import { OPT_IN_CHECKS, pagingProblems } from "./opt-in.ts";
 import { fieldRuleProblems, schemaHoldsItems } from "./field-rules.ts";
 import { PREFIXED_DB_KEYS, type Settings } from "./types.ts";
 import { didYouMean } from "./suggest.ts";
@@ -116,6 +116,7 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   PAGINATION_LIMIT: int(1),
   PAGINATION_DEFAULT: int(1),
   MAX_JSON_DEPTH: int(1),
+  JSON_REQUEST_CONTENT_TYPES: strings,
   MAX_BODY_SIZE: int(1),
   VALIDATION_ERROR_STATUS: int(400, 599),
   DB_PORT: nullable(int(1, 65535)),
@@ -285,6 +286,7 @@ class Validator {
       }
     }
 
+    this.problems.push(...pagingProblems(at, def, this.globals));
     const methods = def.resource_methods !== undefined ? def.resource_methods : this.globals.RESOURCE_METHODS;
     const byFilter = def.patch_by_filter !== undefined ? def.patch_by_filter : this.globals.PATCH_BY_FILTER;
     if (Array.isArray(methods) && methods.includes("PATCH") && byFilter !== true) {

@@ -6,8 +6,10 @@ import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import type { Doc, Driver, Target } from "../../src/drivers/types.ts";
 import type { ResourceSettings, Settings } from "../../src/settings/types.ts";
 import { json, testApi, type TestApi } from "../support/api.ts";
-import { alice, bob, Users } from "../support/users.ts";
+import { ALICE, BOB, TokenUsers as Users } from "../support/token-users.ts";
 
+const alice = ALICE;
+const bob = BOB;
 const writable = { resource_methods: ["GET", "POST", "DELETE"], item_methods: ["GET", "PATCH", "PUT", "DELETE"] } satisfies ResourceSettings;
 
 const settings: Settings = {

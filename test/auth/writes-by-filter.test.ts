@@ -4,7 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Settings } from "../../src/settings/types.ts";
 import { json, testApi, type TestApi } from "../support/api.ts";
-import { alice, bob, Users } from "../support/users.ts";
+import { ALICE as alice, BOB as bob, TokenUsers as Users } from "../support/token-users.ts";
 
 
 const settings: Settings = {

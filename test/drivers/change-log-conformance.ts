@@ -38,6 +38,7 @@ type DriverMethod = { [K in keyof Driver]-?: NonNullable<Driver[K]> extends (...
 export const DRIVER_METHODS: Record<DriverMethod, Scenario | Scenario[] | "no document writes"> = {
   find: "no document writes",
   count: "no document writes",
+  estimatedCount: "no document writes",
   aggregate: "no document writes",
   createIndexes: "no document writes",
   media: "no document writes",

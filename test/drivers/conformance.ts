@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type DriverSettings, type MediaFile, type Projection, type Target } from "../../src/drivers/types.ts";
 import { runChangeLogConformance } from "./change-log-conformance.ts";
 import { modifyContract, type ModifyContractOptions } from "./conformance-modify.ts";
+import { runKeysetConformance } from "./keyset-conformance.ts";
 
 async function readAll(file: MediaFile, range?: { start: number; end: number }): Promise<Uint8Array> {
   const result = file.read(range);
@@ -289,6 +290,8 @@ export function runDriverConformance(label: string, make: (settings?: DriverSett
         expect(await driver.count(t, { name: "nobody" })).toBe(0);
       });
     });
+
+    runKeysetConformance(() => driver, target);
 
     describe("unique indexes and all-or-nothing inserts", () => {
       const unique = async (sparse = false): Promise<Target> => {

@@ -85,6 +85,16 @@ describe("gateway", () => {
     expect(() => createDataApiHandler(memory, { apiKeys: [""] })).toThrow(/at least one/);
   });
 
+  it("refuses a malformed keyset position", async () => {
+    const { call, scope } = await gateway();
+    const sorted = { ...scope, sort: { n: 1, _id: 1 } };
+    expect(await call("find", { ...sorted, "everest.after": 5 })).toMatchObject({ status: 400, body: { error_code: "InvalidParameter" } });
+    expect(await call("find", { ...scope, sort: { n: 1 }, "everest.after": null })).toMatchObject({ status: 400, body: { error_code: "InvalidParameter" } });
+    expect(await call("find", { ...sorted, filter: { n: 1 }, "everest.after": { n: 1, _id: 1 } })).toMatchObject({ status: 400, body: { error_code: "InvalidParameter" } });
+    expect(await call("find", { ...sorted, filter: { $and: [{}, { n: { $gt: 1 } }] }, "everest.after": { n: 1, _id: 1 } })).toMatchObject({ status: 200 });
+    expect(await call("everest.estimatedCount", scope)).toMatchObject({ status: 200, body: { count: 0 } });
+  });
+
   it("refuses unknown actions, other methods and other paths", async () => {
     const { call, handler, scope } = await gateway();
     expect(await call("dropDatabase", scope)).toMatchObject({ status: 400, body: { error_code: "UnknownAction" } });
@@ -322,6 +332,21 @@ describe("data-api driver", () => {
     expect(plain).not.toBeInstanceOf(InvalidQueryError);
     expect((plain as Error).message).toMatch(/everest\.createIndexes/);
     expect(await rejection(driverWith(answering(200, { nothing: true })).find(t, { filter: {} }))).toBeInstanceOf(Error);
+  });
+
+  it("pages by position through everest's extension, and falls back to standard actions elsewhere", async () => {
+    const bodies: Record<string, unknown>[] = [];
+    const recording: typeof fetch = async (input, init) => {
+      bodies.push(EJSON.parse(String(init?.body)) as Record<string, unknown>);
+      if (String(input).endsWith("everest.estimatedCount")) return new Response(JSON.stringify({ error: "unknown", error_code: "UnknownAction" }), { status: 400 });
+      return new Response(EJSON.stringify({ documents: [{ count: 3 }] }), { status: 200 });
+    };
+    const driver = driverWith(recording);
+    await driver.find(t, { filter: { a: 1 }, sort: [["n", 1], ["_id", 1]], after: { n: 5, _id: 9 }, limit: 2 });
+    // The standard filter holds the position too, so an endpoint without the extension pages right.
+    expect(bodies[0]).toMatchObject({ filter: { $and: [{ a: 1 }, { $or: expect.any(Array) }] }, "everest.after": { n: 5, _id: 9 }, sort: { n: 1, _id: 1 } });
+    expect(await driver.estimatedCount(t)).toBe(3);
+    expect(Object.keys(bodies.at(-1)!)).toContain("pipeline");
   });
 
   it("carries regular expressions: operators keep their options and the operators beside them", async () => {

@@ -11,12 +11,15 @@ import { createDriver } from "../../src/drivers/registry.ts";
 import {
   DuplicateKeyError,
   InvalidQueryError,
+  STORED_VERSION,
   type Doc,
   type DriverSettings,
   type FileAccess,
   type Filter,
   type FindQuery,
+  type SharedDoc,
   type Target,
+  versionOf,
 } from "../../src/drivers/types.ts";
 import { rejection, runDriverConformance } from "./conformance.ts";
 import { random, randomDocuments } from "./support/random-documents.ts";
@@ -345,18 +348,36 @@ describe("memory driver: shared values stay private", () => {
     expect(await driver.count(t, { _created: new Date("2026-11-24T03:00:00Z") })).toBe(2);
   });
 
-  it("a shared read's documents are the caller's own at the top level, projected or not", async () => {
+  it("a shared read hands out the stored versions, or copies naming them where a projection leaves fields out", async () => {
     const driver = await MemoryDriver.open({ databaseName: "main" });
+    expect(driver.sharesVersions).toBe(true);
     const t = { collection: "c" };
-    await driver.insertMany(t, [{ _id: 1, name: "a", place: { city: "Rome" } }]);
-    const projections: Array<FindQuery["projection"]> = [undefined, { name: 1, place: 1 }, { "place.city": 0 }, { "place.city": 1, name: 1 }];
+    await driver.insertMany(t, [{ _id: 1, name: "a", place: { city: "Rome" } }, { _id: 2, name: "b" }]);
+    const read = async (id: number, projection?: FindQuery["projection"]) => (await driver.find(t, { filter: { _id: id }, shared: true, projection }))[0] as SharedDoc;
+    const first = await read(1);
+    expect(await read(1)).toBe(first);
+    expect(await read(1, { name: 1, place: 1 })).toBe(first);
+    expect(versionOf(await read(2))).not.toBe(versionOf(first));
+    // Copies where the projection leaves something out, naming the stored document they show.
+    const projections: Array<FindQuery["projection"]> = [{ name: 1 }, { "place.city": 0 }];
     for (const projection of projections) {
-      const [doc] = await driver.find(t, { filter: { _id: 1 }, shared: true, projection });
-      doc!.name = "changed";
-      doc!.place = { city: "Oslo" };
-      delete doc!._id;
+      const projected = await read(1, projection);
+      expect(projected).not.toBe(first);
+      expect(versionOf(projected)).toBe(first);
     }
-    expect(await driver.find(t, { filter: {} })).toEqual([{ _id: 1, name: "a", place: { city: "Rome" } }]);
+    const sorted = await driver.find(t, { filter: {}, shared: true, sort: [["name", -1]] });
+    expect(versionOf(sorted[1]!)).toBe(first);
+    await driver.updateOne(t, { _id: 1 }, { $set: { name: "c" } });
+    const next = await read(1);
+    expect(next).not.toBe(first);
+    expect(first).toEqual({ _id: 1, name: "a", place: { city: "Rome" } });
+    await driver.replaceOne(t, { _id: 1 }, { _id: 1, name: "d" });
+    expect(await read(1)).not.toBe(next);
+    // Reads that are not shared are copies the caller owns, marked with nothing.
+    const own = (await driver.find(t, { filter: { _id: 1 } }))[0] as SharedDoc;
+    expect(own[STORED_VERSION]).toBeUndefined();
+    own.name = "changed";
+    expect((await read(1)).name).toBe("d");
   });
 
   it("documents keep ids of every type apart, and ObjectIds equal by value find each other", async () => {

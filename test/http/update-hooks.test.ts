@@ -88,6 +88,7 @@ class FailingHalfWay implements Driver {
   }
   find = (...args: Parameters<Driver["find"]>) => this.inner.find(...args);
   count = (...args: Parameters<Driver["count"]>) => this.inner.count(...args);
+  estimatedCount = (...args: Parameters<Driver["estimatedCount"]>) => this.inner.estimatedCount(...args);
   insertMany = (...args: Parameters<Driver["insertMany"]>) => this.inner.insertMany(...args);
   replaceOne = (...args: Parameters<Driver["replaceOne"]>) => this.inner.replaceOne(...args);
   updateOne = (...args: Parameters<Driver["updateOne"]>) => this.inner.updateOne(...args);

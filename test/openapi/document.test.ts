@@ -80,6 +80,22 @@ describe("paths and methods", () => {
     expect(op("/people", "get").parameters.find((p: Json) => p.name === "max_results").description).toContain("50");
   });
 
+  it("cursors and count strategies where a resource has them: parameters, Prefer, headers and _meta", async () => {
+    const paged = openApiDocument({
+      PAGINATION_COUNT_PARAM: "counting",
+      DOMAIN: { cursored: { pagination_cursor: true, schema: { name: { type: "string" } } }, counted: { pagination_count: "none", schema: { name: { type: "string" } } }, plain: { schema: { name: { type: "string" } } } },
+    }) as Json;
+    await expectValid(paged as OpenApiDocument);
+    const list = (path: string) => paged.paths[path].get as Json;
+    expect(paramNames(list("/cursored"))).toEqual(expect.arrayContaining(["page", "max_results", "cursor", "counting", "Prefer"]));
+    expect(list("/counted").parameters.find((p: Json) => p.name === "counting").schema).toEqual({ type: "string", enum: ["exact", "estimated", "none"], default: "none" });
+    expect(paramNames(list("/counted"))).not.toContain("cursor");
+    expect(paramNames(list("/plain"))).not.toEqual(expect.arrayContaining(["counting"]));
+    expect(Object.keys(list("/cursored").responses[200].headers)).toEqual(["X-Total-Count", "X-Total-Count-Estimate", "Preference-Applied"]);
+    expect(paged.components.schemas.cursoredCollection.properties._meta.properties.count.enum).toEqual(["exact", "estimated", "none"]);
+    expect(paged.components.schemas.plainCollection.properties._meta).toEqual({ $ref: "#/components/schemas/Meta" });
+  });
+
   it("If-Match is required where ENFORCE_IF_MATCH is on", () => {
     expect(op("/people/{_id}", "patch").parameters).toEqual([expect.objectContaining({ name: "If-Match", in: "header", required: true })]);
     expect(op("/notes/{_id}", "delete").parameters).toEqual([expect.objectContaining({ name: "If-Match", required: false })]);

@@ -58,6 +58,10 @@ export const IN_PROCESS_ONLY: Record<string, InProcessOnly> = {
     why: "counts the lookups of each level by watching the data layer's find",
     tests: ["embedding through an embedded document > embeds each level, for an item and for every item of a page"],
   },
+  "test/http/rendered-reads.test.ts": {
+    why: "subscribes on_fetched hooks with app.on once documents are kept",
+    tests: ["reads kept as JSON, and hooks > run an on_fetched hook subscribed after the document was kept"],
+  },
   "test/http/schema-endpoint.test.ts": { why: "its settings carry a coerce function and a TokenAuth instance, which only exist in this process" },
   "test/http/soft-delete.test.ts": {
     why: "stores documents that predate soft delete, or dangling references, through app.data",

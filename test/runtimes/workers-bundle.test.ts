@@ -14,12 +14,14 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // in flight, the ordered shutdown and its stream registry, the health and metrics routes and
 // their start-up check, docs/contracts.md §7), plus the change feed the example serves (issue
 // 31): the driver's change log and the feed's side of the stream registry; the stream endpoint,
-// metrics, the endpoints' answers, the shutdown's steps and Redis load only where they are used.
+// metrics, the endpoints' answers, the shutdown's steps and Redis load only where they are used;
+// plus 0.75 KB for the reads of issue 36 that answer from a document's JSON kept per stored
+// version: the glue in GET, shared reads and the loader (the kept JSON itself loads on first use).
 // Plus what update operators and writes by filter (issue 33) cost while they are off (their
 // methods and compiler load on first use, src/methods/opt-in-loader.ts): settings, dispatch,
 // the data layer's and drivers' atomic updates, and the entry split into more chunks by the
-// module of their own (114,188 → 119,092 bytes). Until the opt-in features' budget is decided.
-const TARGET_GZIP = 117 * 1024;
+// module of their own (115,158 → 120,091 bytes). Until the opt-in features' budget is decided.
+const TARGET_GZIP = 117.5 * 1024;
 
 let dir: string;
 let build: WorkerBuild;

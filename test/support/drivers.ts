@@ -85,6 +85,9 @@ export class ScopedDriver implements Driver {
   count(target: Target, filter: Filter): Promise<number> {
     return this.inner.then((d) => d.count(this.scope(target), filter));
   }
+  estimatedCount(target: Target): Promise<number> {
+    return this.inner.then((d) => d.estimatedCount(this.scope(target)));
+  }
   insertMany(target: Target, docs: Doc[]): Promise<void> {
     return this.inner.then((d) => d.insertMany(this.scope(target), docs));
   }

@@ -23,8 +23,9 @@ import {
 } from "../types.ts";
 import { nearAsWithin } from "../near-count.ts";
 import { isPlainObject } from "../../util/objects.ts";
+import { keysetFilter } from "../keyset-filter.ts";
 import { DataApiChangeLog } from "./changes.ts";
-import { decode, EJSON_TYPE, encode, protectRegexOperators, type Action } from "./protocol.ts";
+import { decode, EJSON_TYPE, encode, KEYSET_POSITION, protectRegexOperators, type Action } from "./protocol.ts";
 
 /** The actions that change no document; after any other, this process's feed looks for changes at once. */
 const READ_ACTIONS = new Set<string>(["find", "findOne", "aggregate", "everest.createIndexes", "everest.changesRecord", "everest.changesHead", "everest.changesRead"]);
@@ -56,12 +57,15 @@ function failure(action: string, status: number, payload: unknown): Error {
     return new DuplicateKeyError(isPlainObject(body.keyValue) ? body.keyValue : {}, message);
   }
   // An endpoint without everest's extensions: a deployment problem, not a bad query.
-  if (code === "UnknownAction") return new Error(message);
+  if (code === "UnknownAction") return new UnknownActionError(message);
   if (code === "InvalidPosition") return new InvalidPositionError(message);
   if (status === 400 || status === 413) return new InvalidQueryError(message);
   if ([401, 403, 404, 408, 429, 502, 503, 504].includes(status)) return new DatabaseUnavailableError(message);
   return new Error(message);
 }
+
+/** The endpoint does not know an action (one of everest's extensions, on an endpoint that is not everest's gateway). */
+class UnknownActionError extends Error {}
 
 function documents(result: Doc, field: string): Doc[] {
   const value = result[field];
@@ -104,9 +108,11 @@ export class DataApiDriver implements Driver {
   }
 
   async find(target: Target, query: FindQuery): Promise<Doc[]> {
+    const keyset = query.after !== undefined && query.sort?.length ? { [KEYSET_POSITION]: query.after } : {};
     const result = await this.call("find", {
       ...this.target(target),
-      filter: query.filter,
+      filter: query.after && query.sort?.length ? { $and: [query.filter, keysetFilter(query.sort, query.after)] } : query.filter,
+      ...keyset,
       ...(query.projection && Object.keys(query.projection).length > 0 ? { projection: query.projection } : {}),
       ...(query.sort?.length ? { sort: Object.fromEntries(query.sort) } : {}),
       ...(query.skip && query.skip > 0 ? { skip: query.skip } : {}),
@@ -119,6 +125,16 @@ export class DataApiDriver implements Driver {
     // $match refuses $near as countDocuments does; the same documents are counted with $geoWithin.
     const [first] = await this.aggregate(target, [{ $match: nearAsWithin(filter) }, { $count: "count" }]);
     return typeof first?.count === "number" ? first.count : 0;
+  }
+
+  /** everest's gateway answers from its driver's statistics; any other endpoint counts. */
+  async estimatedCount(target: Target): Promise<number> {
+    try {
+      return count(await this.call("everest.estimatedCount", this.target(target)), "count");
+    } catch (error) {
+      if (error instanceof UnknownActionError) return this.count(target, {});
+      throw error;
+    }
   }
 
   async insertMany(target: Target, docs: Doc[]): Promise<void> {

@@ -24,6 +24,7 @@ export const STANDARD_ACTIONS = [
  */
 export const EXTENSION_ACTIONS = [
   "everest.createIndexes",
+  "everest.estimatedCount",
   "everest.findOneAndUpdate",
   "everest.updateMany",
   "everest.mediaPut",
@@ -37,6 +38,15 @@ export const EXTENSION_ACTIONS = [
   "everest.changesHead",
   "everest.changesRead",
 ] as const;
+
+/**
+ * everest's extension of `find` for keyset reads (FindQuery.after): the position, beside a
+ * standard `filter` of the form `{$and: [<filter>, <the position as a filter>]}` and a `sort`
+ * naming `_id` last. An endpoint that knows it reads the page in MongoDB's order from the
+ * position with the first filter alone; any other reads the standard filter and sort, which
+ * give the same page on MongoDB.
+ */
+export const KEYSET_POSITION = "everest.after";
 
 export type Action = (typeof STANDARD_ACTIONS)[number] | (typeof EXTENSION_ACTIONS)[number];
 

@@ -3,10 +3,18 @@
 // place (a write stores a new object), so an index can always recompute what an old version
 // contributed. Writes are split into a checking `prepare…` step that throws and an `apply` step
 // that cannot fail, so the driver can journal between the two.
-import { DuplicateKeyError, type Doc, type Filter, type IndexSpec } from "../types.ts";
+import { DuplicateKeyError, type Doc, type Filter, type IndexSpec, type NormalizedIndexSpec } from "../types.ts";
 import { DocumentTable, type Stored } from "./document-table.ts";
+
+/** What writes keep up to date in a sort index (sort-index.ts). */
+export interface OrderIndex {
+  add(stored: Stored): void;
+  remove(stored: Stored, doc?: Doc): void;
+}
 import { FieldIndex, normalizeSpec, UniqueIndex } from "./indexes.ts";
+import type { Candidates } from "./indexes.ts";
 import { isEquality, planFilter } from "./planner.ts";
+import { SortedList } from "./sorted-list.ts";
 import { copyValue, DatePool, valueKey } from "./values.ts";
 
 /** How reads found their documents; cumulative, for tests and diagnostics. */
@@ -24,12 +32,18 @@ const LOOKUP_DIRECTIONS = new Set<unknown>([1, -1, "hashed"]);
 
 export class Collection {
   private docs = new DocumentTable();
-  private specs = new Map<string, Required<IndexSpec>>();
+  private specs = new Map<string, NormalizedIndexSpec>();
   private fields = new Map<string, FieldIndex>();
   private uniques: UniqueIndex[] = [];
+  /**
+   * The sort indexes keyset reads have built (keyset.ts), by their order's JSON, which writes
+   * keep up to date; dropped when the documents or the index specs are replaced, and built
+   * again by the next read that needs one.
+   */
+  readonly sorts = new Map<string, OrderIndex>();
   private readonly dates = new DatePool();
 
-  constructor(private readonly stats: ScanStats) {
+  constructor(readonly stats: ScanStats) {
     this.fields.set("_id", new FieldIndex("_id", this.docs, true));
   }
 
@@ -42,7 +56,7 @@ export class Collection {
     return this.docs.values();
   }
 
-  indexSpecs(): Array<Required<IndexSpec>> {
+  indexSpecs(): Array<NormalizedIndexSpec> {
     return [...this.specs.values()];
   }
 
@@ -55,6 +69,20 @@ export class Collection {
       this.stats.documentsExamined++;
       if (test(stored.doc)) yield stored;
     }
+  }
+
+  /**
+   * An empty sorted list, for the sort indexes of keyset reads (sort-index.ts): their module,
+   * imported only by the first keyset read, takes the class from here so that importing it
+   * does not split sorted-list.ts out of the store's own bundle chunk.
+   */
+  sortedList<T>(compare: (a: T, b: T) => number): SortedList<T> {
+    return new SortedList(compare);
+  }
+
+  /** The index candidates of a filter's narrowest indexed condition, or null (planner.ts). */
+  plan(filter: Filter): Candidates | null {
+    return Object.keys(filter).length === 0 ? null : planFilter(filter, (path) => this.fields.get(path));
   }
 
   /** The document with this `_id`, if it passes `test`. */
@@ -80,7 +108,8 @@ export class Collection {
     return this.docs.get(valueKey(id));
   }
 
-  private candidates(filter: Filter, ordered: boolean): Iterable<Stored> {
+  /** The documents a filter may match: its index candidates, or all; in natural order when `ordered`. */
+  candidates(filter: Filter, ordered: boolean): Iterable<Stored> {
     if (Object.keys(filter).length === 0) return this.docs.values();
     // An item's read and writes name one document by its id: the plan the planner would pick
     // (an equality on _id is the narrowest there is) in one probe of the id map.
@@ -148,6 +177,7 @@ export class Collection {
         this.docs.add(id, doc);
         for (const index of this.fields.values()) index.add(id, doc);
         for (const unique of this.uniques) unique.add(id, doc);
+        if (this.sorts.size > 0) for (const sorted of this.sorts.values()) sorted.add(this.docs.get(id)!);
       }
     };
   }
@@ -161,7 +191,10 @@ export class Collection {
       const previous = stored.doc;
       for (const index of this.fields.values()) index.replace(id, previous, next);
       for (const unique of this.uniques) unique.replace(id, previous, next);
+      const sorted = this.sorts.size > 0;
+      if (sorted) for (const index of this.sorts.values()) index.remove(stored, previous);
       stored.doc = next;
+      if (sorted) for (const index of this.sorts.values()) index.add(stored);
     };
   }
 
@@ -194,6 +227,7 @@ export class Collection {
     if (!this.docs.delete(id)) return;
     for (const index of this.fields.values()) index.remove(id, stored.doc);
     for (const unique of this.uniques) unique.remove(id, stored.doc);
+    if (this.sorts.size > 0) for (const sorted of this.sorts.values()) sorted.remove(stored);
   }
 
   clear(): void {
@@ -207,9 +241,9 @@ export class Collection {
    * old one, as Eve does when an index definition changes. Building a unique index over
    * documents that break it throws, leaving every index as it was.
    */
-  prepareIndexes(specs: IndexSpec[]): { changed: Array<Required<IndexSpec>>; apply: () => void } {
+  prepareIndexes(specs: IndexSpec[]): { changed: Array<NormalizedIndexSpec>; apply: () => void } {
     const next = new Map(this.specs);
-    const changed: Array<Required<IndexSpec>> = [];
+    const changed: Array<NormalizedIndexSpec> = [];
     for (const spec of specs.map(normalizeSpec)) {
       const existing = next.get(spec.name);
       if (existing && JSON.stringify(existing) === JSON.stringify(spec)) continue;
@@ -223,15 +257,17 @@ export class Collection {
     return { changed, apply: () => this.install(next, uniques) };
   }
 
-  private install(specs: Map<string, Required<IndexSpec>>, uniques: UniqueIndex[]): void {
+  private install(specs: Map<string, NormalizedIndexSpec>, uniques: UniqueIndex[]): void {
     const paths = new Set(["_id"]);
     for (const spec of specs.values()) {
+      if (spec.orderOnly) continue;
       const [path, direction] = spec.keys[0] ?? [];
       if (path !== undefined && LOOKUP_DIRECTIONS.has(direction)) paths.add(path);
     }
     const fields = new Map<string, FieldIndex>();
     for (const path of paths) fields.set(path, this.fields.get(path) ?? new FieldIndex(path, this.docs, path === "_id"));
     for (const unique of uniques) unique.share(fields.get(unique.spec.keys[0]![0]));
+    this.sorts.clear();
     this.specs = specs;
     this.fields = fields;
     this.uniques = uniques;

@@ -8,23 +8,7 @@
 // loadFor) awaits it first, and then does the rest as any other.
 import { ObjectId } from "bson";
 import { retentionOf, Watchers, type Retention } from "../change-log.ts";
-import {
-  InvalidQueryError,
-  UnmetRequirementError,
-  type Change,
-  type ChangeLog,
-  type Doc,
-  type Driver,
-  type FileAccess,
-  type Filter,
-  type FindQuery,
-  type IndexSpec,
-  type MediaStore,
-  type ModifyManyOptions,
-  type ModifyOptions,
-  type Target,
-  type Update,
-} from "../types.ts";
+import { InvalidQueryError, UnmetRequirementError, type Change, type ChangeLog, type Doc, type Driver, type FileAccess, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type Target, type Update } from "../types.ts";
 import type { Collection, ScanStats } from "./collection.ts";
 import { Commits } from "./commits.ts";
 import type { CompactionPolicy } from "./compaction.ts";
@@ -32,9 +16,10 @@ import { Databases, deleted, inserted, replaced, storeChangeLog } from "./databa
 import type { Stored } from "./document-table.ts";
 import { memoryMedia } from "./media.ts";
 import { idKeys, modifiedCopies, requirement } from "./modify.ts";
-import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
-import { copyDocument, copyValue, shallowCopy, valueKey } from "./values.ts";
+import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, projectShared, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
+import { copyDocument, copyValue, valueKey } from "./values.ts";
 
+let keysetModule: Promise<typeof import("./keyset.ts")> | undefined; // keyset.ts, imported by the first keyset read
 /** Stages that write collections, which would bypass the store's indexes and journal. */
 const WRITING_STAGES = new Set(["$out", "$merge"]);
 
@@ -60,6 +45,8 @@ interface Opened {
 
 export class MemoryDriver implements Driver {
   readonly kind = "memory";
+  /** A write stores a new object and leaves the one it replaces as it was (collection.ts). */
+  readonly sharesVersions = true;
   /** This process holds the store (and its journal's lock): nothing else can drop an index. */
   readonly indexesStay = true;
   readonly stats: ScanStats = { documentsExamined: 0, indexScans: 0, fullScans: 0 };
@@ -86,6 +73,7 @@ export class MemoryDriver implements Driver {
   }
 
   async find(target: Target, query: FindQuery): Promise<Doc[]> {
+    const keyset = query.after !== undefined && query.sort?.length ? await (keysetModule ??= import("./keyset.ts")) : null;
     const opening = this.open(target, query.filter);
     const opened = opening instanceof Promise ? await opening : opening;
     const collection = opened.collection;
@@ -96,7 +84,8 @@ export class MemoryDriver implements Driver {
       let page: Doc[] = [];
       // As in MongoDB, a $near orders the results nearest first unless a sort is given.
       const near = query.sort?.length || opened.id !== undefined ? null : nearDistance(query.filter);
-      if (query.sort?.length) {
+      if (keyset) page = keyset.keysetPage(collection, query.filter, { sort: query.sort!, after: query.after!, skip, limit, test: opened.test }, opened.id !== undefined ? this.matching(opened, query.filter, false) : undefined).map((stored) => stored.doc);
+      else if (query.sort?.length) {
         const matches = Array.from(this.matching(opened, query.filter, true), (stored) => stored.doc);
         const sorted = cursor(matches).sort(Object.fromEntries(query.sort)).skip(skip);
         page = (limit === Infinity ? sorted : sorted.limit(limit)).all();
@@ -111,8 +100,9 @@ export class MemoryDriver implements Driver {
           else if (page.push(doc) >= limit) break;
         }
       }
-      if (query.projection && Object.keys(query.projection).length > 0) return project(page, query.projection, !query.shared);
-      return page.map(query.shared ? shallowCopy : copyDocument);
+      // A shared read hands out the stored documents (sharesVersions), or copies naming them.
+      if (query.projection && Object.keys(query.projection).length > 0) return query.shared ? projectShared(page, query.projection) : project(page, query.projection, true);
+      return query.shared ? page : page.map(copyDocument);
     });
   }
 
@@ -127,6 +117,10 @@ export class MemoryDriver implements Driver {
       for (const _ of this.matching(opened, filter, false)) count++;
       return count;
     });
+  }
+
+  estimatedCount(target: Target): Promise<number> {
+    return this.count(target, {});
   }
 
   async insertMany(target: Target, docs: Doc[]): Promise<void> {

@@ -2,7 +2,7 @@
 // conditions on one path (hash part always kept, sorted part built on first range query), and
 // a UniqueIndex enforces one declared unique index.
 import { typeOf } from "mingo/util";
-import { DuplicateKeyError, type Doc, type IndexSpec } from "../types.ts";
+import { DuplicateKeyError, type Doc, type IndexSpec, type NormalizedIndexSpec } from "../types.ts";
 import type { DocumentTable } from "./document-table.ts";
 import { ShardedMap } from "./sharded-map.ts";
 import { SortedList } from "./sorted-list.ts";
@@ -13,6 +13,8 @@ export interface Candidates {
   size: number;
   ids(): Iterable<string>;
 }
+
+const NO_CANDIDATES: Candidates = { size: 0, ids: () => [] };
 
 export interface RangeBound {
   value: unknown;
@@ -140,6 +142,12 @@ export class FieldIndex {
       return { size: ids.length, ids: () => ids };
     }
     const hash = this.hash;
+    if (unique.length === 1) {
+      // An equality (a unique field's, most often): its ids as they are held, no generator.
+      const held = hash.get(unique[0]!);
+      if (held === undefined) return NO_CANDIDATES;
+      return typeof held === "string" ? { size: 1, ids: () => [held] } : { size: held.size, ids: () => held };
+    }
     let size = 0;
     for (const key of unique) {
       const held = hash.get(key);
@@ -200,13 +208,16 @@ export class FieldIndex {
 }
 
 /** An index spec with its defaults filled in, comparable by JSON. */
-export function normalizeSpec(spec: IndexSpec): Required<IndexSpec> {
-  return {
+export function normalizeSpec(spec: IndexSpec): NormalizedIndexSpec {
+  const normalized: NormalizedIndexSpec = {
     keys: spec.keys.map(([field, direction]) => [field, direction]),
     name: spec.name ?? spec.keys.map(([field, direction]) => `${field}_${direction}`).join("_"),
     unique: spec.unique === true,
     sparse: spec.sparse === true,
   };
+  // Only where set, so the specs stored before it existed compare equal to today's.
+  if (spec.orderOnly) normalized.orderOnly = true;
+  return normalized;
 }
 
 /** An index key and the value of each field that produced it. */
@@ -220,7 +231,7 @@ export class UniqueIndex {
 
   /** Throws DuplicateKeyError when the documents already break the constraint. */
   constructor(
-    readonly spec: Required<IndexSpec>,
+    readonly spec: NormalizedIndexSpec,
     private readonly docs: DocumentTable,
   ) {
     this.fields = spec.keys.map(([path]) => ({ path, segments: splitPath(path) }));

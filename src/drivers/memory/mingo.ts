@@ -14,8 +14,9 @@ import type { Options } from "mingo/types";
 import { update, updateMany, type Modifier } from "mingo/updater";
 import { MingoError } from "mingo/util";
 import { ObjectId } from "bson";
-import { InvalidQueryError, type Doc, type Filter, type Projection } from "../types.ts";
+import { InvalidQueryError, STORED_VERSION, type Doc, type Filter, type Projection, type SharedDoc } from "../types.ts";
 import { assign, copyDocument, copyValue, namesOperator, shallowCopy, valueKey } from "./values.ts";
+import { setTopLevel } from "./top-level.ts";
 import { isPlainObject } from "../../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../../util/operators.ts";
 
@@ -258,78 +259,27 @@ export function project(docs: Doc[], fields: Projection, copies = false): Doc[] 
   });
 }
 
+/**
+ * Projects documents for a shared read (FindQuery.shared): a document the projection keeps
+ * whole is handed out as it is, any other as a copy marked with the stored document it shows.
+ */
+export function projectShared(docs: Doc[], fields: Projection): SharedDoc[] {
+  const keep = fieldTest(fields);
+  if (!keep) return project(docs, fields).map((copy: SharedDoc, i) => ((copy[STORED_VERSION] = docs[i]!), copy));
+  return docs.map((doc) => {
+    for (const key in doc) {
+      if (keep(key)) continue;
+      const [copy] = project([doc], fields) as SharedDoc[];
+      copy![STORED_VERSION] = doc;
+      return copy!;
+    }
+    return doc;
+  });
+}
+
 /** A cursor over documents already filtered, for sorting, paging and projecting them. */
 export function cursor(docs: Doc[], fields?: Projection): Cursor<Doc> {
   return new Query<Doc>({}, OPTIONS).find<Doc>(docs, fields);
-}
-
-/**
- * `$set`/`$unset` of top-level fields only (a PATCH of plain fields), and `$inc`/`$mul` of
- * top-level numbers (a counter's update operator PATCH), applied without mingo, whose updater
- * builds a fresh operator context per call; null for anything else, the document untouched.
- * A field counts as changed as mingo counts it: its value is not equal (valueKey) to the old
- * one. Every write of a document goes through here: it reads the modifier in place, with no
- * copies of its parts or lists of their keys.
- */
-function setTopLevel(doc: Doc, modifier: Record<string, unknown>): string[] | null {
-  let $set: Doc = NONE;
-  let $unset: Doc = NONE;
-  let $inc: Doc = NONE;
-  let $mul: Doc = NONE;
-  for (const operator in modifier) {
-    if (operator === "$set") $set = modifier.$set as Doc;
-    else if (operator === "$unset") $unset = modifier.$unset as Doc;
-    else if (operator === "$inc") $inc = modifier.$inc as Doc;
-    else if (operator === "$mul") $mul = modifier.$mul as Doc;
-    else return null;
-  }
-  // Dotted paths, operators, prototype keys, conflicts between operators and arithmetic on what
-  // is not a number are mingo's to handle (or refuse).
-  for (const field in $set) if (!plainField(field)) return null;
-  for (const field in $unset) if (!plainField(field) || Object.hasOwn($set, field)) return null;
-  if ($inc !== NONE || $mul !== NONE) {
-    for (const arithmetic of [$inc, $mul]) {
-      for (const field in arithmetic) {
-        const stored = Object.hasOwn(doc, field) ? doc[field] : 0;
-        const taken = Object.hasOwn($set, field) || Object.hasOwn($unset, field) || (arithmetic === $mul && Object.hasOwn($inc, field));
-        if (!plainField(field) || taken || typeof stored !== "number" || typeof arithmetic[field] !== "number") return null;
-      }
-    }
-  }
-  const changed: string[] = [];
-  for (const field in $set) {
-    const value = $set[field];
-    if (Object.hasOwn(doc, field) && sameValue(doc[field], value)) continue;
-    doc[field] = value;
-    changed.push(field);
-  }
-  for (const field in $unset) {
-    if (!Object.hasOwn(doc, field)) continue;
-    delete doc[field];
-    changed.push(field);
-  }
-  // As MongoDB: a missing field becomes the increment, or 0 for a multiplication.
-  for (const field in $inc) changed.push(...arithmeticSet(doc, field, ((doc[field] as number | undefined) ?? 0) + ($inc[field] as number)));
-  for (const field in $mul) changed.push(...arithmeticSet(doc, field, ((doc[field] as number | undefined) ?? 0) * ($mul[field] as number)));
-  return changed;
-}
-
-const NONE: Doc = Object.freeze({});
-
-function arithmeticSet(doc: Doc, field: string, value: number): string[] {
-  if (Object.hasOwn(doc, field) && sameValue(doc[field], value)) return [];
-  doc[field] = value;
-  return [field];
-}
-
-const plainField = (field: string) => !field.includes(".") && !field.startsWith("$") && field !== "__proto__";
-
-/** valueKey equality, without making the keys of two strings, numbers or dates. */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (typeof a === "string" || typeof b === "string") return a === b;
-  if (typeof a === "number" && typeof b === "number") return a === b || (Number.isNaN(a) && Number.isNaN(b));
-  if (a instanceof Date && b instanceof Date) return Object.is(a.getTime(), b.getTime());
-  return valueKey(a) === valueKey(b);
 }
 
 function mingoUpdate(doc: Doc, modifier: Record<string, unknown>): string[] {

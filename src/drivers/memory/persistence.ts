@@ -2,7 +2,7 @@
 // store, as on Workers, never loads it): claiming and replaying the file, then the journal and
 // its compactor, which writes snapshots of the store's state.
 import { Binary } from "bson";
-import type { Doc, FileAccess, IndexSpec } from "../types.ts";
+import type { Doc, FileAccess, NormalizedIndexSpec } from "../types.ts";
 import { Compactor, DEFAULT_COMPACTION, type CompactionPolicy } from "./compaction.ts";
 import type { Databases } from "./databases.ts";
 import { encodeRecord, FORMAT_LINE, Journal, replayJournal } from "./journal.ts";
@@ -39,7 +39,7 @@ export async function openJournal(files: FileAccess, path: string, policy: Parti
 interface CapturedCollection {
   db: string;
   coll: string;
-  indexes: Array<Required<IndexSpec>>;
+  indexes: Array<NormalizedIndexSpec>;
   docs: Doc[];
 }
 

@@ -65,6 +65,19 @@ export class SortedList<T> {
     }
   }
 
+  /** Elements before the first one satisfying `to`, the last of them first. */
+  *descendingBefore(to: Boundary<T>): Generator<T> {
+    let { chunk, offset } = this.locate(to);
+    for (;;) {
+      if (offset === 0) {
+        if (chunk === 0) return;
+        offset = this.chunks[--chunk]!.length;
+        continue;
+      }
+      yield this.chunks[chunk]![--offset]!;
+    }
+  }
+
   /** Sums only the chunks the range spans, so counting a narrow range stays flat as the list grows. */
   countBetween(from: Boundary<T>, to: Boundary<T>): number {
     const start = this.locate(from);

@@ -28,6 +28,7 @@ import {
   type Update,
 } from "../types.ts";
 import { nearAsWithin } from "../near-count.ts";
+import { withKeyset } from "../keyset-filter.ts";
 import { retentionOf, type Retention } from "../change-log.ts";
 import { MongoChangeLog } from "./changes.ts";
 import { ownBson, sameDocument } from "./own-bson.ts";
@@ -86,7 +87,7 @@ export class MongoDriver implements Driver {
     const collection = await this.collection(target);
     const raw = await run(() =>
       collection
-        .find(query.filter, {
+        .find(withKeyset(query.filter, query.sort, query.after), {
           raw: true,
           ...(query.sort?.length ? { sort: query.sort } : {}),
           ...(query.projection && Object.keys(query.projection).length > 0 ? { projection: query.projection } : {}),
@@ -101,6 +102,11 @@ export class MongoDriver implements Driver {
   async count(target: Target, filter: Filter): Promise<number> {
     const collection = await this.collection(target);
     return run(() => collection.countDocuments(nearAsWithin(filter)));
+  }
+
+  async estimatedCount(target: Target): Promise<number> {
+    const collection = await this.collection(target);
+    return run(() => collection.estimatedDocumentCount());
   }
 
   async insertMany(target: Target, docs: Doc[]): Promise<void> {
@@ -234,8 +240,10 @@ export class MongoDriver implements Driver {
         await create();
       } catch (error) {
         if (!(error instanceof MongoServerError && INDEX_CONFLICT_CODES.has(Number(error.code)))) throw indexError(translateError(error), spec);
-        // The settings changed an index: the new definition replaces the old, as Eve does.
         const existing = await run(() => collection.indexes());
+        // An index the order needs is there already, under a name of its own: it serves.
+        if (spec.orderOnly && existing.some((index) => sameKeys(index.key, spec.keys))) continue;
+        // The settings changed an index: the new definition replaces the old, as Eve does.
         for (const index of existing) {
           if (index.name !== "_id_" && (index.name === name || sameKeys(index.key, spec.keys))) {
             await run(() => collection.dropIndex(index.name!));

@@ -1,7 +1,8 @@
 // Each collection's document count, kept in `_everest_counts` by triggers on its table, so the
-// total of an unfiltered collection page is one row read instead of a count(*) over every row
-// (bench/README.md: 28 ms at a million documents). Triggers keep it right whoever writes: this
-// process, another one sharing the file, or an older everest without this code.
+// total of an unfiltered collection page (and an `estimated` count, exact here) is one row
+// read instead of a count(*) over every row (bench/README.md: 28 ms at a million documents).
+// Triggers keep it right whoever writes: this process, another one sharing the file, or an
+// older everest without this code.
 import { identifier } from "./indexes.ts";
 import type { Statement } from "./port.ts";
 

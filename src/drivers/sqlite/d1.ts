@@ -1,22 +1,11 @@
 // The sqlite driver's port to Cloudflare D1, the SQLite of Workers. D1 runs each statement as
 // its own transaction and a batch as one, which is all the driver asks of a port. Durability is
 // D1's own (it acknowledges a write once it is stored); its errors carry SQLite's messages.
-import { sqlError, type Row, type SqlPort, type SqlValue, type Statement } from "./port.ts";
+import { sqlError, type SqlPort, type SqlValue, type Statement } from "./port.ts";
 
-interface D1PreparedStatement {
-  bind(...values: unknown[]): D1PreparedStatement;
-  all(): Promise<{ results?: Row[] }>;
-  run(): Promise<{ meta?: { changes?: number } }>;
-}
+import type { D1Database } from "./d1-binding.ts";
 
-export interface D1Database {
-  prepare(sql: string): D1PreparedStatement;
-  batch(statements: D1PreparedStatement[]): Promise<Array<{ meta?: { changes?: number } }>>;
-}
-
-export function isD1Database(value: unknown): value is D1Database {
-  return !!value && typeof (value as D1Database).prepare === "function" && typeof (value as D1Database).batch === "function";
-}
+export { isD1Database } from "./d1-binding.ts";
 
 /** D1 binds ArrayBuffers as BLOBs. */
 function bindable(value: SqlValue): unknown {

@@ -8,7 +8,7 @@
 // between processes sharing the file or isolates sharing a D1 database.
 import { ObjectId } from "bson";
 import { retentionOf, type Retention } from "../change-log.ts";
-import { DuplicateKeyError, InvalidQueryError, type Change, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type Target, type Update } from "../types.ts";
+import { DuplicateKeyError, InvalidQueryError, type Change, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type NormalizedIndexSpec, type Target, type Update } from "../types.ts";
 import { applyUpdate, compileFilter, cursor, loadFor, nearDistance, project, runPipeline, withMingo } from "../memory/mingo.ts";
 import { copyValue, valuesAtPath } from "../memory/values.ts";
 import { SqliteChangeLog } from "./changes.ts";
@@ -21,6 +21,7 @@ import { SqlError, unavailable, type Row, type SqlPort, type Statement } from ".
 import { GUARD_SCHEMA, modifyRows, type ModifyHost } from "./modify.ts";
 import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
 import { selection, type Match, type Page, type Test } from "./select.ts";
+import { keysetFind } from "./keyset.ts";
 
 const WRITING_STAGES = new Set(["$out", "$merge"]);
 const RATE_LIMIT_SWEEP_MS = 60_000;
@@ -92,7 +93,8 @@ export class SqliteDriver implements Driver {
     let docs: Doc[];
     const order = translateSort(query.sort);
     const where = translateFilter(query.filter, await this.hint(target));
-    if (where.exact && order !== null && !near) {
+    if (query.after !== undefined && query.sort?.length) docs = await keysetFind(query, { table: this.table(target), where, test }, (statement) => this.read(target, statement), async () => (await this.select(target, query.filter, test, {})).map((m) => m.doc));
+    else if (where.exact && order !== null && !near) {
       docs = (await this.select(target, query.filter, test, { order, skip: query.skip, limit: query.limit })).map((m) => m.doc);
     } else {
       const matches = (await this.select(target, query.filter, test, {})).map((m) => m.doc);
@@ -118,6 +120,10 @@ export class SqliteDriver implements Driver {
       return Number(rows[0]?.n ?? 0);
     }
     return (await this.select(target, filter, test, {})).length;
+  }
+
+  estimatedCount(target: Target): Promise<number> {
+    return this.count(target, {});
   }
 
   async insertMany(target: Target, docs: Doc[]): Promise<void> {
@@ -283,7 +289,7 @@ export class SqliteDriver implements Driver {
     if (!hint) {
       hint = this.specs(table).then((specs) => ({
         table: identifier(table),
-        indexed: new Set([...specs.values()].flatMap((spec) => (spec.keys[0] && spec.keys[0][1] !== "2dsphere" && spec.keys[0][1] !== "2d" && spec.keys[0][1] !== "text" ? [spec.keys[0][0]] : []))),
+        indexed: new Set([...specs.values()].flatMap((spec) => (!spec.orderOnly && spec.keys[0] && spec.keys[0][1] !== "2dsphere" && spec.keys[0][1] !== "2d" && spec.keys[0][1] !== "text" ? [spec.keys[0][0]] : []))),
       }));
       hint.catch(() => this.hints.delete(table));
       this.hints.set(table, hint);
@@ -291,9 +297,9 @@ export class SqliteDriver implements Driver {
     return hint;
   }
 
-  private async specs(table: string): Promise<Map<string, Required<IndexSpec>>> {
+  private async specs(table: string): Promise<Map<string, NormalizedIndexSpec>> {
     const rows = (await guarded(() => this.port.all({ sql: `SELECT name, spec FROM ${INDEX_TABLE} WHERE tbl = ?`, params: [table] }))) ?? [];
-    return new Map(rows.map((row) => [String(row.name), JSON.parse(String(row.spec)) as Required<IndexSpec>]));
+    return new Map(rows.map((row) => [String(row.name), JSON.parse(String(row.spec)) as NormalizedIndexSpec]));
   }
 
   /** The operators a filter names loaded, the driver usable, the filter compiled (and checked, as mingo checks it). */
@@ -308,11 +314,7 @@ export class SqliteDriver implements Driver {
     return (await guarded(() => this.port.all(statement))) ?? [];
   }
 
-  /**
-   * Rows matching `filter`, in natural order unless `order` is given. With an exact translation
-   * SQL also pages; otherwise it selects a superset that `test` narrows. A translation SQLite
-   * refuses (one nested too deeply, say) is dropped for a scan, so it never surfaces as a 500.
-   */
+  /** Rows matching `filter` (select.ts); a translation SQLite refuses is dropped for a scan, so it never surfaces as a 500. */
   private async select(target: Target, filter: Filter, test: Test, page: Page): Promise<Match[]> {
     const rows = selection(this.table(target), filter, await this.hint(target), page);
     try {
@@ -344,10 +346,7 @@ export class SqliteDriver implements Driver {
     const db = this.changes.database(this.tableName(target));
     const coll = target.collection;
     const host: ModifyHost = {
-      port: this.port,
-      turns: this.turns,
-      table: this.table(target),
-      hint: await this.hint(target),
+      port: this.port, turns: this.turns, table: this.table(target), hint: await this.hint(target),
       read: (statement: Statement) => this.read(target, statement),
       write: <T>(work: () => Promise<T>, docs: Doc[], encoded: string[]) => this.write(target, work, docs, encoded),
       ...(db === undefined ? {} : { log: { entry: (before, after) => this.changes.entry(db, coll, "update", before, after), updates: (triples) => this.changes.updates(db, coll, triples) } }),

@@ -4,9 +4,12 @@
 // translated filters test (translate.ts), so that equality, $in and ranges, and their array
 // branch, can be answered from indexes. A unique index adds a UNIQUE index over the JSON text of
 // every field, where a missing field counts as null unless the index is sparse, as in MongoDB.
+// An orderOnly spec makes one index over its keys' sort expressions instead (keyset.ts), which
+// keyset reads seek.
 // SQLite index names are `<table>/<index name>` plus a suffix, recorded in the driver's
 // `_everest_indexes` table with the spec, so a changed definition replaces the old one.
-import { InvalidQueryError, type Doc, type IndexSpec } from "../types.ts";
+import { InvalidQueryError, type Doc, type NormalizedIndexSpec, type Sort } from "../types.ts";
+import { keysetIndex } from "./keyset.ts";
 import { normalizeSpec } from "../memory/indexes.ts";
 import { valuesAtPath } from "../memory/values.ts";
 import { idKey } from "./codec.ts";
@@ -35,12 +38,14 @@ function uniqueExpression(field: string, sparse: boolean): string {
 }
 
 /** Statements that (re)create one index; the caller runs them with the others in one batch. */
-export function indexStatements(table: string, spec: Required<IndexSpec>, replaced: boolean): Statement[] {
+export function indexStatements(table: string, spec: NormalizedIndexSpec, replaced: boolean): Statement[] {
   const base = `${table}/${spec.name}`;
-  const names = [`${base}/value`, `${base}/type`, `${base}/unique`];
+  const names = [`${base}/value`, `${base}/type`, `${base}/unique`, `${base}/order`];
   const statements: Statement[] = replaced ? names.map((name) => ({ sql: `DROP INDEX IF EXISTS ${identifier(name)}`, params: [] })) : [];
   const [first, direction] = spec.keys[0] ?? [];
-  if (first !== undefined && LOOKUP_DIRECTIONS.has(direction)) {
+  const ordered = spec.orderOnly && spec.keys.every(([, d]) => d === 1 || d === -1) ? keysetIndex(identifier(table), identifier(names[3]!), spec.keys as Sort) : null;
+  if (ordered) statements.push(ordered);
+  else if (first !== undefined && LOOKUP_DIRECTIONS.has(direction)) {
     statements.push({ sql: `CREATE INDEX IF NOT EXISTS ${identifier(names[0]!)} ON ${identifier(table)} ((doc ->> ${pathOf(first)}))`, params: [] });
     statements.push({ sql: `CREATE INDEX IF NOT EXISTS ${identifier(names[1]!)} ON ${identifier(table)} (json_type(doc, ${pathOf(first)}))`, params: [] });
   }
@@ -65,7 +70,7 @@ export interface UniqueIndexInfo {
 }
 
 /** The index a "UNIQUE constraint failed" message names: `_id` (the table's key) or a declared unique index. */
-export function failedIndex(message: string, table: string, specs: Map<string, Required<IndexSpec>>): UniqueIndexInfo {
+export function failedIndex(message: string, table: string, specs: Map<string, NormalizedIndexSpec>): UniqueIndexInfo {
   const named = /index '([^']*)'/.exec(message)?.[1];
   if (named?.startsWith(`${table}/`) && named.endsWith("/unique")) {
     const spec = specs.get(named.slice(table.length + 1, -"/unique".length));

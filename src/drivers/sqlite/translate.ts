@@ -318,13 +318,19 @@ function sortKey(subject: Subject): { rank: string; value: string } {
   return { rank, value };
 }
 
+/** The SQL a field sorts by (its type's rank, then its value); null when the name is not plain. */
+export function sortExpressions(name: string): { rank: string; value: string } | null {
+  const path = jsonPath(name);
+  return path ? sortKey(literalSubject(path)) : null;
+}
+
 /** ORDER BY terms, natural order breaking ties; null when a field name is not plain. */
 export function translateSort(sort: Sort | undefined): string | null {
   const terms: string[] = [];
   for (const [name, direction] of sort ?? []) {
-    const path = jsonPath(name);
-    if (!path) return null;
-    const { rank, value } = sortKey(literalSubject(path));
+    const key = sortExpressions(name);
+    if (!key) return null;
+    const { rank, value } = key;
     const order = direction === -1 ? "DESC" : "ASC";
     terms.push(`${rank} ${order}`, `${value} ${order}`);
   }

@@ -1,9 +1,10 @@
-// Two users for the tests of user-restricted access (auth_field): tokens name them, and the
-// check records who is calling, as an auth class of an Eve app sets the request's auth value.
+// Two users, alice and bob, who authenticate with a bearer token each: the auth class the
+// user-restricted (auth_field) tests share, which records who is calling as the auth value.
 import { TokenAuth } from "../../src/auth/auth.ts";
 import type { RequestContext } from "../../src/context.ts";
 
-export class Users extends TokenAuth {
+/** Tokens name users; the check records who is calling, for auth_field. */
+export class TokenUsers extends TokenAuth {
   override checkAuth(token: string, _roles: string[], _resource: string | null, _method: string, ctx: RequestContext): boolean {
     const user = ({ "alice-token": "alice", "bob-token": "bob" } as Record<string, string>)[token];
     if (!user) return false;
@@ -12,5 +13,5 @@ export class Users extends TokenAuth {
   }
 }
 
-export const alice = { Authorization: "Bearer alice-token" };
-export const bob = { Authorization: "Bearer bob-token" };
+export const ALICE = { Authorization: "Bearer alice-token" };
+export const BOB = { Authorization: "Bearer bob-token" };
