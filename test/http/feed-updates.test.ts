@@ -4,21 +4,17 @@
 // filter a `delete`; a filtered stream sees the documents such a write moves in and out of its
 // `where`; field rules hide in these events what they hide in a GET. Runs on every driver and
 // runtime.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Settings } from "../../src/settings/types.ts";
-import { json, testApi, type TestApi } from "../support/api.ts";
-import { readSse, type SseReader } from "../support/sse.ts";
+import { json, type TestApi } from "../support/api.ts";
+import type { SseReader } from "../support/sse.ts";
+import { closedAfterEach } from "../support/streams.ts";
+import { OPT_IN_WRITES } from "../support/updates.ts";
 import { expectNoHiddenValue, getAs, login, seededApi } from "./field-rules/data.ts";
-
-const STREAM = { Accept: "text/event-stream" };
 
 const settings = (extra: Settings = {}): Settings => ({
   CHANGE_FEED: true,
-  UPDATE_OPERATORS: ["$inc", "$set", "$push"],
-  PATCH_BY_FILTER: true,
-  DELETE_BY_FILTER: true,
-  RESOURCE_METHODS: ["GET", "POST", "PATCH", "DELETE"],
-  ITEM_METHODS: ["GET", "PATCH", "DELETE"],
+  ...OPT_IN_WRITES,
   DOMAIN: {
     tasks: { schema: { title: { type: "string" }, status: { type: "string" }, points: { type: "integer" }, labels: { type: "list", schema: { type: "string" } } } },
     bin: { soft_delete: true, schema: { title: { type: "string" }, status: { type: "string" } } },
@@ -26,24 +22,9 @@ const settings = (extra: Settings = {}): Settings => ({
   ...extra,
 });
 
-const open: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
-
-function api(extra?: Settings): TestApi {
-  const made = testApi(settings(extra));
-  open.push(made);
-  return made;
-}
-
-async function stream(target: TestApi, path: string, headers: Record<string, string> = {}): Promise<SseReader> {
-  const response = await target.get(path, { ...STREAM, ...headers });
-  expect(response.status, response.status === 200 ? "" : await response.clone().text()).toBe(200);
-  const reader = readSse(response);
-  open.push(reader);
-  return reader;
-}
+const streams = closedAfterEach();
+const { stream, keep } = streams;
+const api = (extra?: Settings): TestApi => streams.api(settings(extra));
 
 const where = (filter: object) => `where=${encodeURIComponent(JSON.stringify(filter))}`;
 
@@ -177,7 +158,7 @@ describe("change feed: field rules under update operators and writes by filter",
       PATCH_BY_FILTER: true,
       RESOURCE_METHODS: ["GET", "POST", "PATCH", "DELETE"],
     });
-    open.push(a);
+    keep(a);
     const staff = await stream(a, "/employees", login("sam"));
     const hr = await stream(a, "/employees", login("hana"));
 

@@ -5,14 +5,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Settings } from "../../src/settings/types.ts";
 import { json, testApi, type TestApi } from "../support/api.ts";
+import { OPT_IN_WRITES } from "../support/updates.ts";
 
 function settings(extra: Partial<Settings> = {}): Settings {
   return {
-    UPDATE_OPERATORS: ["$inc", "$set", "$push"],
-    PATCH_BY_FILTER: true,
-    DELETE_BY_FILTER: true,
-    RESOURCE_METHODS: ["GET", "POST", "PATCH", "DELETE"],
-    ITEM_METHODS: ["GET", "PATCH", "DELETE"],
+    ...OPT_IN_WRITES,
     DOMAIN: {
       tasks: {
         schema: {
