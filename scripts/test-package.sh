@@ -11,7 +11,8 @@
 # import (must not start), the Hono mount, the TypeScript consumer (0 errors under strict
 # settings; the four typos must fail), the documentation's code blocks compiled against the
 # installed declarations, and the unit suite from a copy of the repository with nothing beside it.
-# On Node and on both Workers, a cursor resource's next link is followed too.
+# On Node and on both Workers, a cursor resource's next link is followed too; on Node, Deno, Bun
+# and the memory Worker, a change feed streams an insert and resumes from Last-Event-ID.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN="$ROOT/node_modules/.bin"
@@ -64,6 +65,30 @@ cursor_check() {
   echo "   $name: cursor paging follows its next link"
 }
 
+# The change feed (the `live` resource has change_feed): a stream opened with EventSource's Accept
+# header gets the insert POSTed meanwhile; a reconnect with that event's id as Last-Event-ID gets
+# the one POSTed after it, and not the first again. A third argument: the address to read from
+# (Deno's and Bun's servers limit each address to 2 GETs, which clients() used up on 127.0.0.1).
+feed_check() {
+  local name=$1 base=$2 reader id
+  local out="$WORK/feed-$name.txt"
+  local from=(${3:+--interface "$3"})
+  curl "${from[@]}" -sS -N --max-time 20 -H 'Accept: text/event-stream' "$base/live" >"$out" 2>/dev/null &
+  reader=$!
+  for _ in $(seq 1 40); do grep -q '^retry:' "$out" && break; sleep 0.25; done
+  grep -q '^retry:' "$out" || fail "$name: the feed did not open: $(cat "$out")"
+  curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' -d "{\"name\": \"first-$name\"}" "$base/live" || fail "$name: POST /live failed"
+  for _ in $(seq 1 40); do grep -q "first-$name" "$out" && break; sleep 0.25; done
+  kill "$reader" 2>/dev/null || true
+  grep -q '^event: insert$' "$out" && grep -q "^data: .*\"name\": \"first-$name\"" "$out" || fail "$name: the feed did not stream the insert: $(cat "$out")"
+  id=$(grep -m1 '^id: ' "$out" | cut -c5-)
+  curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' -d "{\"name\": \"second-$name\"}" "$base/live" || fail "$name: POST /live failed"
+  curl "${from[@]}" -sS -N --max-time 3 -H 'Accept: text/event-stream' -H "Last-Event-ID: $id" "$base/live" >"$out.resumed" 2>/dev/null || true
+  grep -q "second-$name" "$out.resumed" && ! grep -q "first-$name" "$out.resumed" ||
+    fail "$name: resuming from $id did not give exactly what came after it: $(cat "$out.resumed")"
+  echo "   $name: the change feed streams an insert and resumes from Last-Event-ID"
+}
+
 # Deno.serve(handler) and Bun.serve({ fetch: handler }) give the handler the client's address in
 # their second argument: two addresses (all of 127.0.0.0/8 is this machine) get two rate-limit
 # buckets and two addresses in the access log. The server's settings allow 2 GETs; check() did one.
@@ -91,7 +116,7 @@ step "pack"
 TARBALL=$(ls "$WORK"/everest-api-*.tgz)
 tar -tzf "$TARBALL" | grep -v '^package/dist/' | sort | tr '\n' ' ' | grep -qx 'package/LICENSE package/README.md package/package.json ' || fail "the tarball holds more than dist, README, LICENSE: $(tar -tzf "$TARBALL" | grep -v '^package/dist/' | tr '\n' ' ')"
 
-SETTINGS='{"RESOURCE_METHODS": ["GET", "POST"], "DOMAIN": {"people": {"schema": {"name": {"type": "string"}}}, "pages": {"pagination_cursor": true, "schema": {"name": {"type": "string"}}}}}'
+SETTINGS='{"RESOURCE_METHODS": ["GET", "POST"], "DOMAIN": {"people": {"schema": {"name": {"type": "string"}}}, "pages": {"pagination_cursor": true, "schema": {"name": {"type": "string"}}}, "live": {"change_feed": true, "schema": {"name": {"type": "string"}}}}}'
 
 step "install into a fresh project"
 APP="$WORK/app"
@@ -112,6 +137,7 @@ EOF
 NODE_URL=$(start "$WORK/node.log" node server.mjs)
 check node "$NODE_URL"
 cursor_check node "$NODE_URL"
+feed_check node "$NODE_URL"
 
 step "npx everest serve settings.json"
 check cli "$(start "$WORK/cli.log" npx --no-install everest serve settings.json --port 0)"
@@ -190,6 +216,7 @@ EOF
 DENO_URL=$(start "$WORK/deno.log" "$BIN/deno" run --allow-net --allow-read --allow-env --allow-sys deno.mjs)
 check deno "$DENO_URL"
 clients deno "$DENO_URL" "$WORK/deno.log"
+feed_check deno "$DENO_URL" 127.0.0.3
 
 step "Bun"
 cat >bun.mjs <<'EOF'
@@ -201,6 +228,7 @@ EOF
 BUN_URL=$(start "$WORK/bun.log" "$BIN/bun" bun.mjs)
 check bun "$BUN_URL"
 clients bun "$BUN_URL" "$WORK/bun.log"
+feed_check bun "$BUN_URL" 127.0.0.3
 
 step "Hono mount"
 cat >hono.mjs <<'EOF'
@@ -280,11 +308,12 @@ npm install --no-audit --no-fund --silent "$TARBALL" >/dev/null
 printf 'name = "everest-consumer"\nmain = "src/worker.js"\ncompatibility_date = "2025-09-01"\n' >wrangler.toml
 cat >src/worker.js <<'EOF'
 import { createWorker } from "everest-api/workers";
-export default createWorker({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { people: { schema: { name: { type: "string" } } }, pages: { pagination_cursor: true, schema: { name: { type: "string" } } } } });
+export default createWorker({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { people: { schema: { name: { type: "string" } } }, pages: { pagination_cursor: true, schema: { name: { type: "string" } } }, live: { change_feed: true, schema: { name: { type: "string" } } } } });
 EOF
 WORKER_URL=$(wrangler_dev "$WORK/worker.log")
 check worker "$WORKER_URL"
 cursor_check worker "$WORKER_URL"
+feed_check worker "$WORKER_URL"
 
 step "Worker with nodejs_compat on the native mongodb driver, wrangler dev"
 [ -n "${MONGODB_URI:-}" ] || fail "MONGODB_URI is not set: start a MongoDB server (.ci/run starts the emulator) and export its URI"

@@ -68,12 +68,11 @@ describe("JSON_REQUEST_CONTENT_TYPES and AUTO_COLLAPSE_MULTI_KEYS (test_post_cus
     await custom.close();
   });
 
-  it("compares media types case-insensitively, and refuses a setting that is not a list of strings at start-up", async () => {
+  it("compares media types case-insensitively", async () => {
     const custom = testApi(contacts({ JSON_REQUEST_CONTENT_TYPES: ["application/json", "Application/CSP-Report"] }));
     expect((await custom.post("/contacts", { ref: "1" }, { "Content-Type": "application/csp-report" })).status).toBe(201);
     expect((await custom.post("/contacts", { ref: "2" }, { "Content-Type": "APPLICATION/CSP-REPORT; charset=utf-8" })).status).toBe(201);
     await custom.close();
-    expect(() => testApi(contacts({ JSON_REQUEST_CONTENT_TYPES: "application/json" as never }))).toThrow(/JSON_REQUEST_CONTENT_TYPES/);
   });
 
   it("collapses a repeated form key into a list, in form-urlencoded and multipart bodies", async () => {

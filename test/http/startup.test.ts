@@ -19,6 +19,8 @@ describe("start-up validation", () => {
 
   it("refuses a bad value", () => {
     expect(start({ RESOURCE_METHODS: ["FETCH" as never], DOMAIN: {} })).toThrow(/RESOURCE_METHODS/);
+    // A string would be searched as text: "application/json" would then take "json" as JSON.
+    expect(start({ JSON_REQUEST_CONTENT_TYPES: "application/json" as never, DOMAIN: {} })).toThrow(/JSON_REQUEST_CONTENT_TYPES/);
   });
 
   it("refuses a data_relation to an unknown resource", () => {
