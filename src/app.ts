@@ -26,10 +26,10 @@ import { rateLimitStoreFor, type RateLimitStore } from "./ratelimit/index.ts";
 import { Operations } from "./operations.ts";
 import type { Reply } from "./render/reply.ts";
 import { itemLookup, pathConditions } from "./routing/lookup.ts";
-import { deleteInternal, deleteItem } from "./methods/delete.ts";
+import { deleteItem } from "./methods/delete.ts";
 import { getCollection, getItem } from "./methods/get.ts";
 import { home } from "./endpoints/home.ts";
-import { patchItem } from "./methods/patch.ts";
+import { deleteCollection, operatorSchemas, patchCollection, patchItemMethod } from "./methods/opt-in-loader.ts";
 import { postCollection } from "./methods/post.ts";
 import { putItem } from "./methods/put.ts";
 import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
@@ -77,18 +77,20 @@ type MethodHandler = (services: Services, ctx: RequestContext, lookup: Filter) =
 
 // Each HTTP method reads what it needs of the request and calls the internal core of
 // src/methods (getInternal, patchInternal, …); where it needs nothing beyond the call's scope
-// (a collection delete), the core is the method.
+// (a collection delete), the core is the method. PATCH and DELETE may lead to the opt-in writes
+// (methods/opt-in-loader.ts).
 const COLLECTION_METHODS: Record<string, MethodHandler> = {
   GET: getCollection,
   HEAD: getCollection,
   POST: (services, ctx) => postCollection(services, ctx),
-  DELETE: deleteInternal,
+  PATCH: patchCollection,
+  DELETE: deleteCollection,
 };
 
 const ITEM_METHODS: Record<string, MethodHandler> = {
   GET: getItem,
   HEAD: getItem,
-  PATCH: patchItem,
+  PATCH: patchItemMethod,
   PUT: putItem,
   DELETE: deleteItem,
 };
@@ -165,6 +167,7 @@ export class App {
       hooks: this.hooks,
       features: this.features,
       validators: this.validators,
+      operators: operatorSchemas(this.config, this.validators, (resource) => compileValidator(resource, this.config, options.validation, { engine: options.validationEngine })),
       access: this.access,
       rendered: new KeptJson(this.config),
     };

@@ -13,6 +13,7 @@ import { convertPathValue } from "./routing/lookup.ts";
 import { deleteInternal, deleteItemInternal } from "./methods/delete.ts";
 import { getInternal, getItemInternal } from "./methods/get.ts";
 import { patchInternal } from "./methods/patch.ts";
+import { optInWrites } from "./methods/opt-in-loader.ts";
 import { postInternal } from "./methods/post.ts";
 import { putInternal } from "./methods/put.ts";
 import type { Precondition } from "./methods/conditional.ts";
@@ -68,7 +69,9 @@ export class InternalApi {
   }
 
   patch(resource: string, lookup: Filter, updates: Doc, options: InternalOptions = {}): Promise<InternalReply> {
-    return this.call("PATCH", "item", resource, lookup, (services, scope, typed) => patchInternal(services, scope, typed, async () => updates, precondition(options)), options);
+    // Update operators (docs/updates.md) are a module of their own, imported when a resource has them.
+    const core = async () => (this.services.config.DOMAIN[resource]?.update_operators.length ? (await optInWrites()).operatorPatchInternal : patchInternal);
+    return this.call("PATCH", "item", resource, lookup, async (services, scope, typed) => (await core())(services, scope, typed, async () => updates, precondition(options)), options);
   }
 
   /** Replaces the document, or creates it at `lookup`'s id when missing and UPSERT_ON_PUT allows. */
@@ -83,6 +86,20 @@ export class InternalApi {
   /** Every document matching `lookup` (404 when none). */
   delete(resource: string, lookup: Filter = {}, options: Pick<InternalOptions, "on"> = {}): Promise<InternalReply> {
     return this.call("DELETE", "collection", resource, lookup, deleteInternal, options);
+  }
+
+  /**
+   * A PATCH by filter (docs/updates.md): every document matching `where` in the resource's
+   * scope gets `updates` (plain fields and, where the resource allows them, update operators),
+   * all checked first; no max-affected unless `maxAffected` is given.
+   */
+  patchWhere(resource: string, where: Filter, updates: Doc, options: Pick<InternalOptions, "on"> & { maxAffected?: number } = {}): Promise<InternalReply> {
+    return this.call("PATCH", "collection", resource, where, async (services, scope, typed) => (await optInWrites()).patchManyInternal(services, scope, typed, updates, options.maxAffected ?? null), options);
+  }
+
+  /** A DELETE by filter (docs/updates.md): every live document matching `where` in the resource's scope. */
+  deleteWhere(resource: string, where: Filter, options: Pick<InternalOptions, "on"> & { maxAffected?: number } = {}): Promise<InternalReply> {
+    return this.call("DELETE", "collection", resource, where, async (services, scope, typed) => (await optInWrites()).deleteManyInternal(services, scope, typed, options.maxAffected ?? null), options);
   }
 
   private async call(

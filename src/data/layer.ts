@@ -3,7 +3,7 @@
 // resource must carry (datasource filter, soft delete, user-restricted access). Methods and
 // features read and write through here, never through a driver directly.
 import type { CallScope } from "../scope.ts";
-import { DuplicateKeyError, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type Projection, type Sort, type Target, type Update } from "../drivers/types.ts";
+import { DuplicateKeyError, type Change, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type Projection, type Sort, type Target, type Update } from "../drivers/types.ts";
 import type { Logger } from "../logging.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DriverPool } from "./pool.ts";
@@ -185,16 +185,39 @@ export class DataLayer {
     return await driver.updateOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), update);
   }
 
+  /**
+   * Applies update operators to the document matching lookup, atomically, with the options'
+   * stamp and requirement (docs/updates.md); what it changed, or null when nothing matched.
+   */
+  async modify(ctx: CallScope | null, resource: Resource, lookup: Filter, update: Update, options: ModifyOptions): Promise<Change | null> {
+    const binding = this.bind(ctx, resource);
+    const { driver, target } = binding instanceof Promise ? await binding : binding;
+    return driver.findOneAndUpdate(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), update, options);
+  }
+
+  /**
+   * Applies update operators to every document matching filter (and options.ids) in the
+   * resource's scope — soft-deleted ones only with showDeleted — all-or-nothing where the
+   * driver can be; the documents it changed.
+   */
+  async modifyMany(ctx: CallScope | null, resource: Resource, filter: Filter, update: Update, options: ModifyManyOptions & { showDeleted?: boolean }): Promise<Change[]> {
+    const binding = this.bind(ctx, resource);
+    const { driver, target } = binding instanceof Promise ? await binding : binding;
+    const { showDeleted, ...rest } = options;
+    return driver.updateMany(target, this.scope(ctx, resource, { showDeleted, userFilter: filter }), update, rest);
+  }
+
   async remove(ctx: CallScope | null, resource: Resource, lookup: Filter): Promise<boolean> {
     const binding = this.bind(ctx, resource);
     const { driver, target } = binding instanceof Promise ? await binding : binding;
     return await driver.deleteOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }));
   }
 
-  async removeMany(ctx: CallScope | null, resource: Resource, filter: Filter): Promise<number> {
+  /** `ids`: only documents with one of these `_id`s (a write by filter deleting what it matched). */
+  async removeMany(ctx: CallScope | null, resource: Resource, filter: Filter, options?: { ids?: unknown[] }): Promise<number> {
     const binding = this.bind(ctx, resource);
     const { driver, target } = binding instanceof Promise ? await binding : binding;
-    return await driver.deleteMany(target, this.scope(ctx, resource, { showDeleted: true, userFilter: filter }));
+    return await driver.deleteMany(target, this.scope(ctx, resource, { showDeleted: true, userFilter: filter }), options);
   }
 
   /**

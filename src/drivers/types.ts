@@ -56,10 +56,58 @@ export function versionOf(document: SharedDoc): object {
   return document[STORED_VERSION] ?? document;
 }
 
-/** `$set`/`$unset` with dotted paths; the only update forms the core sends. */
+/**
+ * Update operators with dotted paths, as MongoDB takes them. The core's own writes send
+ * `$set`/`$unset`; an update-operator PATCH (docs/updates.md) sends the others too, after the
+ * core has checked them against the schema (`$currentDate` arrives as a `$set` of the time).
+ */
 export interface Update {
   $set?: Doc;
   $unset?: Record<string, "" | 1 | true>;
+  $inc?: Record<string, number>;
+  $mul?: Record<string, number>;
+  $min?: Doc;
+  $max?: Doc;
+  /** A value, or `{$each: [...], $position?, $slice?}`. */
+  $push?: Doc;
+  /** A value, or `{$each: [...]}`. */
+  $addToSet?: Doc;
+  /** A value, or a condition on the list's items. */
+  $pull?: Doc;
+}
+
+/** One document a write changed, as stored before and after it. */
+export interface Change {
+  before: Doc;
+  after: Doc;
+}
+
+/**
+ * A field a write keeps derived from the document it leaves: the ETag. Drivers that run code in
+ * a write's atomic step (memory, sqlite, the gateway over one of them) set `field` to
+ * `value(document)` there; the others (mongodb) set it to a fresh random value of the same
+ * form instead, which no earlier ETag can equal (docs/updates.md).
+ */
+export interface Stamp {
+  field: string;
+  /** Fields left out of the hash (a resource's etag_ignore_fields): what the gateway needs to compute `value` itself. */
+  ignore: string[] | null;
+  value(document: Doc): string;
+}
+
+export interface ModifyOptions {
+  stamp?: Stamp;
+  /**
+   * A condition each document the write would change must also meet, checked in the write's
+   * atomic step: a document matching the filter but not this makes the whole write fail with
+   * UnmetRequirementError, leaving everything as it was.
+   */
+  require?: Filter;
+}
+
+export interface ModifyManyOptions extends ModifyOptions {
+  /** Only documents with one of these `_id`s (and matching the filter) are changed. */
+  ids?: unknown[];
 }
 
 export interface IndexSpec {
@@ -127,8 +175,21 @@ export interface Driver {
   replaceOne(target: Target, filter: Filter, doc: Doc): Promise<boolean>;
   /** Applies update to the first document matching filter; false when none matched. Atomic. */
   updateOne(target: Target, filter: Filter, update: Update): Promise<boolean>;
+  /**
+   * Applies update to the first document matching filter in one atomic step, with the options'
+   * stamp and requirement; the document before and after, or null when none matched.
+   */
+  findOneAndUpdate(target: Target, filter: Filter, update: Update, options?: ModifyOptions): Promise<Change | null>;
+  /**
+   * Applies update to every document matching filter (and `ids`), each atomically; the
+   * changes, in natural order. All-or-nothing where the store can make it so (memory, sqlite,
+   * MongoDB with transactions): a failure (a unique index, an unmet requirement) leaves every
+   * document as it was. docs/drivers.md says what each driver does.
+   */
+  updateMany(target: Target, filter: Filter, update: Update, options?: ModifyManyOptions): Promise<Change[]>;
   deleteOne(target: Target, filter: Filter): Promise<boolean>;
-  deleteMany(target: Target, filter: Filter): Promise<number>;
+  /** Deletes every document matching filter (and with one of `ids`, when given); how many. */
+  deleteMany(target: Target, filter: Filter, options?: { ids?: unknown[] }): Promise<number>;
   aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]>;
   /** Idempotent; a unique index makes later writes that break it throw DuplicateKeyError. */
   createIndexes(target: Target, indexes: IndexSpec[]): Promise<void>;
@@ -222,6 +283,19 @@ export class InvalidQueryError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = "InvalidQueryError";
+  }
+}
+
+/**
+ * Documents a write would have changed do not meet its `require` condition (ModifyOptions);
+ * nothing was written. `documents` are those documents as they were stored.
+ */
+export class UnmetRequirementError extends Error {
+  readonly documents: Doc[];
+  constructor(documents: Doc[], message?: string) {
+    super(message ?? `${documents.length} document(s) do not meet the write's requirement`);
+    this.name = "UnmetRequirementError";
+    this.documents = documents;
   }
 }
 

@@ -1,7 +1,7 @@
 // The seam through which document features (versioning, media, oplog, …) take part in writes
 // and reads without each method knowing about each feature. Features run in the order given.
 import type { CallScope } from "../scope.ts";
-import type { Doc } from "../drivers/types.ts";
+import type { Doc, Update } from "../drivers/types.ts";
 import type { Resource } from "../settings/normalize.ts";
 
 export interface DocumentFeature {
@@ -25,6 +25,14 @@ export interface DocumentFeature {
   /** `updates` is what will be $set; `original` the stored document. */
   beforeUpdate?(ctx: CallScope, resource: Resource, updates: Doc, original: Doc): Promise<void> | void;
   afterUpdate?(ctx: CallScope, resource: Resource, updates: Doc, updated: Doc, original: Doc): Promise<void> | void;
+  /**
+   * An update the store applies itself (update operators, writes by filter: docs/updates.md),
+   * about to be sent for `originals` as read before it: what the feature adds must hold
+   * whatever the documents are by the time the store applies it (an `$inc`, not a value
+   * worked out from an original). Each changed document then goes through afterUpdate (or
+   * afterSoftDelete) with the document before and after, as the store reports them.
+   */
+  beforeModify?(ctx: CallScope, resource: Resource, update: Update, originals: Doc[]): Promise<void> | void;
   /** A document was removed for good (not soft-deleted). */
   afterDelete?(ctx: CallScope, resource: Resource, original: Doc): Promise<void> | void;
   /** A whole collection's documents were removed for good. */

@@ -3,7 +3,7 @@
 // src/endpoints/versions.ts (`?version=all|diffs`).
 import type { CallScope } from "../scope.ts";
 import type { DataLayer } from "../data/layer.ts";
-import type { Doc } from "../drivers/types.ts";
+import type { Doc, Update } from "../drivers/types.ts";
 import { documentLink } from "../render/hateoas.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DocumentFeature } from "./pipeline.ts";
@@ -48,6 +48,22 @@ class VersioningFeature implements DocumentFeature {
 
   beforeUpdate(_ctx: CallScope, resource: Resource, updates: Doc, original: Doc): void {
     if (resource.versioning) updates[this.config.VERSION] = nextVersion(this.config, original);
+  }
+
+  /**
+   * The store counts the version up itself ($inc), so concurrent updates each get their own
+   * number. A document written before versioning was on has none to count from: it is given
+   * version 1 first (and its copy as that version, as record() would), once, by whichever
+   * write gets there first, so that the update makes it 2.
+   */
+  async beforeModify(ctx: CallScope, resource: Resource, update: Update, originals: Doc[]): Promise<void> {
+    if (!resource.versioning) return;
+    const field = this.config.VERSION;
+    update.$inc = { ...update.$inc, [field]: 1 };
+    const late = originals.filter((document) => document[field] === undefined).map((document) => document._id);
+    if (late.length === 0) return;
+    const numbered = await this.data.modifyMany(ctx, resource, { [field]: { $exists: false } }, { $set: { [field]: 1 } }, { ids: late, showDeleted: true });
+    if (numbered.length > 0) await this.data.insert(ctx, shadowResource(this.config, resource), numbered.map(({ after }) => shadowCopy(this.config, resource, after)));
   }
 
   afterUpdate(ctx: CallScope, resource: Resource, _updates: Doc, updated: Doc, original: Doc): Promise<void> {

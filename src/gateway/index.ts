@@ -9,18 +9,20 @@ import { BodyError, readTextWithin } from "../http/body.ts";
 import { Binary } from "bson";
 import { timingSafeEqual } from "../util/compare.ts";
 import { WindowCounts } from "../util/window-counts.ts";
-import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, RATE_LIMIT_COLLECTION, type Doc, type Driver, type Filter, type Target } from "../drivers/types.ts";
+import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, RATE_LIMIT_COLLECTION, UnmetRequirementError, type Doc, type Driver, type Filter, type Target } from "../drivers/types.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { ACTIONS, decode, EJSON_TYPE, encode, ERROR_STATUS, type Action } from "../drivers/data-api/protocol.ts";
 import {
   field,
   GatewayError,
   indexSpecs,
+  isArray,
   isBinary,
   isCount,
   isDocs,
   isString,
   keysetRead,
+  modifyOptions,
   pipelineReferences,
   projection,
   refuseScripts,
@@ -170,6 +172,21 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
         for (const { _id } of ids) if (await driver.updateOne(where, { $and: [{ _id }, condition] }, changes)) matched++;
         return { matchedCount: matched, modifiedCount: matched };
       }
+      case "everest.findOneAndUpdate": {
+        const where = target(body);
+        const changes = update(body);
+        refuseScripts(changes);
+        return { change: await driver.findOneAndUpdate(where, filter(body), changes, modifyOptions(body)) };
+      }
+      case "everest.updateMany": {
+        const where = target(body);
+        const changes = update(body);
+        refuseScripts(changes);
+        // Bounded, so the answer (every document before and after) is too, and refused before anything is written.
+        const ids = required(body, "ids", isArray, "a list of _id values");
+        if (ids.length > maxBatch) throw new GatewayError("BatchTooLarge", `at most ${maxBatch} ids per everest.updateMany`);
+        return { changes: await driver.updateMany(where, filter(body), changes, { ...modifyOptions(body), ids }) };
+      }
       case "replaceOne": {
         const where = target(body);
         refuseUpsert(body);
@@ -286,6 +303,7 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
       return reply(200, await perform(action as Action, body), canonical);
     } catch (error) {
       if (error instanceof GatewayError) return refusal(error, canonical);
+      if (error instanceof UnmetRequirementError) return refusal(new GatewayError("UnmetRequirement", error.message, { documents: error.documents }), canonical);
       if (error instanceof DuplicateKeyError) return refusal(new GatewayError("DuplicateKey", error.message, { keyValue: error.keyValue }), canonical);
       if (error instanceof InvalidQueryError) return refusal(new GatewayError("InvalidQuery", error.message), canonical);
       options.onError?.(error, action);

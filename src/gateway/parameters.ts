@@ -1,7 +1,8 @@
 // The parameters of a Data API request body, checked: each helper returns the value in the
 // contract's terms or throws a GatewayError naming the parameter and what it must be.
 import { Binary } from "bson";
-import type { Doc, Filter, IndexSpec, Projection, Sort, Target, Update } from "../drivers/types.ts";
+import type { Doc, Filter, IndexSpec, ModifyOptions, Projection, Sort, Target, Update } from "../drivers/types.ts";
+import { etagStamp } from "../render/etag.ts";
 import { KEYSET_POSITION, type ErrorBody, type ErrorCode } from "../drivers/data-api/protocol.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../util/operators.ts";
@@ -143,4 +144,26 @@ export function refuseScripts(value: unknown): void {
       refuseScripts(inner);
     }
   }
+}
+
+export const isNames = (value: unknown): value is string[] => Array.isArray(value) && value.every(isString);
+
+/** The options of everest.findOneAndUpdate / everest.updateMany: the ETag stamp is made here, from what it hashes. */
+export function modifyOptions(body: Body): ModifyOptions {
+  const options: ModifyOptions = {};
+  const stamp = field(body, "stamp", isPlainObject, "an object");
+  if (stamp) {
+    const name = stamp.field;
+    const ignore = stamp.ignore ?? null;
+    if (typeof name !== "string" || name.length === 0 || (ignore !== null && !isNames(ignore))) {
+      throw new GatewayError("InvalidParameter", "'stamp' must be {field: name, ignore: [names] or null}");
+    }
+    options.stamp = etagStamp(name, ignore);
+  }
+  const require = field(body, "require", isPlainObject, "an object");
+  if (require) {
+    refuseScripts(require);
+    options.require = require;
+  }
+  return options;
 }

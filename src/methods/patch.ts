@@ -13,7 +13,7 @@ import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, loadOriginal, writeCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
 import { isPlainObject, withoutKey } from "../util/objects.ts";
 import type { Config } from "../settings/normalize.ts";
-import type { ValidationResult } from "../validation/types.ts";
+import type { Issues, ValidationResult } from "../validation/types.ts";
 import { fieldMask } from "../auth/field-masks.ts";
 import { checkWritable, keepUnwritable, restoreKept, withoutKeptIssues, type Kept } from "../auth/field-writes.ts";
 
@@ -41,20 +41,24 @@ export function duplicateFailure(config: Config, ctx: CallScope, error: Duplicat
 /**
  * Validates what a PATCH or PUT sets, under the field rules (src/auth/field-writes.ts): refused
  * with a 403 when it sets a field the caller may not write; such fields' stored values kept.
+ * Issues are a 422, or handed to `collect` (update operators report theirs beside them).
  */
-export function validateWrite(services: Services, ctx: CallScope, payload: Doc, original: Doc, mode: "PATCH" | "PUT"): Doc | Promise<Doc> {
+export function validateWrite(services: Services, ctx: CallScope, payload: Doc, original: Doc, mode: "PATCH" | "PUT", collect?: (issues: Issues) => void): Doc | Promise<Doc> {
   const resource = ctx.resource!;
   const mask = resource.field_rules && checkWritable(ctx, resource, payload, original);
   const kept = mask && keepUnwritable(mask, payload, original, mode === "PUT");
   const validating = services.validators.get(resource.name)!.validate(kept ? kept.document : payload, mode, validationEnv(services, ctx, original));
   // Not async: a document with nothing to wait for is validated without a promise (src/validation/validator.ts).
-  if (validating instanceof Promise) return validating.then((result) => validated(services.config, result, original, kept));
-  return validated(services.config, validating, original, kept);
+  if (validating instanceof Promise) return validating.then((result) => validated(services.config, result, original, kept, collect));
+  return validated(services.config, validating, original, kept, collect);
 }
 
-function validated(config: Config, result: ValidationResult, original: Doc, kept: Kept | null): Doc {
+function validated(config: Config, result: ValidationResult, original: Doc, kept: Kept | null, collect: ((issues: Issues) => void) | undefined): Doc {
   const issues = kept ? withoutKeptIssues(result.issues, kept) : result.issues;
-  if (kept ? Object.keys(issues).length > 0 : !result.valid) throw validationFailure(config, issues);
+  if (kept ? Object.keys(issues).length > 0 : !result.valid) {
+    if (!collect) throw validationFailure(config, issues);
+    collect(issues);
+  }
   if (kept) restoreKept(result.document, original, kept);
   return result.document;
 }
@@ -62,13 +66,23 @@ function validated(config: Config, result: ValidationResult, original: Doc, kept
 /** The HTTP method (src/methods/conditional.ts reads the request for the core). */
 export const patchItem = itemWriteMethod(patchInternal);
 
-/** Eve's patch_internal: the core that PATCH and server code (src/internal.ts) share. */
-export async function patchInternal(services: Services, ctx: CallScope, lookup: Filter, source: PayloadSource, precondition: Precondition): Promise<Reply> {
+/** What a caller that has loaded the original and checked If-Match already hands over (./patch-operators.ts). */
+export interface LoadedOriginal {
+  original: Doc;
+  /** The ETag the write must still match; undefined for an unconditional write. */
+  etag: string | undefined;
+}
+
+/**
+ * Eve's patch_internal: the core that PATCH and server code (src/internal.ts) share, and that a
+ * PATCH of plain fields on a resource with update operators ends in, `loaded` then given.
+ */
+export async function patchInternal(services: Services, ctx: CallScope, lookup: Filter, source: PayloadSource, precondition: Precondition, loaded?: LoadedOriginal): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
   const where = lookup;
-  const original = await loadOriginal(services.data, ctx, where);
-  const etag = requiredEtag(config, ctx, resource, original, precondition);
+  const original = loaded ? loaded.original : await loadOriginal(services.data, ctx, where);
+  const etag = loaded ? loaded.etag : requiredEtag(config, ctx, resource, original, precondition);
   const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);
   const changes = withoutKey(payload, resource.id_field);

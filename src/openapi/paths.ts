@@ -9,6 +9,7 @@ import { eventStream, streamParameters, streams } from "./feed.ts";
 import { anchored, collectionQuery, CONDITIONAL_GET, ifMatch, itemQuery, type Parameter } from "./parameters.ts";
 import type { ResourceNames } from "./resources.ts";
 import type { SecurityPlan } from "./security.ts";
+import { byFilterAnswer, byFilterParameters } from "./updates.ts";
 
 type Operation = Record<string, unknown>;
 
@@ -106,6 +107,24 @@ function collectionPath(ctx: PathContext, resource: Resource, names: ResourceNam
         responses: { 201: { description: "created", headers: { Location: header("Location") }, content: jsonContent(written, config) } },
         errors: [409, config.VALIDATION_ERROR_STATUS],
       });
+    } else if (method === "PATCH") {
+      ops.patch = operation(ctx, resource, method, false, {
+        id: `updateWhere_${names.item}`,
+        summary: `Change every ${resource.item_title} a where matches`,
+        parameters: byFilterParameters(resource, config),
+        body: body(ref(names.patch), false),
+        responses: { 200: { description: "changed: how many matched and were updated", content: jsonContent(byFilterAnswer(resource, config, "updated", ref(names.written)), config) } },
+        errors: [config.VALIDATION_ERROR_STATUS],
+      });
+    } else if (method === "DELETE" && resource.delete_by_filter) {
+      const id = { type: "object", properties: { [resource.id_field]: { type: "string" } } };
+      ops.delete = operation(ctx, resource, method, false, {
+        id: `deleteWhere_${names.item}`,
+        summary: `Delete every ${resource.item_title} a where matches`,
+        parameters: byFilterParameters(resource, config),
+        responses: { 200: { description: "deleted: how many matched and were deleted", content: jsonContent(byFilterAnswer(resource, config, "deleted", id), config) } },
+        errors: [],
+      });
     } else if (method === "DELETE") {
       ops.delete = operation(ctx, resource, method, false, {
         id: `deleteAll_${names.item}`,
@@ -145,7 +164,7 @@ function itemPath(ctx: PathContext, resource: Resource, names: ResourceNames, me
       const patch = method === "PATCH";
       ops[method.toLowerCase()] = operation(ctx, resource, method, true, {
         id: `${patch ? "update" : "replace"}_${names.item}`,
-        summary: patch ? `Change fields of a ${noun}` : `Replace a ${noun}`,
+        summary: patch ? `Change fields of a ${noun}${resource.update_operators.length ? ", with update operators" : ""}` : `Replace a ${noun}`,
         parameters: ifMatch(resource),
         body: body(ref(patch ? names.patch : names.input), hasMedia(resource)),
         responses: {

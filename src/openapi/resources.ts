@@ -4,6 +4,7 @@
 import type { Config, Resource } from "../settings/normalize.ts";
 import { documentSchema, type JsonSchema } from "../validation/index.ts";
 import { ref } from "./components.ts";
+import { operatorProperties } from "./updates.ts";
 import { OBJECT_ID_PATTERN } from "../util/objectid.ts";
 
 /** Component names of a resource's schemas (resource names need not be valid component names). */
@@ -106,6 +107,8 @@ export function resourceSchemas(resource: Resource, config: Config, all: Map<str
     const properties = body.properties as Record<string, JsonSchema>;
     if (!(resource.id_field in properties)) properties[resource.id_field] = OBJECT_ID;
   }
+  // Update operators sit beside the fields of a PATCH body (docs/updates.md).
+  if (resource.update_operators.length > 0) Object.assign(patch.properties as Record<string, JsonSchema>, operatorProperties(resource, config, patch));
 
   const collection: JsonSchema = {
     type: "object",

@@ -2,6 +2,7 @@
 // Python's json.dumps of relaxed Extended JSON (dates as {"$date": ISO}, ids as {"$oid": hex}).
 // Matching it byte for byte gives a document the same tag in everest as in Eve (verified
 // against the reference exchanges).
+import type { Stamp } from "../drivers/types.ts";
 import { relaxedJsonBytes } from "./relaxed-bytes.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 
@@ -118,6 +119,23 @@ function withoutFields(doc: Record<string, unknown>, fields: string[]): Record<s
 export function documentEtag(doc: Record<string, unknown>, ignoreFields?: string[] | null): string {
   const source = ignoreFields?.length ? withoutFields(doc, ignoreFields) : doc;
   return sha1Hex(relaxedJsonBytes(source));
+}
+
+/**
+ * The ETag of a write a driver applies in its own atomic step (an update-operator PATCH, a
+ * write by filter): the hash of the document it leaves, its own ETag field left out. The
+ * gateway makes the same one from `field` and `ignore` (src/gateway), so a document gets the
+ * same ETag whether its store is local or behind the Data API.
+ */
+export function etagStamp(field: string, ignore: string[] | null): Stamp {
+  return {
+    field,
+    ignore,
+    value: (document) => {
+      const { [field]: _previous, ...rest } = document;
+      return documentEtag(rest, ignore);
+    },
+  };
 }
 
 const EPOCH = new Date(0);

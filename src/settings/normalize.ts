@@ -68,6 +68,8 @@ export interface Resource {
   update_operators: UpdateOperatorName[];
   patch_by_filter: boolean;
   delete_by_filter: boolean;
+  update_operators_enforce_if_match: boolean;
+  by_filter_max_affected: number | null;
   item_lookup: boolean;
   item_lookup_field: string;
   /** The field that names a document in its URL, links and Location (Eve's `id_field`). */

@@ -31,6 +31,13 @@ export interface OptInResourceSettings {
   patch_by_filter?: boolean;
   /** DELETE on the collection URL with `where` deletes only what matches. */
   delete_by_filter?: boolean;
+  /**
+   * Whether an item PATCH made of update operators alone needs If-Match where ENFORCE_IF_MATCH
+   * says so (true, Eve's rule for every PATCH); false lets such a PATCH skip it (docs/updates.md).
+   */
+  update_operators_enforce_if_match?: boolean;
+  /** The most documents a write by filter may change; one matching more is refused whole. null: no limit. */
+  by_filter_max_affected?: number | null;
 }
 
 export interface OptInSettings {
@@ -66,6 +73,8 @@ export interface OptInSettings {
   UPDATE_OPERATORS?: UpdateOperatorName[];
   PATCH_BY_FILTER?: boolean;
   DELETE_BY_FILTER?: boolean;
+  UPDATE_OPERATORS_ENFORCE_IF_MATCH?: boolean;
+  BY_FILTER_MAX_AFFECTED?: number | null;
   /** Where an orchestrator probes liveness and readiness; null: no such endpoint. */
   HEALTH_ENDPOINT?: string | null;
   /** Where Prometheus scrapes metrics; null: no such endpoint. */
@@ -99,6 +108,8 @@ export const OPT_IN_DEFAULTS = {
   UPDATE_OPERATORS: [] as UpdateOperatorName[],
   PATCH_BY_FILTER: false,
   DELETE_BY_FILTER: false,
+  UPDATE_OPERATORS_ENFORCE_IF_MATCH: true,
+  BY_FILTER_MAX_AFFECTED: 1000 as number | null,
   HEALTH_ENDPOINT: null as string | null,
   METRICS_ENDPOINT: null as string | null,
   HEALTH_TIMEOUT: 1,
@@ -107,7 +118,16 @@ export const OPT_IN_DEFAULTS = {
 } satisfies OptInSettings;
 
 /** The switches that cascade to a resource key of the same name in lower case. */
-export const OPT_IN_CASCADING = ["CHANGE_FEED", "PAGINATION_CURSOR", "PAGINATION_COUNT", "UPDATE_OPERATORS", "PATCH_BY_FILTER", "DELETE_BY_FILTER"] as const;
+export const OPT_IN_CASCADING = [
+  "CHANGE_FEED",
+  "PAGINATION_CURSOR",
+  "PAGINATION_COUNT",
+  "UPDATE_OPERATORS",
+  "PATCH_BY_FILTER",
+  "DELETE_BY_FILTER",
+  "UPDATE_OPERATORS_ENFORCE_IF_MATCH",
+  "BY_FILTER_MAX_AFFECTED",
+] as const;
 
 const endpointPath: Check = nullable((v) =>
   typeof v === "string" && /^[A-Za-z0-9_.~-]+(\/[A-Za-z0-9_.~-]+)*$/.test(v.replace(/^\/+|\/+$/g, ""))
@@ -153,6 +173,8 @@ export const OPT_IN_CHECKS: Record<keyof typeof OPT_IN_DEFAULTS, Check> = {
   UPDATE_OPERATORS: updateOperators,
   PATCH_BY_FILTER: bool,
   DELETE_BY_FILTER: bool,
+  UPDATE_OPERATORS_ENFORCE_IF_MATCH: bool,
+  BY_FILTER_MAX_AFFECTED: nullable(int(1)),
   HEALTH_ENDPOINT: endpointPath,
   METRICS_ENDPOINT: endpointPath,
   HEALTH_TIMEOUT: seconds(60),

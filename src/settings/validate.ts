@@ -62,6 +62,8 @@ const methods = (supported: string[]): Check => (v) => {
   const hint = typeof bad === "string" && !HTTP_METHODS.includes(bad) ? didYouMean(bad, supported) : "";
   return `has unsupported method ${show(bad)}${hint} (supported: ${supported.join(", ")})`;
 };
+/** Eve's collection methods, and PATCH, which writes by filter where `patch_by_filter` is on (checked per resource). */
+const resourceMethods: Check = (v) => methods(RESOURCE_METHODS)(Array.isArray(v) ? v.filter((method) => method !== "PATCH") : v);
 const operators: Check = listOf((v) => (typeof v === "string" && v.startsWith("$") ? null : "operator"), "operators ($name)");
 const regex: Check = (v) => {
   if (typeof v !== "string") return "must be a regular expression (a string)";
@@ -105,7 +107,7 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   SERVER_NAME: nullable(text),
   CACHE_CONTROL: text,
   DATE_FORMAT: dateFormat,
-  RESOURCE_METHODS: methods(RESOURCE_METHODS),
+  RESOURCE_METHODS: resourceMethods,
   ITEM_METHODS: methods(ITEM_METHODS),
   PUBLIC_METHODS: methods(HTTP_METHODS),
   PUBLIC_ITEM_METHODS: methods(HTTP_METHODS),
@@ -285,6 +287,12 @@ class Validator {
     }
 
     this.problems.push(...pagingProblems(at, def, this.globals));
+    const methods = def.resource_methods !== undefined ? def.resource_methods : this.globals.RESOURCE_METHODS;
+    const byFilter = def.patch_by_filter !== undefined ? def.patch_by_filter : this.globals.PATCH_BY_FILTER;
+    if (Array.isArray(methods) && methods.includes("PATCH") && byFilter !== true) {
+      this.problems.push(`${at} PATCH on the collection needs patch_by_filter: it writes every document a 'where' matches (docs/updates.md)`);
+    }
+
     const idField = (typeof def.id_field === "string" ? def.id_field : this.globals.ID_FIELD) as string;
     const authField = def.auth_field !== undefined ? def.auth_field : this.globals.AUTH_FIELD;
     if (authField === idField) this.problems.push(`${at} auth_field cannot be the id field '${idField}'`);

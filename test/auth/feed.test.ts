@@ -2,12 +2,13 @@
 // methods, roles, user-restricted access (each subscriber sees only its own documents),
 // datasource filters, rate limits; a browser's EventSource authenticates with its credential in
 // CHANGE_FEED_AUTH_PARAM, which never reaches the access log.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TokenAuth } from "../../src/auth/auth.ts";
 import type { RequestContext } from "../../src/context.ts";
 import type { ResourceSettings, Settings } from "../../src/settings/types.ts";
-import { testApi, type TestApi } from "../support/api.ts";
-import { readSse, type SseReader } from "../support/sse.ts";
+import type { HandlerOptions } from "../../src/app.ts";
+import type { TestApi } from "../support/api.ts";
+import { closedAfterEach, STREAM } from "../support/streams.ts";
 
 class Users extends TokenAuth {
   override checkAuth(token: string, roles: string[], _resource: string | null, _method: string, ctx: RequestContext): boolean {
@@ -20,7 +21,6 @@ class Users extends TokenAuth {
   }
 }
 
-const STREAM = { Accept: "text/event-stream" };
 const alice = { Authorization: "Bearer alice-token" };
 const bob = { Authorization: "Bearer bob-token" };
 const writable = { resource_methods: ["GET", "POST"], item_methods: ["GET", "PATCH", "DELETE"] } satisfies ResourceSettings;
@@ -39,24 +39,9 @@ const settings = (extra: Settings = {}): Settings => ({
   ...extra,
 });
 
-const open: Array<{ close(): Promise<void> }> = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
-
-function start(extra?: Settings, options?: Parameters<typeof testApi>[1]): TestApi {
-  const api = testApi(settings(extra), options);
-  open.push(api);
-  return api;
-}
-
-async function stream(api: TestApi, path: string, headers: Record<string, string>): Promise<SseReader> {
-  const response = await api.get(path, { ...STREAM, ...headers });
-  expect(response.status, response.status === 200 ? "" : await response.clone().text()).toBe(200);
-  const reader = readSse(response);
-  open.push(reader);
-  return reader;
-}
+const streams = closedAfterEach();
+const { stream } = streams;
+const start = (extra?: Settings, options?: HandlerOptions): TestApi => streams.api(settings(extra), options);
 
 describe("change feed: authorization", () => {
   it("shows each subscriber its own documents only (auth_field)", async () => {

@@ -4,20 +4,29 @@
 // runDriverConformance for every driver.
 import { ObjectId } from "bson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DuplicateKeyError, InvalidPositionError, type ChangeRecord, type Doc, type Driver, type DriverSettings, type Target } from "../../src/drivers/types.ts";
+import { etagStamp } from "../../src/render/etag.ts";
+import { DuplicateKeyError, InvalidPositionError, UnmetRequirementError, type Change, type ChangeRecord, type Doc, type Driver, type DriverSettings, type Target } from "../../src/drivers/types.ts";
 
 /** What a test expects of one record. */
 type Expected = Pick<ChangeRecord, "op" | "before" | "after"> & { id: unknown };
 
 interface Scenario {
+  /** What the write is, where a method has more than one. */
+  label?: string;
   /** Documents stored (and recorded) before the write. */
   seed: Doc[];
   write: (driver: Driver, target: Target) => Promise<unknown>;
-  expected: (seed: Doc[]) => Expected[];
+  /** `result`: what the write returned (an atomic update's changes: their after images are what the log must hold). */
+  expected: (seed: Doc[], result: unknown) => Expected[];
 }
 
 const a = () => ({ _id: new ObjectId(), name: "ada", n: 1 });
 const b = () => ({ _id: new ObjectId(), name: "bob", n: 2 });
+const c = () => ({ _id: new ObjectId(), name: "cy", n: 3 });
+
+/** An atomic update's records: one update per change it returned, with that change's images. */
+const updatesOf = (result: unknown): Expected[] =>
+  (Array.isArray(result) ? (result as Change[]) : result ? [result as Change] : []).map(({ before, after }) => ({ op: "update", id: after._id, before, after }));
 
 /**
  * Every method of the Driver contract, each either a write with the records it must leave or
@@ -26,7 +35,7 @@ const b = () => ({ _id: new ObjectId(), name: "bob", n: 2 });
  */
 type DriverMethod = { [K in keyof Driver]-?: NonNullable<Driver[K]> extends (...args: never[]) => unknown ? K : never }[keyof Driver];
 
-export const DRIVER_METHODS: Record<DriverMethod, Scenario | "no document writes"> = {
+export const DRIVER_METHODS: Record<DriverMethod, Scenario | Scenario[] | "no document writes"> = {
   find: "no document writes",
   count: "no document writes",
   estimatedCount: "no document writes",
@@ -55,16 +64,65 @@ export const DRIVER_METHODS: Record<DriverMethod, Scenario | "no document writes
     write: (driver, target) => driver.updateOne(target, { name: "ada" }, { $set: { n: 5 }, $unset: { name: "" } }),
     expected: ([ada]) => [{ op: "update", id: ada!._id, before: ada!, after: { _id: ada!._id, n: 5 } }],
   },
+  // The atomic updates of update-operator PATCHes and writes by filter (docs/updates.md).
+  findOneAndUpdate: {
+    seed: [a(), b()],
+    write: (driver, target) => driver.findOneAndUpdate(target, { name: "bob" }, { $inc: { n: 5 }, $push: { tags: "x" } }, { require: { n: { $lt: 10 } } }),
+    expected: ([, bob], result) => {
+      const after = { ...bob!, n: 7, tags: ["x"] };
+      expect(result).toEqual({ before: bob, after });
+      return [{ op: "update", id: bob!._id, before: bob!, after }];
+    },
+  },
+  updateMany: [
+    {
+      label: "by filter",
+      seed: [a(), b(), c()],
+      write: (driver, target) => driver.updateMany(target, { n: { $gte: 2 } }, { $inc: { n: 10 }, $set: { seen: true } }),
+      expected: ([, bob, cy], result) => {
+        const expected: Expected[] = [bob!, cy!].map((doc) => ({ op: "update", id: doc._id, before: doc, after: { ...doc, n: (doc.n as number) + 10, seen: true } }));
+        expect(updatesOf(result)).toEqual(expected);
+        return expected;
+      },
+    },
+    {
+      label: "with a stamp, limited to ids",
+      seed: [a(), b(), c()],
+      write: async (driver, target) => {
+        const [ada, , cy] = await driver.find(target, { filter: {}, sort: [["n", 1]] });
+        return driver.updateMany(target, {}, { $set: { seen: true } }, { ids: [ada!._id, cy!._id], stamp: etagStamp("_etag", null) });
+      },
+      // The stamp's value is the driver's own (a random one on mongodb): the log holds what the write returned.
+      expected: ([ada, , cy], result) => {
+        const records = updatesOf(result);
+        expect(records.map((record) => [record.id, record.before])).toEqual([[ada!._id, ada], [cy!._id, cy]]);
+        for (const record of records) expect(record.after).toEqual({ ...record.before, seen: true, _etag: expect.stringMatching(/^[0-9a-f]{40}$/) });
+        return records;
+      },
+    },
+  ],
   deleteOne: {
     seed: [a(), b()],
     write: (driver, target) => driver.deleteOne(target, { name: "bob" }),
     expected: ([, bob]) => [{ op: "delete", id: bob!._id, before: bob!, after: null }],
   },
-  deleteMany: {
-    seed: [a(), b()],
-    write: (driver, target) => driver.deleteMany(target, {}),
-    expected: (seed) => seed.map((doc) => ({ op: "delete" as const, id: doc._id, before: doc, after: null })),
-  },
+  deleteMany: [
+    {
+      label: "by filter",
+      seed: [a(), b()],
+      write: (driver, target) => driver.deleteMany(target, {}),
+      expected: (seed) => seed.map((doc) => ({ op: "delete" as const, id: doc._id, before: doc, after: null })),
+    },
+    {
+      label: "limited to ids (a delete by filter)",
+      seed: [a(), b(), c()],
+      write: async (driver, target) => {
+        const [ada, bob] = await driver.find(target, { filter: {}, sort: [["n", 1]] });
+        return driver.deleteMany(target, { n: { $lte: 3 } }, { ids: [ada!._id, bob!._id, new ObjectId()] });
+      },
+      expected: ([ada, bob]) => [ada!, bob!].map((doc) => ({ op: "delete" as const, id: doc._id, before: doc, after: null })),
+    },
+  ],
 };
 
 const shape = (record: ChangeRecord): Expected => ({ op: record.op, id: record.id, before: record.before, after: record.after });
@@ -95,16 +153,16 @@ export function runChangeLogConformance(label: string, make: (settings?: DriverS
       expect(driver.changes).toBeDefined();
     });
 
-    for (const [method, scenario] of Object.entries(DRIVER_METHODS)) {
-      if (scenario === "no document writes") continue;
-      it(`${method} records each document it changes, with its before and after images`, async () => {
+    const scenarios = Object.entries(DRIVER_METHODS).flatMap(([method, entry]) => (entry === "no document writes" ? [] : (Array.isArray(entry) ? entry : [entry]).map((scenario) => [method, scenario] as const)));
+    for (const [method, scenario] of scenarios) {
+      it(`${method}${scenario.label ? ` ${scenario.label}` : ""} records each document it changes, with its before and after images`, async () => {
         const target = await recorded();
         const seed = scenario.seed.map((doc) => ({ ...doc }));
         if (seed.length) await driver.insertMany(target, seed.map((doc) => ({ ...doc })));
         const start = await driver.changes!.head(target.database);
-        await scenario.write(driver, target);
+        const result = await scenario.write(driver, target);
         const records = await after(target, start);
-        expect(records.map(shape)).toEqual(scenario.expected(seed));
+        expect(records.map(shape)).toEqual(scenario.expected(seed, result));
         for (const record of records) {
           expect(record.collection).toBe("people");
           expect(record.at).toBeInstanceOf(Date);
@@ -122,6 +180,13 @@ export function runChangeLogConformance(label: string, make: (settings?: DriverS
       await driver.updateOne(target, { _id: 2 }, { $set: { n: 1 } });
       await driver.deleteOne(target, { _id: 2 });
       await expect(driver.insertMany(target, [{ _id: 3 }, { _id: 1 }])).rejects.toBeInstanceOf(DuplicateKeyError);
+      expect(await driver.findOneAndUpdate(target, { _id: 2 }, { $inc: { n: 1 } })).toBeNull();
+      expect(await driver.updateMany(target, { n: 2 }, { $inc: { n: 1 } })).toEqual([]);
+      expect(await driver.updateMany(target, {}, { $inc: { n: 1 } }, { ids: [2] })).toEqual([]);
+      await expect(driver.findOneAndUpdate(target, { _id: 1 }, { $inc: { n: 1 } }, { require: { n: { $gt: 5 } } })).rejects.toBeInstanceOf(UnmetRequirementError);
+      await expect(driver.updateMany(target, {}, { $inc: { n: 1 } }, { require: { n: { $gt: 5 } } })).rejects.toBeInstanceOf(UnmetRequirementError);
+      expect(await driver.deleteMany(target, { _id: 2 })).toBe(0);
+      expect(await driver.deleteMany(target, {}, { ids: [2] })).toBe(0);
       expect(await after(target, start)).toEqual([]);
       expect(await driver.changes!.head(target.database)).toBe(start);
     });

@@ -6,6 +6,7 @@ import { Decimal128, ObjectId } from "bson";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type DriverSettings, type MediaFile, type Projection, type Target } from "../../src/drivers/types.ts";
 import { runChangeLogConformance } from "./change-log-conformance.ts";
+import { modifyContract, type ModifyContractOptions } from "./conformance-modify.ts";
 import { runKeysetConformance } from "./keyset-conformance.ts";
 
 async function readAll(file: MediaFile, range?: { start: number; end: number }): Promise<Uint8Array> {
@@ -46,7 +47,7 @@ function people(): Doc[] {
 /** Set by .ci/run when MONGODB_URI points at ../shared/mongo-emulator rather than a mongod. */
 export const MONGODB_EMULATED = process.env.MONGODB_EMULATOR === "1";
 
-export interface ConformanceOptions {
+export interface ConformanceOptions extends ModifyContractOptions {
   /**
    * The backend is ../shared/mongo-emulator (mongomock), which answers `$count` over no
    * documents with `{count: 0}` where MongoDB answers nothing; that one check is skipped.
@@ -559,6 +560,8 @@ export function runDriverConformance(label: string, make: (settings?: DriverSett
         expect(await driver.find(t, { filter: { _id: id } })).toEqual([{ _id: id, nested: { list: [9] }, other: { list: [7] } }]);
       });
     });
+
+    modifyContract(() => driver, target, options);
 
     describe("media", () => {
       const bytes = new Uint8Array([10, 20, 30, 40, 50, 60, 70, 80]);

@@ -127,6 +127,8 @@ describe("memory driver: journal", () => {
     await driver.updateOne(people, { _id: ids[1] }, { $set: { "profile.city": "rome" }, $unset: { since: "" } });
     await driver.deleteOne(people, { _id: ids[2] });
     await driver.deleteMany(people, { age: { $gte: 24 } });
+    await driver.findOneAndUpdate(people, { _id: ids[1] }, { $inc: { age: 1 }, $push: { tags: "a" } });
+    await driver.updateMany(people, {}, { $inc: { age: 10 }, $set: { seen: true } });
     await driver.insertMany(elsewhere, [{ n: 1 }, { n: 2 }]);
     await driver.deleteMany(elsewhere, {});
     await driver.insertMany(elsewhere, [{ n: 3 }]);
@@ -143,6 +145,10 @@ describe("memory driver: journal", () => {
     const before = await state(driver, mediaIds);
     await driver.close();
     expect(before.people).toHaveLength(2);
+    expect(before.people.map((doc) => [doc.age, doc.seen])).toEqual([
+      [32, true],
+      [33, true],
+    ]);
     expect(before.media[1]).toBeNull();
 
     const reopened = await journalAt(path);
@@ -502,17 +508,33 @@ describe("memory journal: the change log", () => {
     let driver = await journalAt(path);
     await driver.changes.record(t);
     const start = await driver.changes.head();
-    await driver.insertMany(t, [{ _id: 1, n: 1 }, { _id: 2, n: 2 }]);
+    await driver.insertMany(t, [{ _id: 1, n: 1 }, { _id: 2, n: 2 }, { _id: 3, n: 3 }]);
     await driver.updateOne(t, { _id: 1 }, { $set: { n: 10 } });
     await driver.replaceOne(t, { _id: 2 }, { m: 1 });
-    await driver.deleteOne(t, { _id: 1 });
+    // The atomic updates and deletes of update operators and writes by filter (docs/updates.md).
+    await driver.findOneAndUpdate(t, { _id: 2 }, { $inc: { m: 1 } });
+    await driver.updateMany(t, {}, { $inc: { n: 1 } }, { ids: [3, 1] });
+    await driver.deleteMany(t, {}, { ids: [1] });
+    await driver.deleteOne(t, { _id: 3 });
     const read = async (d: MemoryDriver, from: string) => {
       const result = await d.changes.read(undefined, from, 100);
       if (result.expired) throw new Error("expired");
       return result.records;
     };
     const written = await read(driver, start);
-    expect(written.map((r) => [r.op, r.id])).toEqual([["insert", 1], ["insert", 2], ["update", 1], ["replace", 2], ["delete", 1]]);
+    expect(written.map((r) => [r.op, r.id])).toEqual([
+      ["insert", 1],
+      ["insert", 2],
+      ["insert", 3],
+      ["update", 1],
+      ["replace", 2],
+      ["update", 2],
+      ["update", 1],
+      ["update", 3],
+      ["delete", 1],
+      ["delete", 3],
+    ]);
+    expect(written.slice(5, 8).map((r) => r.after)).toEqual([{ _id: 2, m: 2 }, { _id: 1, n: 11 }, { _id: 3, n: 4 }]);
     await driver.close();
 
     driver = await journalAt(path);
@@ -522,11 +544,11 @@ describe("memory journal: the change log", () => {
 
     driver = await journalAt(path);
     expect(await read(driver, start)).toEqual(written);
-    expect(await read(driver, written[2]!.position)).toEqual(written.slice(3));
+    expect(await read(driver, written[4]!.position)).toEqual(written.slice(5));
     await driver.changes.record(t);
-    await driver.insertMany(t, [{ _id: 3 }]);
-    const [next] = await read(driver, written[4]!.position);
-    expect(next).toMatchObject({ op: "insert", id: 3 });
+    await driver.insertMany(t, [{ _id: 4 }]);
+    const [next] = await read(driver, written[9]!.position);
+    expect(next).toMatchObject({ op: "insert", id: 4 });
     await driver.close();
   });
 });

@@ -2,11 +2,9 @@
 // with a newer Node when the machine's is older, and Bun with bun:sqlite). Without one, the
 // tests are reported as skipped and the start-up error is checked instead.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
 import { createInterface } from "node:readline";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ObjectId } from "bson";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
@@ -20,26 +18,9 @@ import type { Settings } from "../../src/settings/types.ts";
 import type { Doc, Driver, Filter, Sort, Target } from "../../src/drivers/types.ts";
 import { runDriverConformance } from "./conformance.ts";
 import { random, randomDocuments } from "./support/random-documents.ts";
+import { hasSqlite, tempFiles } from "./support/sqlite.ts";
 
-const directories: string[] = [];
-async function tempFile(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), "everest-sqlite-"));
-  directories.push(dir);
-  return join(dir, "data.db");
-}
-afterAll(async () => {
-  await Promise.all(directories.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-/** Whether this runtime has an SQLite the driver can use. */
-export async function hasSqlite(): Promise<boolean> {
-  if ((globalThis as { Bun?: unknown }).Bun) return true;
-  const specifier = "node:sqlite";
-  return import(specifier).then(
-    () => true,
-    () => false,
-  );
-}
+const tempFile = tempFiles();
 
 const available = await hasSqlite();
 

@@ -1,12 +1,11 @@
 // The change feed over HTTP (docs/feed.md): GET with Accept: text/event-stream on a collection
 // or an item streams its changes, rendered as a GET renders them, filtered as a GET filters,
 // resumable with Last-Event-ID; bad requests are refused before the stream starts.
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Settings } from "../../src/settings/types.ts";
-import { testApi, type TestApi } from "../support/api.ts";
-import { readSse, type SseReader } from "../support/sse.ts";
-
-const STREAM = { Accept: "text/event-stream" };
+import type { TestApi } from "../support/api.ts";
+import { readSse } from "../support/sse.ts";
+import { closedAfterEach, STREAM } from "../support/streams.ts";
 
 const settings = (extra: Settings = {}): Settings => ({
   CHANGE_FEED: true,
@@ -19,30 +18,9 @@ const settings = (extra: Settings = {}): Settings => ({
   ...extra,
 });
 
-const open: Array<SseReader | TestApi> = [];
-afterEach(async () => {
-  for (const item of open.splice(0).reverse()) await item.close();
-});
-
-function api(extra?: Settings): TestApi {
-  const made = testApi(settings(extra));
-  open.push(made);
-  return made;
-}
-
-async function stream(target: TestApi, path: string, headers: Record<string, string> = {}): Promise<SseReader> {
-  const response = await target.get(path, { ...STREAM, ...headers });
-  expect(response.status, await peek(response)).toBe(200);
-  expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
-  const reader = readSse(response);
-  open.push(reader);
-  return reader;
-}
-
-/** An error body, for a failed status check's message. */
-async function peek(response: Response): Promise<string> {
-  return response.status === 200 ? "" : await response.clone().text();
-}
+const streams = closedAfterEach();
+const { stream, keep } = streams;
+const api = (extra?: Settings): TestApi => streams.api(settings(extra));
 
 async function post(target: TestApi, body: unknown): Promise<any> {
   const response = await target.post("/people", body);
@@ -268,7 +246,7 @@ describe("change feed: refusals", () => {
     for (let i = 0; i < 100 && status === 503; i++) {
       const again = await a.get("/people", STREAM);
       status = again.status;
-      if (status === 200) open.push(readSse(again));
+      if (status === 200) keep(readSse(again));
       else await new Promise((resolve) => setTimeout(resolve, 50));
     }
     expect(status).toBe(200);
@@ -289,7 +267,7 @@ describe("change feed: operation", () => {
     expect(response.status).toBe(200);
     for (let i = 0; i < 40; i++) await post(a, { name: `person ${i}`.padEnd(200, ".") });
     const events = readSse(response);
-    open.push(events);
+    keep(events);
     const all = await events.rest(10_000);
     const last = all[all.length - 1]!;
     expect(last.event).toBe("end");

@@ -137,6 +137,22 @@ describe("app.internal", () => {
     expect((await internal.get("transactions", { original_resource: "upsert" })).body!._meta).toMatchObject({ total: 1 });
   });
 
+  it("patches and deletes by filter, update operators where the resource allows them, checked first (docs/updates.md)", async () => {
+    const counted = testApi({ UPDATE_OPERATORS: ["$inc"], DOMAIN: { counters: { schema: { group: { type: "string" }, n: { type: "integer", min: 0 } } } } });
+    const app = counted.handler.app.internal;
+    await app.post("counters", [{ group: "a", n: 0 }, { group: "a", n: 1 }, { group: "b", n: 0 }]);
+    const patched = await app.patchWhere("counters", { group: "a" }, { $inc: { n: 1 } });
+    expect(patched).toMatchObject({ status: 200, body: { _meta: { matched: 2, updated: 2 } } });
+    expect((await app.patchWhere("counters", {}, { $inc: { n: -1 } })).status).toBe(422);
+    expect((await app.patchWhere("counters", { group: "a" }, { $inc: { n: 1 } }, { maxAffected: 1 })).status).toBe(400);
+    expect(((await app.get("counters", {}, { sort: "group,n" })).body!._items as Doc[]).map((d) => d.n)).toEqual([1, 2, 0]);
+    const item = await app.patch("counters", { group: "b" }, { $inc: { n: 5 } });
+    expect(item.status).toBe(200);
+    expect(await app.deleteWhere("counters", { n: { $gte: 2 } })).toMatchObject({ status: 200, body: { _meta: { matched: 2, deleted: 2 } } });
+    expect((await app.get("counters")).body!._items).toHaveLength(1);
+    await counted.close();
+  });
+
   it("refuses an unknown resource outright", async () => {
     await expect(internal.get("nothing")).rejects.toThrow("unknown resource 'nothing'");
   });

@@ -87,6 +87,33 @@ export function everything(): Settings {
   };
 }
 
+/** Update operators, and PATCH and DELETE by filter (docs/updates.md). */
+export function operatorsAndFilters(): Settings {
+  return {
+    UPDATE_OPERATORS: ["$set", "$unset", "$inc", "$mul", "$min", "$max", "$push", "$pull", "$addToSet", "$currentDate"],
+    PATCH_BY_FILTER: true,
+    DELETE_BY_FILTER: true,
+    BY_FILTER_MAX_AFFECTED: 500,
+    RESOURCE_METHODS: ["GET", "POST", "PATCH", "DELETE"],
+    ITEM_METHODS: ["GET", "PATCH", "DELETE"],
+    DOMAIN: {
+      items: {
+        schema: {
+          name: { type: "string", required: true },
+          code: { type: "string", unique: true },
+          stock: { type: "integer", min: 0 },
+          price: { type: "float" },
+          fixed: { type: "string", readonly: true },
+          seen: { type: "datetime" },
+          tags: { type: "list", maxlength: 5, schema: { type: "string" } },
+          stats: { type: "dict", schema: { views: { type: "integer" }, label: { type: "string" } } },
+        },
+      },
+      logs: { update_operators: [], patch_by_filter: false, delete_by_filter: false, resource_methods: ["GET", "DELETE"], schema: { line: { type: "string" } } },
+    },
+  };
+}
+
 const ROOT = new URL("../../", import.meta.url);
 
 /** Every settings.json under examples/ and test/fixtures/, so new ones are covered as they come. */
@@ -109,4 +136,5 @@ export const SETTINGS: Record<string, () => Settings> = {
   "examples/mounting": () => mounted,
   "test/support/settings.ts": () => peopleSettings(),
   everything,
+  operatorsAndFilters,
 };

@@ -17,7 +17,13 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // metrics, the endpoints' answers, the shutdown's steps and Redis load only where they are used;
 // plus 0.75 KB for the reads of issue 36 that answer from a document's JSON kept per stored
 // version: the glue in GET, shared reads and the loader (the kept JSON itself loads on first use).
-const TARGET_GZIP = 112.5 * 1024;
+// Plus what update operators and writes by filter (issue 33) cost while they are off: 115,158 →
+// 120,091 bytes. Their methods and compiler load on first use (src/methods/opt-in-loader.ts);
+// what stays is about 2.1 KB of settings checks, dispatch, the data layer's and the drivers'
+// atomic updates, and 2.8 KB of the entry split into more chunks by that module of its own —
+// still less than importing it (123,550), or than splitting it further (122,063 with the
+// operator compiler alone loaded on use). Until the opt-in features' budget is decided.
+const TARGET_GZIP = 117.5 * 1024;
 
 let dir: string;
 let build: WorkerBuild;
@@ -42,9 +48,9 @@ function inputs(modules: WorkerModule[]): string[] {
 }
 
 describe("Workers bundle of the example", () => {
-  it("loads drivers, the jsonschema engine, aggregation and geometry as modules of their own", () => {
+  it("loads drivers, the jsonschema engine, aggregation, geometry, operations and the opt-in writes as modules of their own", () => {
     const operational = ["src/metrics/service.ts", "src/endpoints/operational.ts", "src/shutdown.ts", "src/ratelimit/redis.ts"];
-    for (const source of ["src/drivers/memory/index.ts", "src/drivers/data-api/index.ts", "src/validation/jsonschema.ts", "src/drivers/memory/aggregation.ts", "src/drivers/memory/turf.ts", ...operational]) {
+    for (const source of ["src/drivers/memory/index.ts", "src/drivers/data-api/index.ts", "src/validation/jsonschema.ts", "src/drivers/memory/aggregation.ts", "src/drivers/memory/turf.ts", "src/methods/opt-in-writes.ts", ...operational]) {
       expect(build.modules[0]!.imports).not.toContain(lazy(source).name);
     }
   });

@@ -94,6 +94,26 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
     expect(problems((s) => ((s as Record<string, unknown>).PUBLIC_METHODS = ["GTE"]))[0]).toContain(`unsupported method "GTE" (did you mean 'GET'?)`);
   });
 
+  it("PATCH on a collection without patch_by_filter, and bad values of the update-operator and by-filter settings", () => {
+    expect(problems((s) => (people(s).resource_methods = ["GET", "PATCH"]))).toEqual([
+      "Resource 'people': PATCH on the collection needs patch_by_filter: it writes every document a 'where' matches (docs/updates.md)",
+    ]);
+    expect(problems((s) => Object.assign(people(s), { resource_methods: ["GET", "PATCH"], patch_by_filter: true }))).toEqual([]);
+    // A global PATCH holds for the resources with the switch and is refused for the others.
+    const global = problems((s) => Object.assign(s, { RESOURCE_METHODS: ["GET", "PATCH"], PATCH_BY_FILTER: true }, void (people(s).patch_by_filter = false)));
+    expect(global).toEqual(["Resource 'people': PATCH on the collection needs patch_by_filter: it writes every document a 'where' matches (docs/updates.md)"]);
+    const cases: Array<[Record<string, unknown>, RegExp]> = [
+      [{ UPDATE_OPERATORS: ["$inc", "$where"] }, /^Setting 'UPDATE_OPERATORS' has unsupported operator "\$where"/],
+      [{ UPDATE_OPERATORS: "$inc" }, /must be a list of update operators/],
+      [{ PATCH_BY_FILTER: "yes" }, /^Setting 'PATCH_BY_FILTER' must be true or false/],
+      [{ BY_FILTER_MAX_AFFECTED: 0 }, /^Setting 'BY_FILTER_MAX_AFFECTED' must be an integer of at least 1/],
+      [{ UPDATE_OPERATORS_ENFORCE_IF_MATCH: 1 }, /must be true or false/],
+    ];
+    for (const [given, message] of cases) expect(problems((s) => Object.assign(s, given))).toEqual([expect.stringMatching(message)]);
+    expect(problems((s) => (people(s).by_filter_max_affected = -5))).toEqual([expect.stringMatching(/^Resource 'people': setting 'by_filter_max_affected' must be an integer of at least 1/)]);
+    expect(problems((s) => Object.assign(people(s), { by_filter_max_affected: null, update_operators: ["$inc"], update_operators_enforce_if_match: false }))).toEqual([]);
+  });
+
   it("values of the wrong type or range", () => {
     const cases: Array<[string, unknown, RegExp]> = [
       ["PAGINATION_LIMIT", "a", /^Setting 'PAGINATION_LIMIT' must be an integer of at least 1 \(got "a"\)$/],

@@ -13,7 +13,7 @@ import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { MongoDriver } from "../../src/drivers/mongodb/index.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
 import { retentionOf } from "../../src/drivers/change-log.ts";
-import type { ChangeLog, Doc, Driver, DriverSettings, Filter, FindQuery, IndexSpec, MediaStore, Target, Update } from "../../src/drivers/types.ts";
+import type { Change, ChangeLog, Doc, Driver, DriverSettings, Filter, FindQuery, IndexSpec, MediaStore, ModifyManyOptions, ModifyOptions, Target, Update } from "../../src/drivers/types.ts";
 
 export const TEST_DATA_API_KEY = "test-key";
 
@@ -97,11 +97,17 @@ export class ScopedDriver implements Driver {
   updateOne(target: Target, filter: Filter, update: Update): Promise<boolean> {
     return this.inner.then((d) => d.updateOne(this.scope(target), filter, update));
   }
+  findOneAndUpdate(target: Target, filter: Filter, update: Update, options?: ModifyOptions): Promise<Change | null> {
+    return this.inner.then((d) => d.findOneAndUpdate(this.scope(target), filter, update, options));
+  }
+  updateMany(target: Target, filter: Filter, update: Update, options?: ModifyManyOptions): Promise<Change[]> {
+    return this.inner.then((d) => d.updateMany(this.scope(target), filter, update, options));
+  }
   deleteOne(target: Target, filter: Filter): Promise<boolean> {
     return this.inner.then((d) => d.deleteOne(this.scope(target), filter));
   }
-  deleteMany(target: Target, filter: Filter): Promise<number> {
-    return this.inner.then((d) => d.deleteMany(this.scope(target), filter));
+  deleteMany(target: Target, filter: Filter, options?: { ids?: unknown[] }): Promise<number> {
+    return this.inner.then((d) => d.deleteMany(this.scope(target), filter, options));
   }
   aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]> {
     return this.inner.then((d) => d.aggregate(this.scope(target), pipeline));

@@ -7,6 +7,8 @@ import {
   DuplicateKeyError,
   InvalidPositionError,
   InvalidQueryError,
+  UnmetRequirementError,
+  type Change,
   type Doc,
   type Driver,
   type Filter,
@@ -14,6 +16,8 @@ import {
   type IndexSpec,
   type MediaFile,
   type MediaStore,
+  type ModifyManyOptions,
+  type ModifyOptions,
   type Target,
   type Update,
 } from "../types.ts";
@@ -48,6 +52,7 @@ function failure(action: string, status: number, payload: unknown): Error {
   const body = isPlainObject(payload) ? payload : {};
   const code = typeof body.error_code === "string" ? body.error_code : undefined;
   const message = `the Data API refused ${action} (${status}${code ? ` ${code}` : ""}): ${typeof body.error === "string" ? body.error : "no message"}`;
+  if (code === "UnmetRequirement") return new UnmetRequirementError(Array.isArray(body.documents) ? (body.documents as Doc[]) : [], message);
   if (status === 409 || code === "DuplicateKey") {
     return new DuplicateKeyError(isPlainObject(body.keyValue) ? body.keyValue : {}, message);
   }
@@ -72,6 +77,19 @@ function count(result: Doc, field: string): number {
   const value = result[field];
   if (typeof value !== "number") throw new Error(`the Data API answer has no '${field}' count`);
   return value;
+}
+
+/** A write's options as the gateway takes them: the stamp by what it hashes, since code cannot cross. */
+function modifyOptions(options: ModifyOptions): Doc {
+  return {
+    ...(options.stamp ? { stamp: { field: options.stamp.field, ignore: options.stamp.ignore } } : {}),
+    ...(options.require ? { require: options.require } : {}),
+  };
+}
+
+function changeOf(value: unknown): Change {
+  if (!isPlainObject(value) || !isPlainObject(value.before) || !isPlainObject(value.after)) throw new Error("the Data API answer has a change without 'before' and 'after'");
+  return { before: value.before, after: value.after };
 }
 
 export class DataApiDriver implements Driver {
@@ -135,13 +153,28 @@ export class DataApiDriver implements Driver {
     return count(result, "matchedCount") > 0;
   }
 
+  async findOneAndUpdate(target: Target, filter: Filter, update: Update, options: ModifyOptions = {}): Promise<Change | null> {
+    const { change } = await this.call("everest.findOneAndUpdate", { ...this.target(target), filter, update, ...modifyOptions(options) });
+    return change === null ? null : changeOf(change);
+  }
+
+  /**
+   * The gateway takes the ids to change (at most its batch size, so its answer stays bounded);
+   * without them, those matching now are looked up first, and one inserted in between is left out.
+   */
+  async updateMany(target: Target, filter: Filter, update: Update, options: ModifyManyOptions = {}): Promise<Change[]> {
+    const ids = options.ids ?? (await this.find(target, { filter, projection: { _id: 1 } })).map((doc) => doc._id);
+    const result = await this.call("everest.updateMany", { ...this.target(target), filter, update, ...modifyOptions(options), ids });
+    return documents(result, "changes").map(changeOf);
+  }
+
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
     const result = await this.call("deleteOne", { ...this.target(target), filter });
     return count(result, "deletedCount") > 0;
   }
 
-  async deleteMany(target: Target, filter: Filter): Promise<number> {
-    const result = await this.call("deleteMany", { ...this.target(target), filter });
+  async deleteMany(target: Target, filter: Filter, options: { ids?: unknown[] } = {}): Promise<number> {
+    const result = await this.call("deleteMany", { ...this.target(target), filter: options.ids ? { $and: [filter, { _id: { $in: options.ids } }] } : filter });
     return count(result, "deletedCount");
   }
 
@@ -229,7 +262,7 @@ export class DataApiDriver implements Driver {
 
   private payload(body: Doc): Doc {
     const payload: Doc = { dataSource: this.options.dataSource, ...body };
-    for (const field of ["filter", "update", "pipeline"]) {
+    for (const field of ["filter", "update", "pipeline", "require"]) {
       if (payload[field] !== undefined) payload[field] = protectRegexOperators(payload[field]);
     }
     return payload;

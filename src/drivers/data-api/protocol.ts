@@ -25,6 +25,8 @@ export const STANDARD_ACTIONS = [
 export const EXTENSION_ACTIONS = [
   "everest.createIndexes",
   "everest.estimatedCount",
+  "everest.findOneAndUpdate",
+  "everest.updateMany",
   "everest.mediaPut",
   "everest.mediaGet",
   "everest.mediaRead",
@@ -63,6 +65,8 @@ export const ERROR_STATUS = {
   NotFound: 404,
   MethodNotAllowed: 405,
   DuplicateKey: 409,
+  /** everest.findOneAndUpdate / everest.updateMany: documents that do not meet `require`, nothing written. */
+  UnmetRequirement: 412,
   PayloadTooLarge: 413,
   BatchTooLarge: 413,
   ResponseTooLarge: 413,
@@ -77,6 +81,8 @@ export interface ErrorBody {
   error_code: ErrorCode;
   /** With DuplicateKey: the field(s) and value(s) the unique index refused. */
   keyValue?: Record<string, unknown>;
+  /** With UnmetRequirement: the documents, as stored, that do not meet it. */
+  documents?: Array<Record<string, unknown>>;
 }
 
 /** The media type of canonical Extended JSON bodies. */

@@ -93,6 +93,15 @@ export class Collection {
     return test(stored.doc) ? stored : undefined;
   }
 
+  /** The document whose id's valueKey is `key`, if it passes `test`; none or one. */
+  probeKey(key: string, test: (doc: Doc) => boolean): Stored[] {
+    this.stats.indexScans++;
+    const stored = this.docs.get(key);
+    if (!stored) return [];
+    this.stats.documentsExamined++;
+    return test(stored.doc) ? [stored] : [];
+  }
+
   /** One probe of the id map, counted as the index scan it is. */
   private idScan(id: unknown): Stored | undefined {
     this.stats.indexScans++;
@@ -187,6 +196,25 @@ export class Collection {
       stored.doc = next;
       if (sorted) for (const index of this.sorts.values()) index.add(stored);
     };
+  }
+
+  /**
+   * Puts each `next` in its `stored`'s place, in order, all or none: a replacement a unique
+   * index refuses undoes the ones before it (in reverse, each getting back keys it held) and
+   * throws. The journal replays the same replacements in the same order, so they fit there too.
+   */
+  replaceInOrder(stored: Stored[], next: Doc[]): void {
+    const previous: Doc[] = [];
+    try {
+      for (let i = 0; i < stored.length; i++) {
+        const apply = this.prepareReplace(stored[i]!, next[i]!);
+        previous.push(stored[i]!.doc);
+        apply();
+      }
+    } catch (error) {
+      for (let i = previous.length - 1; i >= 0; i--) this.prepareReplace(stored[i]!, previous[i]!)();
+      throw error;
+    }
   }
 
   /** The stored document with this `_id` value. */

@@ -91,6 +91,13 @@ export class Databases {
         changed(record.feed, [replaced(record.coll, before, record.doc, record.feed?.update)]);
         break;
       }
+      case "replaceMany": {
+        const stored = record.docs.map((doc) => existing(doc._id));
+        const befores = stored.map(({ doc }) => doc);
+        collection.replaceInOrder(stored, record.docs);
+        changed(record.feed, record.docs.map((doc, i) => replaced(record.coll, befores[i]!, doc, true)));
+        break;
+      }
       case "delete": {
         const gone = record.ids.map(existing);
         for (const stored of gone) collection.remove(stored);

@@ -8,14 +8,14 @@
 // loadFor) awaits it first, and then does the rest as any other.
 import { ObjectId } from "bson";
 import { retentionOf, Watchers, type Retention } from "../change-log.ts";
-import { InvalidQueryError, type ChangeLog, type Doc, type Driver, type FileAccess, type Filter, type FindQuery, type IndexSpec, type MediaStore, type Target, type Update } from "../types.ts";
+import { InvalidQueryError, UnmetRequirementError, type Change, type ChangeLog, type Doc, type Driver, type FileAccess, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type Target, type Update } from "../types.ts";
 import type { Collection, ScanStats } from "./collection.ts";
-import type { MemoryChangeLog } from "./change-log.ts";
-import type { Compactor, CompactionPolicy } from "./compaction.ts";
+import { Commits } from "./commits.ts";
+import type { CompactionPolicy } from "./compaction.ts";
 import { Databases, deleted, inserted, replaced, storeChangeLog } from "./databases.ts";
 import type { Stored } from "./document-table.ts";
-import type { Journal, JournalRecord } from "./journal.ts";
 import { memoryMedia } from "./media.ts";
+import { idKeys, modifiedCopies, requirement } from "./modify.ts";
 import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, projectShared, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
 import { copyDocument, copyValue, valueKey } from "./values.ts";
 
@@ -53,12 +53,12 @@ export class MemoryDriver implements Driver {
   private readonly databases: Databases;
   private readonly watchers = new Watchers();
   readonly changes: ChangeLog;
-  private journal: Journal | null = null;
-  private compactor: Compactor | null = null;
+  private readonly commits: Commits;
   private closed = false;
 
   private constructor(private readonly defaultDatabase: string, retention: Retention) {
     this.databases = new Databases(this.stats, retention);
+    this.commits = new Commits(this.databases, this.watchers);
     this.changes = storeChangeLog(this.databases, this.watchers, defaultDatabase, () => this.assertUsable());
   }
 
@@ -67,7 +67,7 @@ export class MemoryDriver implements Driver {
     if (options.journal) {
       const { files, path } = options.journal;
       const { openJournal } = await import("./persistence.ts");
-      ({ journal: driver.journal, compactor: driver.compactor } = await openJournal(files, path, options.journal.compaction, driver.databases));
+      ({ journal: driver.commits.journal, compactor: driver.commits.compactor } = await openJournal(files, path, options.journal.compaction, driver.databases));
     }
     return driver;
   }
@@ -131,12 +131,8 @@ export class MemoryDriver implements Driver {
     const copies = docs.map((doc) => collection.copyIn(doc));
     const db = this.databaseName(target);
     const apply = collection.prepareInsert(copies);
-    const log = this.recorded(db, target.collection);
-    const feed = log?.marker();
-    const line = this.encode(() => ({ op: "insert", db, coll: target.collection, docs: copies, ...(feed ? { feed } : {}) }));
-    apply();
-    if (log) log.append(feed!, copies.map((copy) => inserted(target.collection, copy)), this.databases.retention, line === null);
-    const committing = this.commit(line, db, log);
+    const insert = () => ({ op: "insert" as const, db, coll: target.collection, docs: copies });
+    const committing = this.commits.documents(db, target.collection, insert, apply, () => copies.map((copy) => inserted(target.collection, copy)));
     if (committing) await committing;
   }
 
@@ -167,6 +163,44 @@ export class MemoryDriver implements Driver {
     return true;
   }
 
+  async findOneAndUpdate(target: Target, filter: Filter, update: Update, options: ModifyOptions = {}): Promise<Change | null> {
+    const opening = this.open(target, filter, update, options.require);
+    const opened = opening instanceof Promise ? await opening : opening;
+    const collection = opened.collection;
+    const stored = this.firstMatch(opened, filter);
+    if (!collection || !stored) return null;
+    const before = stored.doc;
+    if (!(requirement(options.require)?.(before) ?? true)) throw new UnmetRequirementError([copyDocument(before)]);
+    const [next] = modifiedCopies([before], update, options.stamp);
+    const storing = this.store(target, collection, stored, next!, true);
+    const change = { before: copyDocument(before), after: copyDocument(next!) };
+    if (storing) await storing;
+    return change;
+  }
+
+  /** All or nothing: every document is checked and changed in one synchronous step, journalled (and recorded) as one record. */
+  async updateMany(target: Target, filter: Filter, update: Update, options: ModifyManyOptions = {}): Promise<Change[]> {
+    const opening = this.open(target, filter, update, options.require);
+    const opened = opening instanceof Promise ? await opening : opening;
+    const collection = opened.collection;
+    if (!collection) return [];
+    const matches = withMingo(() => this.within(collection, opened, filter, idKeys(options.ids)));
+    const meets = requirement(options.require);
+    const unmet = meets ? matches.filter((stored) => !meets(stored.doc)) : [];
+    if (unmet.length > 0) throw new UnmetRequirementError(unmet.map((stored) => copyDocument(stored.doc)));
+    if (matches.length === 0) return [];
+    const befores = matches.map((stored) => stored.doc);
+    const nexts = modifiedCopies(befores, update, options.stamp);
+    const db = this.databaseName(target);
+    const coll = target.collection;
+    const replaceMany = () => ({ op: "replaceMany" as const, db, coll, docs: nexts });
+    const recorded = () => befores.map((before, i) => replaced(coll, before, nexts[i]!, true));
+    const committing = this.commits.documents(db, coll, replaceMany, () => collection.replaceInOrder(matches, nexts), recorded);
+    const changes = befores.map((before, i) => ({ before: copyDocument(before), after: copyDocument(nexts[i]!) }));
+    if (committing) await committing;
+    return changes;
+  }
+
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
     const opening = this.open(target, filter);
     const opened = opening instanceof Promise ? await opening : opening;
@@ -178,23 +212,21 @@ export class MemoryDriver implements Driver {
     return true;
   }
 
-  async deleteMany(target: Target, filter: Filter): Promise<number> {
+  async deleteMany(target: Target, filter: Filter, options: { ids?: unknown[] } = {}): Promise<number> {
     const opening = this.open(target, filter);
     const opened = opening instanceof Promise ? await opening : opening;
     const collection = opened.collection;
     if (!collection) return 0;
     const db = this.databaseName(target);
     // A recorded collection is emptied document by document: each one is a change of its own.
-    if (Object.keys(filter).length === 0 && !this.recorded(db, target.collection)) {
+    if (Object.keys(filter).length === 0 && !options.ids && !this.commits.recorded(db, target.collection)) {
       const count = collection.size;
       if (count === 0) return 0;
-      const line = this.encode(() => ({ op: "clear", db, coll: target.collection }));
-      collection.clear();
-      const committing = this.commit(line);
+      const committing = this.commits.other(() => ({ op: "clear", db, coll: target.collection }), () => collection.clear());
       if (committing) await committing;
       return count;
     }
-    const doomed = withMingo(() => [...this.matching(opened, filter, false)]);
+    const doomed = withMingo(() => (options.ids ? this.within(collection, opened, filter, idKeys(options.ids)) : [...this.matching(opened, filter, false)]));
     if (doomed.length === 0) return 0;
     const committing = this.remove(target, collection, doomed);
     if (committing) await committing;
@@ -241,9 +273,7 @@ export class MemoryDriver implements Driver {
     const db = this.databaseName(target);
     const { changed, apply } = this.collection(target, true).prepareIndexes(indexes);
     if (changed.length === 0) return;
-    const line = this.encode(() => ({ op: "indexes", db, coll: target.collection, indexes: changed }));
-    apply();
-    const committing = this.commit(line);
+    const committing = this.commits.other(() => ({ op: "indexes", db, coll: target.collection, indexes: changed }), apply);
     if (committing) await committing;
   }
 
@@ -251,11 +281,7 @@ export class MemoryDriver implements Driver {
     const db = database ?? this.defaultDatabase;
     return memoryMedia((create) => this.databases.database(db, create)?.media, db, {
       usable: () => this.assertUsable(),
-      write: (record, change) => {
-        const line = this.encode(record);
-        change();
-        return this.commit(line);
-      },
+      write: (record, change) => this.commits.other(record, change),
     });
   }
 
@@ -267,25 +293,25 @@ export class MemoryDriver implements Driver {
   /** Rewrites the journal as the current state, atomically; writes go on meanwhile. */
   async compact(): Promise<void> {
     this.assertUsable();
-    if (!this.compactor) throw new Error("this memory driver has no journal to compact");
-    await this.compactor.run();
+    if (!this.commits.compactor) throw new Error("this memory driver has no journal to compact");
+    await this.commits.compactor.run();
   }
 
   /** Characters in the journal file now (0 without one): what compaction keeps in bounds. */
   get journalSize(): number {
-    return this.journal?.size ?? 0;
+    return this.commits.journal?.size ?? 0;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    await this.compactor?.stop();
-    await this.journal?.close();
+    await this.commits.compactor?.stop();
+    await this.commits.journal?.close();
   }
 
   private assertUsable(): void {
     if (this.closed) throw new Error("the memory driver is closed");
-    const failure = this.journal?.failure;
+    const failure = this.commits.journal?.failure;
     if (failure) throw failure;
   }
 
@@ -300,10 +326,10 @@ export class MemoryDriver implements Driver {
    * a frame and a promise of its own. Operations await only a promise, from here and from the
    * journal (commit): an await of a plain value is a microtask hop and about 200 bytes too.
    */
-  private open(target: Target, filter: Filter, update?: object): Opened | Promise<Opened> {
+  private open(target: Target, filter: Filter, update?: object, require?: Filter): Opened | Promise<Opened> {
     const rest = idLookup(filter);
-    // An id lookup names no operator: only the update can need a module.
-    const loading = loadFor({ filter: rest ? undefined : filter, update });
+    // An id lookup names no operator: only the update (or a write's requirement) can need a module.
+    const loading = loadFor({ filter: rest ? require : require ? { $and: [filter, require] } : filter, update });
     return loading ? loading.then(() => this.opened(target, filter, rest)) : this.opened(target, filter, rest);
   }
 
@@ -322,6 +348,16 @@ export class MemoryDriver implements Driver {
     return stored ? [stored] : [];
   }
 
+  /**
+   * The stored documents passing the filter, in natural order; limited to `only` (valueKeys of
+   * `_id`s, a write by filter naming what it checked) with a probe per id, not a scan.
+   */
+  private within(collection: Collection, opened: Opened, filter: Filter, only: Set<string> | null): Stored[] {
+    if (!only) return [...this.matching(opened, filter, true)];
+    if (opened.id !== undefined) return [...this.matching(opened, filter, true)].filter((stored) => only.has(stored.key));
+    return [...only].flatMap((key) => collection.probeKey(key, opened.test)).sort((a, b) => a.seq - b.seq);
+  }
+
   private firstMatch(opened: Opened, filter: Filter): Stored | undefined {
     if (opened.id !== undefined) return opened.collection?.probe(opened.id, opened.test);
     return withMingo(() => this.matching(opened, filter, true)[Symbol.iterator]().next().value ?? undefined);
@@ -335,57 +371,16 @@ export class MemoryDriver implements Driver {
 
   private store(target: Target, collection: Collection, stored: Stored, next: Doc, update: boolean): Promise<void> | undefined {
     const db = this.databaseName(target);
-    const apply = collection.prepareReplace(stored, next);
-    const log = this.recorded(db, target.collection);
-    const feed = log?.marker(update);
-    const line = this.encode(() => ({ op: "replace", db, coll: target.collection, doc: next, ...(feed ? { feed } : {}) }));
+    const coll = target.collection;
     const before = stored.doc;
-    apply();
-    if (log) log.append(feed!, [replaced(target.collection, before, next, update)], this.databases.retention, line === null);
-    return this.commit(line, db, log);
+    const replace = () => ({ op: "replace" as const, db, coll, doc: next });
+    return this.commits.documents(db, coll, replace, collection.prepareReplace(stored, next), () => [replaced(coll, before, next, update)], update);
   }
 
   private remove(target: Target, collection: Collection, doomed: Stored[]): Promise<void> | undefined {
     const db = this.databaseName(target);
-    const log = this.recorded(db, target.collection);
-    const feed = log?.marker();
-    const line = this.encode(() => ({ op: "delete", db, coll: target.collection, ids: doomed.map((stored) => stored.doc._id), ...(feed ? { feed } : {}) }));
-    for (const stored of doomed) collection.remove(stored);
-    if (log) log.append(feed!, doomed.map((stored) => deleted(target.collection, stored.doc)), this.databases.retention, line === null);
-    return this.commit(line, db, log);
-  }
-
-  /** The change log of a collection whose writes are recorded; undefined for every other. */
-  private recorded(db: string, coll: string): MemoryChangeLog | undefined {
-    const log = this.databases.database(db)?.changes;
-    return log?.recorded.has(coll) ? log : undefined;
-  }
-
-  /**
-   * The journal line of a write, made before memory changes: a value the journal cannot encode
-   * then refuses the write instead of leaving memory ahead of the file.
-   */
-  private encode(record: () => JournalRecord): string | null {
-    return this.journal ? this.journal.encode(record()) : null;
-  }
-
-  /** The append of a write's line (undefined: nothing to wait for); a recorded write's changes are readable once it is on disk. */
-  private commit(line: string | null, db?: string, log?: MemoryChangeLog): Promise<void> | undefined {
-    const appending = line === null ? undefined : this.append(line);
-    if (!log) return appending;
-    if (!appending) {
-      this.watchers.notify(db!);
-      return undefined;
-    }
-    const seq = log.seq;
-    return appending.then(() => {
-      log.commit(seq);
-      this.watchers.notify(db!);
-    });
-  }
-
-  private async append(line: string): Promise<void> {
-    await this.journal?.append(line);
-    this.compactor?.check();
+    const coll = target.collection;
+    const remove = () => ({ op: "delete" as const, db, coll, ids: doomed.map((stored) => stored.doc._id) });
+    return this.commits.documents(db, coll, remove, () => doomed.forEach((stored) => collection.remove(stored)), () => doomed.map((stored) => deleted(coll, stored.doc)));
   }
 }

@@ -16,8 +16,10 @@ export type JournalRecord =
   | { op: "snapshot"; size: number }
   /** `feed`: the write is in the change log too (change-log.ts), its changes numbered from there. */
   | { op: "insert"; db: string; coll: string; docs: Doc[]; feed?: FeedMarker }
-  /** The whole new version of the document with this `_id` (replaceOne and updateOne). */
+  /** The whole new version of the document with this `_id` (replaceOne, updateOne, findOneAndUpdate). */
   | { op: "replace"; db: string; coll: string; doc: Doc; feed?: FeedMarker }
+  /** Whole new versions of several documents, stored together or not at all (updateMany); recorded as updates. */
+  | { op: "replaceMany"; db: string; coll: string; docs: Doc[]; feed?: FeedMarker }
   | { op: "delete"; db: string; coll: string; ids: unknown[]; feed?: FeedMarker }
   /** A compacted snapshot's copy of a database's change log; `continued` lines add to the one before. */
   | ({ op: "changes"; db: string; continued?: true } & LogState)
@@ -29,7 +31,7 @@ export type JournalRecord =
 /** Records that change the store, as opposed to the journal's own bookkeeping. */
 export type DataRecord = Exclude<JournalRecord, { op: "format" | "snapshot" }>;
 
-const OPS = new Set<string>(["format", "snapshot", "insert", "replace", "delete", "clear", "indexes", "media.put", "media.delete", "changes"]);
+const OPS = new Set<string>(["format", "snapshot", "insert", "replace", "replaceMany", "delete", "clear", "indexes", "media.put", "media.delete", "changes"]);
 
 export function encodeRecord(record: JournalRecord): string {
   return `${EJSON.stringify(record, { relaxed: false })}\n`;

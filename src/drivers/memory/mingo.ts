@@ -11,11 +11,12 @@ import * as projection from "mingo/operators/projection";
 import * as query from "mingo/operators/query";
 import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
-import { update, type Modifier } from "mingo/updater";
+import { update, updateMany, type Modifier } from "mingo/updater";
 import { MingoError } from "mingo/util";
 import { ObjectId } from "bson";
 import { InvalidQueryError, STORED_VERSION, type Doc, type Filter, type Projection, type SharedDoc } from "../types.ts";
 import { assign, copyDocument, copyValue, namesOperator, shallowCopy, valueKey } from "./values.ts";
+import { setTopLevel } from "./top-level.ts";
 import { isPlainObject } from "../../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../../util/operators.ts";
 
@@ -281,49 +282,6 @@ export function cursor(docs: Doc[], fields?: Projection): Cursor<Doc> {
   return new Query<Doc>({}, OPTIONS).find<Doc>(docs, fields);
 }
 
-/**
- * `$set`/`$unset` of top-level fields only (a PATCH of plain fields), applied without mingo,
- * whose updater builds a fresh operator context per call; null for anything else. A field
- * counts as changed as mingo counts it: its value is not equal (valueKey) to the old one.
- * Every write of a document goes through here: it reads the modifier in place, with no copies
- * of its parts or lists of their keys.
- */
-function setTopLevel(doc: Doc, modifier: Record<string, unknown>): string[] | null {
-  let $set: Doc = {};
-  let $unset: Doc = {};
-  for (const operator in modifier) {
-    if (operator === "$set") $set = modifier.$set as Doc;
-    else if (operator === "$unset") $unset = modifier.$unset as Doc;
-    else return null;
-  }
-  // Dotted paths, operators, prototype keys and conflicts between $set and $unset are mingo's to handle (or refuse).
-  for (const field in $set) if (!plainField(field)) return null;
-  for (const field in $unset) if (!plainField(field) || Object.hasOwn($set, field)) return null;
-  const changed: string[] = [];
-  for (const field in $set) {
-    const value = $set[field];
-    if (Object.hasOwn(doc, field) && sameValue(doc[field], value)) continue;
-    doc[field] = value;
-    changed.push(field);
-  }
-  for (const field in $unset) {
-    if (!Object.hasOwn(doc, field)) continue;
-    delete doc[field];
-    changed.push(field);
-  }
-  return changed;
-}
-
-const plainField = (field: string) => !field.includes(".") && !field.startsWith("$") && field !== "__proto__";
-
-/** valueKey equality, without making the keys of two strings, numbers or dates. */
-function sameValue(a: unknown, b: unknown): boolean {
-  if (typeof a === "string" || typeof b === "string") return a === b;
-  if (typeof a === "number" && typeof b === "number") return a === b || (Number.isNaN(a) && Number.isNaN(b));
-  if (a instanceof Date && b instanceof Date) return Object.is(a.getTime(), b.getTime());
-  return valueKey(a) === valueKey(b);
-}
-
 function mingoUpdate(doc: Doc, modifier: Record<string, unknown>): string[] {
   return update(doc, modifier as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS });
 }
@@ -345,6 +303,27 @@ export function updatedCopy(doc: Doc, modifier: Record<string, unknown>): { next
   if (changed) return { next: shallow, changed };
   const next = copyDocument(doc);
   return { next, changed: mingoUpdate(next, modifier) };
+}
+
+/**
+ * What an update makes of each of several stored documents, which are left as they were: as
+ * updatedCopy, with mingo's updater, where it is needed, set up once for all the documents that
+ * need it (its context is the dearer part of a small document's update).
+ */
+export function updatedCopies(docs: Doc[], modifier: Record<string, unknown>): Doc[] {
+  const next: Doc[] = [];
+  const rest: number[] = [];
+  docs.forEach((doc, i) => {
+    const shallow = shallowCopy(doc);
+    if (setTopLevel(shallow, modifier)) next[i] = shallow;
+    else rest.push(i);
+  });
+  if (rest.length > 0) {
+    const copies = rest.map((i) => copyDocument(docs[i]!));
+    updateMany(copies, {}, modifier as Modifier<Doc>, { cloneMode: "none" }, OPTIONS);
+    rest.forEach((i, at) => (next[i] = copies[at]!));
+  }
+  return next;
 }
 
 /** Runs a pipeline; loadFor({pipeline}) must have been awaited. */

@@ -5,8 +5,6 @@
 // returns. Results are therefore fetched as raw BSON and decoded with everest's bson.
 import { deserialize, ObjectId } from "bson";
 import {
-  BSON,
-  GridFSBucket,
   MongoBulkWriteError,
   MongoClient,
   MongoServerError,
@@ -14,19 +12,18 @@ import {
   type Db,
   type MongoClientOptions,
 } from "mongodb";
-import { Readable } from "node:stream";
-import type { ReadableStream as NodeReadableStream } from "node:stream/web";
-import { finished, pipeline } from "node:stream/promises";
 import {
   DuplicateKeyError,
+  type Change,
   RATE_LIMIT_COLLECTION,
   type Doc,
   type Driver,
   type Filter,
   type FindQuery,
   type IndexSpec,
-  type MediaFile,
   type MediaStore,
+  type ModifyManyOptions,
+  type ModifyOptions,
   type Target,
   type Update,
 } from "../types.ts";
@@ -34,13 +31,13 @@ import { nearAsWithin } from "../near-count.ts";
 import { withKeyset } from "../keyset-filter.ts";
 import { retentionOf, type Retention } from "../change-log.ts";
 import { MongoChangeLog } from "./changes.ts";
-import { ownBson } from "./own-bson.ts";
-import { DUPLICATE_KEY_CODES, translateError } from "./errors.ts";
+import { ownBson, sameDocument } from "./own-bson.ts";
+import { DUPLICATE_KEY_CODES, run, translateError } from "./errors.ts";
+import { gridFsMedia } from "./media.ts";
+import { findOneAndUpdate, PartlyWritten, updateMany } from "./modify.ts";
 
 /** IndexOptionsConflict and IndexKeySpecsConflict: an index of that name or key exists with other options. */
 const INDEX_CONFLICT_CODES = new Set([85, 86]);
-/** GridFS's default bucket, the one Eve's GridFSMediaStorage uses. */
-const BUCKET = "fs";
 
 export interface MongoDriverOptions {
   uri: string;
@@ -56,14 +53,6 @@ function decodeAll(raw: unknown[]): Doc[] {
   return raw.map((bytes) => deserialize(bytes as Uint8Array));
 }
 
-async function run<T>(operation: () => Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    throw translateError(error);
-  }
-}
-
 function valueAt(doc: Doc, path: string): unknown {
   let value: unknown = doc;
   for (const segment of path.split(".")) {
@@ -71,11 +60,6 @@ function valueAt(doc: Doc, path: string): unknown {
     value = (value as Doc)[segment];
   }
   return value;
-}
-
-/** Whether an update changed nothing (MongoDB then writes nothing, and the log records nothing). */
-function sameDocument(a: Doc, b: Doc): boolean {
-  return Buffer.from(BSON.serialize(a)).equals(Buffer.from(BSON.serialize(b)));
 }
 
 function defaultIndexName(spec: IndexSpec): string {
@@ -87,28 +71,10 @@ function sameKeys(key: Record<string, unknown>, keys: IndexSpec["keys"]): boolea
   return entries.length === keys.length && entries.every(([field, direction], i) => keys[i]![0] === field && keys[i]![1] === direction);
 }
 
-/** Node stream → web stream, so a download can start before the whole file is read. */
-function webStream(source: Readable): ReadableStream<Uint8Array> {
-  const chunks = source[Symbol.asyncIterator]() as AsyncIterator<Uint8Array>;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      try {
-        const { value, done } = await chunks.next();
-        if (done) controller.close();
-        else controller.enqueue(new Uint8Array(value.buffer, value.byteOffset, value.byteLength));
-      } catch (error) {
-        controller.error(translateError(error));
-      }
-    },
-    async cancel() {
-      await chunks.return?.();
-    },
-  });
-}
-
 export class MongoDriver implements Driver {
   readonly kind = "mongodb";
   private connecting: Promise<MongoClient> | null = null;
+  private hasTransactions: Promise<boolean> | null = null;
   private closed = false;
   private rateLimitIndex?: Promise<unknown>;
   readonly changes: MongoChangeLog;
@@ -204,6 +170,32 @@ export class MongoDriver implements Driver {
     return result.matchedCount > 0;
   }
 
+  async findOneAndUpdate(target: Target, filter: Filter, update: Update, options: ModifyOptions = {}): Promise<Change | null> {
+    const change = await findOneAndUpdate(await this.collection(target), filter, update, options);
+    if (change) await this.recordUpdates(target, [change]);
+    return change;
+  }
+
+  async updateMany(target: Target, filter: Filter, update: Update, options: ModifyManyOptions = {}): Promise<Change[]> {
+    const collection = await this.collection(target);
+    let changes: Change[];
+    try {
+      changes = await updateMany(await this.client(), collection, await this.transactions(), filter, update, options);
+    } catch (error) {
+      if (!(error instanceof PartlyWritten)) throw error;
+      // What a standalone server changed before the failure stays changed: the log says so too.
+      await this.recordUpdates(target, error.changes);
+      throw error.cause;
+    }
+    await this.recordUpdates(target, changes);
+    return changes;
+  }
+
+  /** An atomic update's changes, recorded right after it as the other writes' are (changes.ts). */
+  private async recordUpdates(target: Target, changes: Change[]): Promise<void> {
+    if (this.changes.isRecorded(target)) await run(() => this.changes.write(target, changes.map(({ before, after }) => ({ op: "update", before, after }))));
+  }
+
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
     const collection = await this.collection(target);
     if (this.changes.isRecorded(target)) return (await this.deleteRecorded(target, collection, filter)) !== null;
@@ -211,16 +203,17 @@ export class MongoDriver implements Driver {
     return result.deletedCount > 0;
   }
 
-  async deleteMany(target: Target, filter: Filter): Promise<number> {
+  async deleteMany(target: Target, filter: Filter, options: { ids?: unknown[] } = {}): Promise<number> {
     const collection = await this.collection(target);
+    const scoped = options.ids ? { $and: [filter, { _id: { $in: options.ids } }] } : filter;
     if (this.changes.isRecorded(target)) {
       // One by one, so that each deleted document is known as it was when it went.
-      const ids = decodeAll(await run(() => collection.find(filter, { raw: true, projection: { _id: 1 } }).toArray())).map((doc) => doc._id);
+      const ids = decodeAll(await run(() => collection.find(scoped, { raw: true, projection: { _id: 1 } }).toArray())).map((doc) => doc._id);
       let deleted = 0;
-      for (const _id of ids) if (await this.deleteRecorded(target, collection, { $and: [filter, { _id }] })) deleted++;
+      for (const _id of ids) if (await this.deleteRecorded(target, collection, { $and: [scoped, { _id }] })) deleted++;
       return deleted;
     }
-    const result = await run(() => collection.deleteMany(filter));
+    const result = await run(() => collection.deleteMany(scoped));
     return result.deletedCount;
   }
 
@@ -262,50 +255,7 @@ export class MongoDriver implements Driver {
   }
 
   media(database?: string): MediaStore {
-    const db = () => this.db(database);
-    return {
-      put: async (data, meta) => {
-        const bucket = new GridFSBucket(await db(), { bucketName: BUCKET });
-        return run(async () => {
-          const upload = bucket.openUploadStream(meta.filename ?? "", {
-            metadata: { contentType: meta.contentType ?? "application/octet-stream", ...(meta.resource ? { resource: meta.resource } : {}) },
-          });
-          // pipeline, not pipe: a failing upload stream must fail the put, not leave it waiting.
-          if (data instanceof Uint8Array) {
-            upload.end(data);
-            await finished(upload);
-          } else await pipeline(Readable.fromWeb(data.stream() as NodeReadableStream), upload);
-          return upload.id.toHexString();
-        });
-      },
-      get: async (id) => {
-        if (!ObjectId.isValid(id) || id.length !== 24) return null;
-        const bucket = new GridFSBucket(await db(), { bucketName: BUCKET });
-        const _id = new ObjectId(id);
-        const file = await run(() => bucket.find({ _id }, { limit: 1 }).next());
-        if (!file) return null;
-        // Files written by Eve (pymongo's gridfs) keep the type at the top level.
-        const legacyType = (file as { contentType?: unknown }).contentType;
-        const contentType = file.metadata?.contentType ?? (typeof legacyType === "string" ? legacyType : "application/octet-stream");
-        const media: MediaFile = {
-          id,
-          ...(file.filename ? { filename: file.filename } : {}),
-          contentType: String(contentType),
-          length: file.length,
-          uploadDate: file.uploadDate,
-          read: (range) => webStream(bucket.openDownloadStream(_id, range ? { start: range.start, end: range.end + 1 } : {})),
-        };
-        return media;
-      },
-      delete: async (id) => {
-        if (!ObjectId.isValid(id) || id.length !== 24) return;
-        const handle = await db();
-        const _id = new ObjectId(id);
-        // The file document first: once it is gone the file is gone for readers, whatever happens to the chunks.
-        await run(() => handle.collection(`${BUCKET}.files`).deleteOne({ _id }));
-        await run(() => handle.collection(`${BUCKET}.chunks`).deleteMany({ files_id: _id }));
-      },
-    };
+    return gridFsMedia(() => this.db(database));
   }
 
   /**
@@ -361,6 +311,18 @@ export class MongoDriver implements Driver {
       this.connecting = connecting;
     }
     return this.connecting;
+  }
+
+  /**
+   * Whether the deployment runs transactions: a replica set or a sharded cluster (a standalone
+   * server, the emulator among them, refuses them). Asked once per connection.
+   */
+  private transactions(): Promise<boolean> {
+    this.hasTransactions ??= this.db("admin")
+      .then((admin) => admin.command({ hello: 1 }))
+      .then((hello) => typeof hello.setName === "string" || hello.msg === "isdbgrid");
+    this.hasTransactions.catch(() => (this.hasTransactions = null));
+    return run(() => this.hasTransactions!);
   }
 
   private async db(database?: string): Promise<Db> {

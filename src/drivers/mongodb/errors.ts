@@ -64,3 +64,12 @@ export function translateError(error: unknown): unknown {
   if (error instanceof BSONError) return new InvalidQueryError(error.message, { cause: error });
   return error;
 }
+
+/** Runs an operation of the mongodb package, what it throws translated. */
+export async function run<T>(operation: () => Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    throw translateError(error);
+  }
+}

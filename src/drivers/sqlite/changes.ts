@@ -84,6 +84,14 @@ export class SqliteChangeLog implements ChangeLog {
     return { sql, params };
   }
 
+  /** The statement that records each `[id, before, after]` triple of a JSON array (a batch's rows, modify.ts) as updated, in order. */
+  updates(db: string, coll: string, triples: string): Statement {
+    return {
+      sql: `INSERT INTO ${identifier(changesTable(db))} (coll, op, before, after, at) SELECT ?, 'update', value ->> 1, value ->> 2, ? FROM json_each(?) ORDER BY key`,
+      params: [coll, Date.now(), triples],
+    };
+  }
+
   /** The statement that records every row of `table` that `where` selects as deleted, before the delete runs. */
   deletions(db: string, coll: string, table: string, where: Statement): Statement {
     return {

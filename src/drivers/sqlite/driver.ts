@@ -8,7 +8,7 @@
 // between processes sharing the file or isolates sharing a D1 database.
 import { ObjectId } from "bson";
 import { retentionOf, type Retention } from "../change-log.ts";
-import { DuplicateKeyError, InvalidQueryError, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type NormalizedIndexSpec, type Target, type Update } from "../types.ts";
+import { DuplicateKeyError, InvalidQueryError, type Change, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type NormalizedIndexSpec, type Target, type Update } from "../types.ts";
 import { applyUpdate, compileFilter, cursor, loadFor, nearDistance, project, runPipeline, withMingo } from "../memory/mingo.ts";
 import { copyValue, valuesAtPath } from "../memory/values.ts";
 import { SqliteChangeLog } from "./changes.ts";
@@ -17,22 +17,16 @@ import { COUNT_QUERY, COUNT_SCHEMA, countStatements } from "./counts.ts";
 import { failedIndex, identifier, INDEX_TABLE, indexStatements, keyValueOf, normalizeSpec, sameKeyParams, sameKeyQuery, type UniqueIndexInfo } from "./indexes.ts";
 import { sqliteMedia, MEDIA_SCHEMA } from "./media.ts";
 import { countHitStatement, expiredStatement, RATE_LIMIT_SCHEMA, RATE_LIMIT_TABLE } from "./rate-limits.ts";
-import { SqlError, unavailable, type Row, type SqlPort, type SqlValue, type Statement } from "./port.ts";
+import { SqlError, unavailable, type Row, type SqlPort, type Statement } from "./port.ts";
+import { GUARD_SCHEMA, modifyRows, type ModifyHost } from "./modify.ts";
 import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
+import { selection, type Match, type Page, type Test } from "./select.ts";
 import { keysetFind } from "./keyset.ts";
 
 const WRITING_STAGES = new Set(["$out", "$merge"]);
 const RATE_LIMIT_SWEEP_MS = 60_000;
 /** Attempts of a conditional write whose row another writer changed in between. */
 const WRITE_ATTEMPTS = 50;
-
-interface Match {
-  id: string;
-  text: string;
-  doc: Doc;
-}
-
-type Test = (doc: Doc) => boolean;
 
 /** Port failures in the contract's terms; a missing table reads as an empty collection (null). */
 async function guarded<T>(work: () => Promise<T>): Promise<T | null> {
@@ -71,6 +65,8 @@ export class SqliteDriver implements Driver {
   private readonly tables = new Map<string, Promise<void>>();
   /** Per table, the fields with expression indexes, read once from `_everest_indexes`. */
   private readonly hints = new Map<string, Promise<IndexHint>>();
+  /** The atomic updates waiting for their turn on a port without transactions (modify.ts). */
+  private readonly turns = new Map<string, Promise<unknown>>();
   private closed = false;
   /** The rate-limit table made (on first use), and when ended windows are next dropped. */
   private rateLimitTable?: Promise<void>;
@@ -87,7 +83,7 @@ export class SqliteDriver implements Driver {
 
   static async open(port: SqlPort, databaseName: string, retention: Retention = retentionOf({})): Promise<SqliteDriver> {
     const driver = new SqliteDriver(port, databaseName, retention);
-    await guarded(() => port.batch([{ sql: `CREATE TABLE IF NOT EXISTS ${INDEX_TABLE} (tbl TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, PRIMARY KEY (tbl, name))`, params: [] }, COUNT_SCHEMA, ...MEDIA_SCHEMA]));
+    await guarded(() => port.batch([{ sql: `CREATE TABLE IF NOT EXISTS ${INDEX_TABLE} (tbl TEXT NOT NULL, name TEXT NOT NULL, spec TEXT NOT NULL, PRIMARY KEY (tbl, name))`, params: [] }, COUNT_SCHEMA, GUARD_SCHEMA, ...MEDIA_SCHEMA]));
     return driver;
   }
 
@@ -159,6 +155,14 @@ export class SqliteDriver implements Driver {
     });
   }
 
+  async findOneAndUpdate(target: Target, filter: Filter, update: Update, options: ModifyOptions = {}): Promise<Change | null> {
+    return (await this.modify(target, filter, update, options, true))[0] ?? null;
+  }
+
+  async updateMany(target: Target, filter: Filter, update: Update, options: ModifyManyOptions = {}): Promise<Change[]> {
+    return this.modify(target, filter, update, options, false);
+  }
+
   async deleteOne(target: Target, filter: Filter): Promise<boolean> {
     const test = await this.compile(filter);
     for (let attempt = 0; attempt < WRITE_ATTEMPTS; attempt++) {
@@ -170,7 +174,8 @@ export class SqliteDriver implements Driver {
     throw unavailable(new Error("the document kept changing while it was being deleted"));
   }
 
-  async deleteMany(target: Target, filter: Filter): Promise<number> {
+  async deleteMany(target: Target, givenFilter: Filter, options: { ids?: unknown[] } = {}): Promise<number> {
+    const filter = options.ids ? { $and: [givenFilter, { _id: { $in: options.ids } }] } : givenFilter;
     const test = await this.compile(filter);
     const translated = translateFilter(filter, await this.hint(target));
     let where: Statement = translated;
@@ -309,38 +314,15 @@ export class SqliteDriver implements Driver {
     return (await guarded(() => this.port.all(statement))) ?? [];
   }
 
-  /**
-   * Rows matching `filter`, in natural order unless `order` is given. With an exact translation
-   * SQL also pages; otherwise it selects a superset that `test` narrows. A translation SQLite
-   * refuses (one nested too deeply, say) is dropped for a scan, so it never surfaces as a 500.
-   */
-  private async select(target: Target, filter: Filter, test: Test, page: { order?: string; skip?: number; limit?: number }): Promise<Match[]> {
-    const where = translateFilter(filter, await this.hint(target));
-    const paged = where.exact && (page.skip || page.limit);
-    const tail = paged ? " LIMIT ? OFFSET ?" : "";
-    const params: SqlValue[] = paged ? [...where.params, page.limit && page.limit > 0 ? page.limit : -1, Math.max(0, page.skip ?? 0)] : where.params;
-    const sql = `SELECT id, doc FROM ${this.table(target)} WHERE ${where.sql} ORDER BY ${page.order ?? "rowid"}${tail}`;
-    let rows: Row[];
+  /** Rows matching `filter` (select.ts); a translation SQLite refuses is dropped for a scan, so it never surfaces as a 500. */
+  private async select(target: Target, filter: Filter, test: Test, page: Page): Promise<Match[]> {
+    const rows = selection(this.table(target), filter, await this.hint(target), page);
     try {
-      rows = await this.read(target, { sql, params });
+      return rows.matches(await this.read(target, rows.statement), test);
     } catch (error) {
       if (!(error instanceof SqlError)) throw error;
-      rows = await this.read(target, { sql: `SELECT id, doc FROM ${this.table(target)} ORDER BY rowid`, params: [] });
-      return this.narrow(rows, test, isEmpty(filter));
+      return rows.scanned(await this.read(target, rows.scan), test);
     }
-    const matches = this.narrow(rows, test, where.exact);
-    if (paged || !page.limit) return matches;
-    return matches.slice(Math.max(0, page.skip ?? 0), Math.max(0, page.skip ?? 0) + page.limit);
-  }
-
-  private narrow(rows: Row[], test: Test, exact: boolean): Match[] {
-    const matches: Match[] = [];
-    for (const row of rows) {
-      const text = String(row.doc);
-      const doc = decodeDocument(text);
-      if (exact || test(doc)) matches.push({ id: String(row.id), text, doc });
-    }
-    return matches;
   }
 
   /** Replaces the first match with what `next` makes of it (null: nothing to change), guarded by the matched text. */
@@ -356,6 +338,22 @@ export class SqliteDriver implements Driver {
       if ((await this.write(target, () => this.recordedChange(target, statement, op, match.text, encoded), [doc], [encoded])) > 0) return true;
     }
     throw unavailable(new Error("the document kept changing while it was being written"));
+  }
+
+  private async modify(target: Target, filter: Filter, update: Update, options: ModifyManyOptions, one: boolean): Promise<Change[]> {
+    const test = await this.compile(filter, update);
+    if (options.require) await this.compile(options.require);
+    const db = this.changes.database(this.tableName(target));
+    const coll = target.collection;
+    const host: ModifyHost = {
+      port: this.port, turns: this.turns, table: this.table(target), hint: await this.hint(target),
+      read: (statement: Statement) => this.read(target, statement),
+      write: <T>(work: () => Promise<T>, docs: Doc[], encoded: string[]) => this.write(target, work, docs, encoded),
+      ...(db === undefined ? {} : { log: { entry: (before, after) => this.changes.entry(db, coll, "update", before, after), updates: (triples) => this.changes.updates(db, coll, triples) } }),
+    };
+    const changes = await modifyRows(host, filter, test, update, options, one);
+    if (db !== undefined && changes.length > 0) this.changes.written(db);
+    return changes;
   }
 
   private async change(target: Target, statement: Statement): Promise<number> {

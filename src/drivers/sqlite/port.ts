@@ -17,7 +17,20 @@ export interface SqlPort {
   run(statement: Statement): Promise<number>;
   /** Runs statements in order in one transaction: all of them or, when one fails, none. Changes per statement. */
   batch(statements: Statement[]): Promise<number[]>;
+  /**
+   * Runs `work` in one transaction that holds the write lock from its start, so what it reads
+   * is still so when it writes, in this process and every other one on the file; a throw rolls
+   * it all back and is rethrown. Only ports whose calls are synchronous have it (node:sqlite,
+   * bun:sqlite): nothing else can run in between. D1 has no such transaction.
+   */
+  transaction?<T>(work: (tx: SqlTransaction) => T): Promise<T>;
   close(): Promise<void>;
+}
+
+/** The statements of a transaction (SqlPort.transaction), run at once. */
+export interface SqlTransaction {
+  all(statement: Statement): Row[];
+  run(statement: Statement): number;
 }
 
 /** Why SQLite refused a statement, in the terms the driver acts on. */

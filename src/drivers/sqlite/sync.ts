@@ -3,7 +3,7 @@
 // and synchronous=FULL, so each commit is on disk (WAL and its checkpoint fsynced) before the
 // write is answered; busy_timeout lets a write wait for another process's lock for a while
 // before it is reported as the database being unavailable.
-import { sqlError, type Row, type SqlPort, type SqlValue, type Statement } from "./port.ts";
+import { sqlError, type Row, type SqlPort, type SqlTransaction, type SqlValue, type Statement } from "./port.ts";
 
 interface SyncStatement {
   all(...params: SqlValue[]): unknown[];
@@ -47,12 +47,12 @@ export function openSynchronous(db: SyncDatabase, errorCode: (error: unknown) =>
    * statement that reads and then writes in an autocommit transaction fails at once, without
    * waiting, when another process committed in between (SQLITE_BUSY_SNAPSHOT in WAL mode).
    */
-  const transaction = (statements: Statement[]): number[] => {
+  const transaction = <T>(work: () => T): T => {
     db.exec("BEGIN IMMEDIATE");
     try {
-      const changes = statements.map(run);
+      const result = work();
       db.exec("COMMIT");
-      return changes;
+      return result;
     } catch (error) {
       // SQLite ends the transaction itself on some failures (SQLITE_FULL, IOERR, NOMEM), and
       // ROLLBACK then fails with "no transaction is active": the failure that counts is the first.
@@ -67,10 +67,31 @@ export function openSynchronous(db: SyncDatabase, errorCode: (error: unknown) =>
   attempt(() => {
     for (const pragma of OPEN_PRAGMAS) db.exec(pragma);
   });
+  const all = ({ sql, params }: Statement) => prepared(sql).all(...params) as Row[];
+  // Inside a transaction only the statements' own failures are SQLite's to classify; whatever
+  // else the work throws (a refused requirement, a bad update) is rethrown as it is.
+  const tx: SqlTransaction = { all: (statement) => attempt(() => all(statement)), run: (statement) => attempt(() => run(statement)) };
   return {
-    all: async ({ sql, params }) => attempt(() => prepared(sql).all(...params) as Row[]),
-    run: async (statement) => attempt(() => transaction([statement])[0]!),
-    batch: async (statements) => attempt(() => transaction(statements)),
+    all: async (statement) => attempt(() => all(statement)),
+    run: async (statement) => attempt(() => transaction(() => run(statement))),
+    batch: async (statements) => attempt(() => transaction(() => statements.map(run))),
+    transaction: async (work) => {
+      let thrown: { error: unknown } | null = null;
+      try {
+        return attempt(() =>
+          transaction(() => {
+            try {
+              return work(tx);
+            } catch (error) {
+              thrown = { error };
+              throw error;
+            }
+          }),
+        );
+      } catch (error) {
+        throw thrown ? (thrown as { error: unknown }).error : error;
+      }
+    },
     close: async () => {
       cache.clear();
       db.close();

@@ -1,0 +1,64 @@
+// How the sqlite driver finds the rows a filter matches: the SELECT translate.ts makes of it,
+// and the matches among the rows it returns (all of them when the translation is exact, else
+// those the filter itself passes in JavaScript). The same for a read through the port and for
+// one inside a transaction (modify.ts).
+import type { Doc, Filter } from "../types.ts";
+import { decodeDocument } from "./codec.ts";
+import type { Row, SqlValue, Statement } from "./port.ts";
+import { translateFilter, type IndexHint } from "./translate.ts";
+
+export interface Match {
+  id: string;
+  text: string;
+  doc: Doc;
+}
+
+export type Test = (doc: Doc) => boolean;
+
+export interface Page {
+  order?: string;
+  skip?: number;
+  limit?: number;
+}
+
+export interface Selection {
+  statement: Statement;
+  /**
+   * A plain scan for when SQLite refuses the translation (one nested too deeply, say), so that
+   * it never surfaces as a 500; its matches are `scanned`'s.
+   */
+  scan: Statement;
+  matches(rows: Row[], test: Test): Match[];
+  scanned(rows: Row[], test: Test): Match[];
+}
+
+export function narrow(rows: Row[], test: Test, exact: boolean): Match[] {
+  const matches: Match[] = [];
+  for (const row of rows) {
+    const text = String(row.doc);
+    const doc = decodeDocument(text);
+    if (exact || test(doc)) matches.push({ id: String(row.id), text, doc });
+  }
+  return matches;
+}
+
+/**
+ * The rows of `table` matching `filter`, in natural order unless `order` is given. With an
+ * exact translation SQL also pages; otherwise it selects a superset that the test narrows.
+ */
+export function selection(table: string, filter: Filter, hint: IndexHint, page: Page): Selection {
+  const where = translateFilter(filter, hint);
+  const paged = where.exact && (page.skip || page.limit);
+  const tail = paged ? " LIMIT ? OFFSET ?" : "";
+  const params: SqlValue[] = paged ? [...where.params, page.limit && page.limit > 0 ? page.limit : -1, Math.max(0, page.skip ?? 0)] : where.params;
+  const skip = Math.max(0, page.skip ?? 0);
+  return {
+    statement: { sql: `SELECT id, doc FROM ${table} WHERE ${where.sql} ORDER BY ${page.order ?? "rowid"}${tail}`, params },
+    scan: { sql: `SELECT id, doc FROM ${table} ORDER BY rowid`, params: [] },
+    matches(rows, test) {
+      const matches = narrow(rows, test, where.exact);
+      return paged || !page.limit ? matches : matches.slice(skip, skip + page.limit);
+    },
+    scanned: (rows, test) => narrow(rows, test, Object.keys(filter).length === 0),
+  };
+}
