@@ -19,8 +19,9 @@ const HEX = Uint8Array.from("0123456789abcdef", (digit) => digit.charCodeAt(0));
 
 /** json.dumps' two-character escapes by character code (0 where it writes \u00XX instead). */
 const SHORT_ESCAPE = new Uint8Array(0x5d);
-// Each pair: the character, then the letter after its backslash.
-for (const pair of ['""', "\\\\", "\bb", "\ff", "\nn", "\rr", "\tt"]) SHORT_ESCAPE[pair.charCodeAt(0)] = pair.charCodeAt(1);
+for (const [char, letter] of Object.entries({ '"': '"', "\\": "\\", "\b": "b", "\f": "f", "\n": "n", "\r": "r", "\t": "t" })) {
+  SHORT_ESCAPE[char.charCodeAt(0)] = letter.charCodeAt(0);
+}
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -53,6 +54,19 @@ class AsciiWriter {
     let p = this.at;
     for (let i = 0; i < length; i++) bytes[p++] = text.charCodeAt(i);
     this.at = p;
+  }
+
+  /** One byte: a bracket or a brace. */
+  byte(code: number): void {
+    this.room(1)[this.at++] = code;
+  }
+
+  /** Two bytes: the separators `, ` and `: `. */
+  pair(first: number, second: number): void {
+    const bytes = this.room(2);
+    bytes[this.at] = first;
+    bytes[this.at + 1] = second;
+    this.at += 2;
   }
 
   /** A string as json.dumps(ensure_ascii=True) writes it: UTF-16 code units outside ASCII as \uXXXX. */
@@ -103,8 +117,9 @@ class AsciiWriter {
   date(date: Date): void {
     const time = date.getTime();
     if (!(time >= 0 && time < YEAR_10000)) {
-      // An invalid Date (a NaN time, neither) throws from toISOString, as it always has here.
-      return this.ascii(time < 0 || time >= YEAR_10000 ? `{"$date": {"$numberLong": "${time}"}}` : date.toISOString());
+      // An invalid Date fails as toISOString fails for it.
+      if (Number.isNaN(time)) throw new RangeError("Invalid time value");
+      return this.ascii(`{"$date": {"$numberLong": "${time}"}}`);
     }
     const millis = time % 1000;
     this.ascii('{"$date": "');
@@ -146,34 +161,31 @@ class AsciiWriter {
     }
     if (node === null) return this.ascii("null");
     if (Array.isArray(node)) {
-      // Brackets, braces and separators through ascii(): methods of their own for one or two
-      // bytes did not fit in the example Worker's budget (test/runtimes/workers-bundle.test.ts)
-      // beside date() above.
-      this.ascii("[");
+      this.byte(0x5b); // [
       for (let i = 0; i < node.length; i++) {
-        if (i > 0) this.ascii(", ");
+        if (i > 0) this.pair(0x2c, 0x20);
         this.write(node[i]);
       }
-      this.ascii("]");
+      this.byte(0x5d); // ]
       return;
     }
     if (Object.getPrototypeOf(node) !== Object.prototype && this.leaf(node as object)) return;
     // Any other object is written as its own enumerable properties, as json.dumps writes a dict.
     const object = node as Record<string, unknown>;
     const keys = sortedKeys(object);
-    this.ascii("{");
+    this.byte(0x7b); // {
     let first = true;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       const value = object[key];
       if (value === undefined) continue;
-      if (!first) this.ascii(", ");
+      if (!first) this.pair(0x2c, 0x20);
       this.quoted(key);
-      this.ascii(": ");
+      this.pair(0x3a, 0x20);
       this.write(value);
       first = false;
     }
-    this.ascii("}");
+    this.byte(0x7d); // }
   }
 }
 
