@@ -59,6 +59,19 @@ describe("the ETag source", () => {
     );
   });
 
+  it("writes every date of years 1970-9999 as its ISO text, and the others as the number", () => {
+    // Leap days, century and 400-year rules, the last millisecond of a day and of year 9999.
+    const times = [0, 1, 951_782_400_000, 951_868_799_999, 4_107_542_400_000, 1_709_164_800_005, 253_402_300_799_999, 253_402_300_800_000, -1];
+    for (let t = 0; t < 253_402_300_800_000; t += 3_999_999_937) times.push(t);
+    for (const time of times) {
+      const date = new Date(time);
+      const iso = date.toISOString();
+      const expected = time < 0 || time >= 253_402_300_800_000 ? `{"$numberLong": "${time}"}` : `"${iso.endsWith(".000Z") ? iso.slice(0, -5) + "Z" : iso}"`;
+      expect(etagSource({ d: date })).toBe(`{"d": {"$date": ${expected}}}`);
+    }
+    expect(() => etagSource({ d: new Date(NaN) })).toThrow(RangeError);
+  });
+
   it("writes plain documents as the body serialiser's json.dumps does, sorted, whatever their characters and size", () => {
     let state = 7;
     // The high bits of the generator: its low ones repeat with a short period.
