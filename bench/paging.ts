@@ -142,13 +142,15 @@ function report(store: Store, rows: Row[]): boolean {
 if (argv[0] === "--child") {
   process.stdout.write(`RESULT ${JSON.stringify(await measure(argv[1]!))}\n`);
 } else {
-  console.log(`## Paging: ${SIZE.toLocaleString("en-US")} documents, pages of ${PAGE}, through the handler in-process (median of ${ROUNDS} rounds; sqlite needs node:sqlite, Node ≥ 22.5)`);
+  console.log(`## Paging: ${SIZE.toLocaleString("en-US")} documents, pages of ${PAGE}, through the handler in-process (median of ${ROUNDS} rounds; sqlite needs node:sqlite, Node ≥ 22.5, or SQLITE_NODE naming one)`);
   const cores = pinning();
   let held = true;
   for (const store of STORES) {
     if (!isStore(store)) throw new Error(`--db ${store}: expected memory, file or sqlite`);
     console.log(`\n### ${store}\n`);
-    const command = [...(cores ? ["taskset", "-c", String(cores.server)] : []), process.execPath, "--import", "tsx", "bench/paging.ts", "--child", freshStore(store), ...argv];
+    // SQLITE_NODE, as in test:drivers: a Node with node:sqlite where this one has none.
+    const node = store === "sqlite" && process.env.SQLITE_NODE ? process.env.SQLITE_NODE : process.execPath;
+    const command = [...(cores ? ["taskset", "-c", String(cores.server)] : []), node, "--import", "tsx", "bench/paging.ts", "--child", freshStore(store), ...argv];
     const child = spawnSync(command[0]!, command.slice(1), { cwd: ROOT, encoding: "utf8", maxBuffer: 1 << 24 });
     const line = child.stdout.split("\n").find((l) => l.startsWith("RESULT "));
     if (!line) {
