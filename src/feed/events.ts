@@ -50,11 +50,14 @@ export function classify(sub: Subscription, record: ChangeRecord): FeedEventName
   return sub.resource.soft_delete && record.after?.[deleted] === true ? "delete" : "leave";
 }
 
-/** Render keys as small numbers: the per-change cache is looked up once per subscriber and change. */
+/**
+ * Render keys as small numbers: the per-change cache is looked up once per subscriber and change.
+ * Numbers are never reused, so a subscription holding one made before the map was emptied cannot
+ * share another's renderings; the map is emptied when full, as its keys carry the request's origin.
+ */
 const renderKeys = new Map<string, number>();
-
-/** A subscription whose rendering no other shares (field rules a function decides per caller). */
-let unshared = 0;
+const RENDER_KEYS_KEPT = 10_000;
+let nextKey = 0;
 
 /**
  * The key that says two subscriptions render alike: resource, where its links point,
@@ -63,10 +66,15 @@ let unshared = 0;
  */
 export function renderKeyOf(services: Services, ctx: CallScope, resource: Resource, projection: Projection | null, project?: Projection): string {
   const rules = resource.field_rules;
-  const caller = rules === null || ctx.unrestricted ? "" : rules.dynamic ? `unshared ${unshared++}` : [...ctx.roles].sort();
+  // Field rules a function decides per caller: a rendering no other subscription shares, and no key kept for it.
+  if (rules !== null && !ctx.unrestricted && rules.dynamic) return String(nextKey++);
+  const caller = rules === null || ctx.unrestricted ? "" : [...ctx.roles].sort();
   const key = JSON.stringify([resource.name, ctx.origin, resourceHref(services.config, ctx, resource), projection, project ?? null, caller]);
   let id = renderKeys.get(key);
-  if (id === undefined) renderKeys.set(key, (id = renderKeys.size));
+  if (id === undefined) {
+    if (renderKeys.size >= RENDER_KEYS_KEPT) renderKeys.clear();
+    renderKeys.set(key, (id = nextKey++));
+  }
   return String(id);
 }
 

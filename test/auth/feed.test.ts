@@ -34,6 +34,14 @@ const settings = (extra: Settings = {}): Settings => ({
     reports: { ...writable, allowed_read_roles: ["admin"], schema: { title: { type: "string" } } },
     all_posts: { ...writable, schema: { title: { type: "string" }, published: { type: "boolean" } } },
     staff: { ...writable, schema: { name: { type: "string" }, salary: { type: "integer", allowed_read_roles: ["admin"] } } },
+    diary: {
+      ...writable,
+      schema: {
+        // TokenAuth names the caller by its token (ctx.user).
+        owner: { type: "string" },
+        secret: { type: "string", allowed_read_roles: ["nobody"], field_access: ({ mode, user, document, allowed }) => allowed || (mode === "read" && document?.owner === user) },
+      },
+    },
     published: { resource_methods: ["GET"], datasource: { source: "all_posts", filter: { published: true } }, schema: { title: { type: "string" }, published: { type: "boolean" } } },
   },
   ...extra,
@@ -82,6 +90,17 @@ describe("change feed: authorization", () => {
     expect(seenByOther._etag).not.toBe(seenByAdmin._etag);
     const probing = await api.get(`/staff?where=${encodeURIComponent(JSON.stringify({ salary: 10 }))}`, { ...STREAM, ...bob });
     expect(probing.status).toBe(400);
+  });
+
+  it("renders per caller where a field_access function decides, never sharing one caller's rendering", async () => {
+    const api = start();
+    const [first, second] = [await stream(api, "/diary", alice), await stream(api, "/diary", bob)];
+    await api.post("/diary", { owner: "bob-token", secret: "for bob" }, bob);
+    expect((await first.expect("insert")).data.secret).toBeUndefined();
+    expect((await second.expect("insert")).data.secret).toBe("for bob");
+    await api.post("/diary", { owner: "alice-token", secret: "for alice" }, alice);
+    expect((await first.expect("insert")).data.secret).toBe("for alice");
+    expect((await second.expect("insert")).data.secret).toBeUndefined();
   });
 
   it("keeps to a datasource filter", async () => {
