@@ -23,6 +23,7 @@ import { writeResponse } from "./bandwidth.ts";
 import { immutableIdError } from "./conditional.ts";
 import { duplicateFailure, validateWrite } from "./patch.ts";
 import { fieldMask } from "../auth/field-masks.ts";
+import { positiveWhole } from "../util/numbers.ts";
 import { checkWritablePaths } from "../auth/field-writes.ts";
 import { validationEnv } from "./post.ts";
 import { afterChange, checkBody, hookUpdates, mergeGuards, operatorPaths, splitBody, stampOf, storeUpdate, unmetIssues, type CheckedBody } from "./updates.ts";
@@ -35,8 +36,8 @@ function preferences(request: Request): { all: boolean; maxAffected: number | nu
     const [token, value] = preference.split(";")[0]!.split("=").map((part) => part.trim().toLowerCase());
     if (token === "all" && value === undefined) all = true;
     else if (token === "max-affected") {
-      if (!value || !/^[1-9]\d{0,15}$/.test(value)) throw new HttpError(400, "Prefer: max-affected must be a positive whole number");
-      maxAffected = Number(value);
+      maxAffected = value === undefined ? null : positiveWhole(value);
+      if (maxAffected === null) throw new HttpError(400, "Prefer: max-affected must be a positive whole number");
     }
   }
   return { all, maxAffected };

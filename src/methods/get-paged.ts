@@ -13,6 +13,7 @@
 // - Cursors: every page is read afresh with the data layer's scope and the cursor's position
 //   (docs/contracts.md §5), in the sort's order with `_id` last (query/keyset.ts); `next` and
 //   `prev` carry cursors sealed for this resource, sort and where (query/cursor.ts).
+import { positiveWhole } from "../util/numbers.ts";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc, Filter, Projection } from "../drivers/types.ts";
@@ -113,14 +114,12 @@ async function numberRead(services: Services, ctx: CallScope, { query, filter }:
   return { documents, total, estimated: found.estimated === true, places, page, maxResults };
 }
 
-/** Digits only: a cursor resource answers anything else with a 400 rather than Eve's guess. */
-const WHOLE = /^\d{1,15}$/;
-
 /** max_results on a cursor resource: a whole number from 1, cut to the resource's limit as Eve cuts it. */
 function strictMaxResults(resource: Resource, raw: string | null, name: string): number {
   if (raw === null) return resource.pagination_default;
-  const value = WHOLE.test(raw.trim()) ? Number(raw.trim()) : 0;
-  if (value < 1) throw new HttpError(400, `${name} must be a whole number from 1 (values over ${resource.pagination_limit} are cut to it)`);
+  // Digits only: a cursor resource answers anything else with a 400 rather than Eve's guess.
+  const value = positiveWhole(raw);
+  if (value === null) throw new HttpError(400, `${name} must be a whole number from 1 (values over ${resource.pagination_limit} are cut to it)`);
   return Math.min(value, resource.pagination_limit);
 }
 

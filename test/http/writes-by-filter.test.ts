@@ -106,6 +106,9 @@ describe("PATCH by filter", () => {
     const request = await api.patch(`/tasks?${where({ status: "open" })}`, { title: "y" }, { Prefer: "return=minimal, max-affected=2" });
     expect(request.status).toBe(400);
     expect((await api.patch(`/tasks?${where({ status: "open" })}`, { title: "y" }, { Prefer: "max-affected=0" })).status).toBe(400);
+    for (const bad of ["max-affected=1e3", "max-affected=-1", "max-affected=two", "max-affected"]) {
+      expect((await api.patch(`/tasks?${where({ status: "open" })}`, { title: "y" }, { Prefer: bad })).status).toBe(400);
+    }
     expect((await titles()).map((d) => d.title)).toEqual(["a", "b", "c", "d"]);
   });
 
