@@ -25,7 +25,7 @@ const { PLAIN_RESPONSE_WANTED, responseParts } = (await import(`${DIST}src/http/
 const { READ_BODY } = (await import(`${DIST}src/http/body.js`)) as typeof import("../../src/http/body.ts");
 
 const handler = createHandler(process.argv.includes("--metrics") ? { ...settings, METRICS_ENDPOINT: "metrics" } : settings);
-await seed(handler, ORIGIN, 10_000);
+await seed(handler, ORIGIN, Number(option("documents") ?? 10_000));
 const page = (await (await handler(new Request(`${ORIGIN}/people?max_results=50`))).json()) as { _items: Array<{ _id: string; lastname: string; _etag: string }> };
 const sample = page._items;
 const encoder = new TextEncoder();

@@ -17,6 +17,11 @@ export interface Traffic {
   next(): Step;
   /** Whether steps carry `done`: autocannon then keeps every response body. */
   readsResponses: boolean;
+  /**
+   * Called after each load: a load's end leaves requests unanswered (autocannon stops with them
+   * in flight), and a Traffic whose steps depend on earlier answers puts itself right here.
+   */
+  settle?(url: string): Promise<void>;
 }
 
 export interface Measurement {
@@ -77,6 +82,7 @@ export async function load(url: string, traffic: Traffic, options: LoadOptions):
     const { connections, duration, amount } = options;
     autocannon({ url, connections, duration, amount, requests }, (error, done) => (error ? reject(error) : resolve(done))).on("response", record);
   });
+  await traffic.settle?.(url);
   const measured = latencies.subarray(0, count);
   const statuses = Object.entries(result.statusCodeStats)
     .map(([code, { count }]) => `${code}×${count}`)
