@@ -9,6 +9,8 @@
 //   … --adapter hono|everest             on Node: which server adapter; by default everest's for
 //                                        everest and @hono/node-server for the equivalents, the one
 //                                        their developer would use (bench/adapters.ts compares them)
+//   … --profile PATH                     a CPU profile between two SIGHUPs, written to PATH at the
+//                                        second (the server under load, the seeding left out)
 // It prints `READY <port>` once it listens on 127.0.0.1 (on a port of the system's choosing), and
 // on SIGUSR2 collects all its garbage and prints `HEAP <bytes>`, the live heap (memory.ts's leak check).
 // Each kind imports only what it needs, so the baselines still run while everest cannot.
@@ -49,6 +51,14 @@ function collector(): () => void {
   if (bun) return () => bun.gc(true);
   v8.setFlagsFromString("--expose-gc");
   return vm.runInNewContext("gc") as () => void;
+}
+
+function profileOnSignal(path: string): void {
+  let session: Promise<{ stop(path: string): Promise<void> }> | null = null;
+  process.on("SIGHUP", () => {
+    if (!session) session = import("./profile.ts").then(({ startProfile }) => startProfile());
+    else void session.then((running) => running.stop(path)).then(() => process.stdout.write(`PROFILED ${path}\n`));
+  });
 }
 
 function reportHeapOnSignal(): void {
@@ -131,6 +141,8 @@ async function main(): Promise<void> {
     throw new Error(`unknown server kind '${kind}' (floor, hand, lean or everest)`);
   }
   reportHeapOnSignal();
+  const profile = option("profile", "");
+  if (profile) profileOnSignal(profile);
   process.stdout.write(`READY ${port}\n`);
 }
 
