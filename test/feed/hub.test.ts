@@ -1,0 +1,82 @@
+// The hub's deliveries (src/feed/hub.ts): changes that come within the gap after a delivery are
+// held and handed over together; a stream that joins meanwhile catches up on them from the window
+// and is not given them a second time. Over a log of its own, so the gap can be made wide enough
+// to hold changes every time, which HTTP tests with a few streams cannot do.
+import { describe, expect, it } from "vitest";
+import type { ChangeLog, ChangeRecord } from "../../src/drivers/types.ts";
+import { Hub } from "../../src/feed/hub.ts";
+import { FeedStream } from "../../src/feed/stream.ts";
+
+function fakeLog() {
+  const records: ChangeRecord[] = [];
+  let wake = () => undefined as void;
+  const log: ChangeLog = {
+    record: async () => undefined,
+    head: async () => records.at(-1)?.position ?? "p0",
+    read: async (_database, after, limit) => {
+      const from = after === "p0" ? 0 : records.findIndex((record) => record.position === after) + 1;
+      return { expired: false, records: records.slice(from, from + limit) };
+    },
+    watch: (_database, onWake) => ((wake = onWake), () => undefined),
+    pushes: true,
+  };
+  const write = () => {
+    const position = `p${records.length + 1}`;
+    records.push({ position, collection: "people", op: "insert", id: position, before: null, after: { _id: position }, at: new Date() });
+    wake();
+  };
+  return { log, write };
+}
+
+const encoder = new TextEncoder();
+
+/** A stream whose events are the positions it was given, one per line, and what it has read so far. */
+function positions(from: string) {
+  const stream = new FeedStream(from, new Uint8Array(), (record) => encoder.encode(`${record.position}\n`), 1 << 20, (error) => {
+    throw error;
+  });
+  const seen: string[] = [];
+  void (async () => {
+    const reader = stream.body.getReader();
+    const decoder = new TextDecoder();
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      seen.push(...decoder.decode(value).split("\n").filter(Boolean));
+    }
+  })();
+  return { stream, seen };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("change feed hub: deliveries", () => {
+  it("holds changes that follow a delivery within the gap, then hands them over once each, a stream that joined among them included", async () => {
+    const { log, write } = fakeLog();
+    const hub = new Hub(log, undefined, { pollMs: 1000, heartbeatMs: 60_000, isolated: false, gapMsPerStream: 100 }, (error) => {
+      throw error;
+    });
+    const open = positions(await hub.start());
+    await hub.join(open.stream);
+    write();
+    await pause(20);
+    expect(open.seen).toEqual(["p1"]);
+
+    write();
+    write();
+    await pause(20);
+    // Within the gap (100 ms for one stream): held, not yet written.
+    expect(open.seen).toEqual(["p1"]);
+
+    const joined = positions("p1");
+    await hub.join(joined.stream);
+    await pause(5);
+    expect(joined.seen).toEqual(["p2", "p3"]);
+    write();
+    await pause(250);
+    expect(open.seen).toEqual(["p1", "p2", "p3", "p4"]);
+    expect(joined.seen).toEqual(["p2", "p3", "p4"]);
+    open.stream.end();
+    joined.stream.end();
+  });
+});
