@@ -20,6 +20,38 @@ export interface SyncDatabase {
 // file at that moment failed at once with "database is locked" instead of waiting for it.
 export const OPEN_PRAGMAS = ["PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"];
 
+/**
+ * Even so, two processes opening a new file at once still saw the switch to WAL refused as busy
+ * without the busy handler being asked (about one start in ten of two instances over a fresh
+ * file: the instance suite's rate-limit case): SQLite answers some WAL set-up locks at once. So
+ * opening tries again for as long as busy_timeout would have waited.
+ */
+const OPEN_PATIENCE_MS = 5000;
+const OPEN_RETRY_MS = 20;
+const SQLITE_BUSY = 5;
+
+/** Opening is synchronous, as the binding is: a pause that blocks, of a few ms, only while another process sets the file up. */
+function pauseSync(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function applyOpenPragmas(db: SyncDatabase, errorCode: (error: unknown) => number | undefined): void {
+  const deadline = Date.now() + OPEN_PATIENCE_MS;
+  for (const pragma of OPEN_PRAGMAS) {
+    for (;;) {
+      try {
+        db.exec(pragma);
+        break;
+      } catch (error) {
+        const code = errorCode(error);
+        const busy = code === undefined ? /database is locked/i.test(String(error)) : (code & 0xff) === SQLITE_BUSY;
+        if (!busy || Date.now() >= deadline) throw error;
+        pauseSync(OPEN_RETRY_MS);
+      }
+    }
+  }
+}
+
 /** Prepared statements kept per connection; the driver's SQL comes from a small set of shapes. */
 const CACHE_LIMIT = 500;
 
@@ -64,9 +96,7 @@ export function openSynchronous(db: SyncDatabase, errorCode: (error: unknown) =>
       throw error;
     }
   };
-  attempt(() => {
-    for (const pragma of OPEN_PRAGMAS) db.exec(pragma);
-  });
+  attempt(() => applyOpenPragmas(db, errorCode));
   const all = ({ sql, params }: Statement) => prepared(sql).all(...params) as Row[];
   // Inside a transaction only the statements' own failures are SQLite's to classify; whatever
   // else the work throws (a refused requirement, a bad update) is rethrown as it is.
