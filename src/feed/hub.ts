@@ -162,25 +162,30 @@ export class Hub {
   }
 
   /** Hands changes to every stream, or holds them for the next delivery when the last was too recent (GAP_MS_PER_STREAM). */
-  private deliver(records: ChangeRecord[]): void {
+  private deliver(before: string, records: ChangeRecord[]): void {
     if (this.holding) {
       for (const record of records) this.held.push(record);
       return;
     }
     const gap = Math.min(MAX_GAP_MS, this.streams.size * (this.timing.gapMsPerStream ?? GAP_MS_PER_STREAM));
     const since = Date.now() - this.delivered;
-    if (since >= gap) return this.hand(records);
+    if (since >= gap) return this.hand(before, records);
     this.held = records.slice();
     this.holding = setTimeout(() => {
       const held = this.held;
       this.release();
-      this.hand(held);
+      this.hand(before, held);
     }, gap - since);
   }
 
-  private hand(records: ChangeRecord[]): void {
+  /** Gives each stream the changes after its position: all of them where it is `before`, the position they follow. */
+  private hand(before: string, records: ChangeRecord[]): void {
     this.delivered = Date.now();
     for (const stream of this.streams) {
+      if (stream.position === before) {
+        stream.accept(records);
+        continue;
+      }
       // A stream that joined while these were held caught up on them from the window already.
       let from = 0;
       for (let i = records.length - 1; i >= 0; i--) {
@@ -243,10 +248,11 @@ export class Hub {
             }
             const records = read.records;
             if (records.length === 0) break;
+            const before = this.cursor;
             this.cursor = records[records.length - 1]!.position;
             for (const record of records) this.window.push(record);
             if (this.window.length > WINDOW) this.window = this.window.slice(-WINDOW);
-            this.deliver(records);
+            this.deliver(before, records);
             if (records.length < PAGE) break;
           }
         } catch (error) {
