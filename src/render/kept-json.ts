@@ -25,6 +25,8 @@ export interface RenderedDocument {
   listed: Uint8Array<ArrayBuffer> | undefined;
   /** The document's JSON as its item URL answers it (with the parent and collection links). */
   item: Uint8Array<ArrayBuffer> | undefined;
+  /** `item` as text, for a Response made of it (src/http/known-body.ts: Deno copies bytes, not a string). */
+  itemText: string | undefined;
   /** The ETag shown with `item`. */
   etag: string | undefined;
 }
@@ -57,8 +59,8 @@ export interface Writer {
 
 /**
  * Versions kept per generation. At most twice this many are held (the current generation and
- * the one before it), a document's JSON taking a little over twice its size: about 2 MB for the
- * bench's `people` documents, whatever the size of the data.
+ * the one before it), a document's JSON taking a little over twice its size, and its item JSON
+ * once more as text: about 3 MB for the bench's `people` documents, whatever the size of the data.
  */
 const GENERATION = 1024;
 
@@ -69,6 +71,7 @@ const GENERATION = 1024;
 const PAGE_GENERATION = 64;
 
 const ENCODER = new TextEncoder();
+const DECODER = new TextDecoder();
 
 /**
  * Values in two generations: one read again is moved into the current one; when that is full
@@ -119,14 +122,14 @@ export class RenderedDocuments {
     let entry = this.documents.get(version);
     if (entry === undefined) {
       // A literal: an entry lives as long as its version is read (docs/performance.md).
-      entry = { base, listed: undefined, item: undefined, etag: undefined };
+      entry = { base, listed: undefined, item: undefined, itemText: undefined, etag: undefined };
       this.documents.set(version, entry);
     } else if (entry.base !== base) {
       // The same document through another resource over its collection, or under a path
       // written another way (`007` for `7`): shown as that request shows it.
       entry.base = base;
       entry.listed = entry.item = undefined;
-      entry.etag = undefined;
+      entry.etag = entry.itemText = undefined;
     }
     return entry;
   }
@@ -134,7 +137,11 @@ export class RenderedDocuments {
   /** Keeps a version's JSON as its item URL answers it (`document`, built), and the ETag shown with it. */
   keepItem(entry: RenderedDocument, document: Doc, etag: string | undefined): Uint8Array<ArrayBuffer> {
     entry.etag = etag;
-    return (entry.item = this.bytes(document));
+    const bytes = (entry.item = this.bytes(document));
+    // Decoded from the bytes rather than kept as written: the writer's text is a rope of the
+    // pieces it joined, which the runtime would flatten again for every Response made of it.
+    entry.itemText = DECODER.decode(bytes);
+    return bytes;
   }
 
   /**

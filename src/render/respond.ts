@@ -169,7 +169,7 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
   // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".
   const jsonp = callback !== null && isValidJsonpCallback(callback) ? callback : null;
   // Bytes written before, as they are; in the rare JSONP answer, as the text they are.
-  if (reply.json) return sized(ctx, reply.status, headers, jsonp === null ? reply.json : wrapJsonp(jsonp, DECODER.decode(reply.json)));
+  if (reply.json) return sized(ctx, reply.status, headers, jsonp === null ? reply.json : wrapJsonp(jsonp, DECODER.decode(reply.json)), jsonp === null ? reply.text : undefined);
   const text = toJson(reply.body, pretty(ctx), config.DATE_FORMAT, config.JSON_SORT_KEYS);
   // json.dumps (ensure_ascii) writes ASCII only, and a JSONP callback name is ASCII too: the
   // text's length is its length in bytes, and the runtime encodes it as it writes it.
@@ -177,9 +177,9 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
 }
 
 /** Content-Length as Eve sends it (HEAD included), not chunked. A string body must be ASCII. */
-function sized(ctx: RequestContext, status: number, headers: PlainHeaders, body: string | Uint8Array<ArrayBuffer>): Response {
+function sized(ctx: RequestContext, status: number, headers: PlainHeaders, body: string | Uint8Array<ArrayBuffer>, text?: string): Response {
   headers["content-length"] = String(typeof body === "string" ? body.length : body.byteLength);
-  return knownResponse(ctx.request, ctx.method === "HEAD" ? null : body, status, headers);
+  return ctx.method === "HEAD" ? knownResponse(ctx.request, null, status, headers) : knownResponse(ctx.request, body, status, headers, text);
 }
 
 /** The error envelope of docs/decisions.md §3, or the body the error carries. */
