@@ -65,24 +65,30 @@ export interface Writer {
 const GENERATION = 1024;
 
 /**
- * Pages kept per generation: a client's few pages, or many one-document answers of `where` on
- * a unique field (a page of 25 is about 12 KB: 1.5 MB at most).
+ * Bytes of pages kept per generation (1.5 MB at most in the two): a client's few pages of 25
+ * (about 12 KB each), or a thousand and more one-document answers of `where` on a unique field.
+ * Counted in pages (64), 64 clients each reading their own documents by `where` made every
+ * answer anew: p99 2.6 times the lean server's (bench/README.md, issue 36).
  */
-const PAGE_GENERATION = 64;
+const PAGE_GENERATION_BYTES = 768 * 1024;
 
 const ENCODER = new TextEncoder();
 const DECODER = new TextDecoder();
 
 /**
  * Values in two generations: one read again is moved into the current one; when that is full
- * it becomes the previous one and the previous one is dropped. So what is read often stays, and
- * memory is bounded without per-read bookkeeping.
+ * (its values' weights reach `size`) it becomes the previous one and the previous one is dropped.
+ * So what is read often stays, and memory is bounded without per-read bookkeeping.
  */
 class Generations<K, V> {
   private current = new Map<K, V>();
   private previous = new Map<K, V>();
+  private filled = 0;
 
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly weigh: (value: V) => number = () => 1,
+  ) {}
 
   get(key: K): V | undefined {
     const value = this.current.get(key);
@@ -96,17 +102,21 @@ class Generations<K, V> {
   }
 
   set(key: K, value: V): void {
-    if (this.current.size >= this.size) {
+    const replaced = this.current.get(key);
+    if (replaced !== undefined) this.filled -= this.weigh(replaced);
+    else if (this.filled >= this.size) {
       this.previous = this.current;
       this.current = new Map();
+      this.filled = 0;
     }
     this.current.set(key, value);
+    this.filled += this.weigh(value);
   }
 }
 
 export class RenderedDocuments {
   private readonly documents: Generations<object, RenderedDocument>;
-  private readonly pages = new Generations<string, RenderedPage>(PAGE_GENERATION);
+  private readonly pages = new Generations<string, RenderedPage>(PAGE_GENERATION_BYTES, (page) => page.body.byteLength);
   private readonly separator: Uint8Array;
 
   constructor(
