@@ -57,7 +57,11 @@ function profileOnSignal(path: string): void {
   let session: Promise<{ stop(path: string): Promise<void> }> | null = null;
   process.on("SIGHUP", () => {
     if (!session) session = import("./profile.ts").then(({ startProfile }) => startProfile());
-    else void session.then((running) => running.stop(path)).then(() => process.stdout.write(`PROFILED ${path}\n`));
+    else {
+      const stopping = session;
+      session = null;
+      void stopping.then((running) => running.stop(path)).then(() => process.stdout.write(`PROFILED ${path}\n`));
+    }
   });
 }
 

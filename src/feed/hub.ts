@@ -18,8 +18,8 @@ export interface HubTiming {
   pollMs: number;
   heartbeatMs: number;
   isolated: boolean;
-  /** The gap between deliveries per open stream, GAP_MS_PER_STREAM unless given (tests widen it). */
-  gapMsPerStream?: number;
+  /** The least time between two deliveries, fixed; by default it follows the open streams (GAP_MS_PER_STREAM). Tests widen it. */
+  gapMs?: number;
 }
 
 /** Changes read from the log at a time. */
@@ -167,7 +167,7 @@ export class Hub {
       for (const record of records) this.held.push(record);
       return;
     }
-    const gap = Math.min(MAX_GAP_MS, this.streams.size * (this.timing.gapMsPerStream ?? GAP_MS_PER_STREAM));
+    const gap = this.timing.gapMs ?? Math.min(MAX_GAP_MS, this.streams.size * GAP_MS_PER_STREAM);
     const since = Date.now() - this.delivered;
     if (since >= gap) return this.hand(before, records);
     this.held = records.slice();
@@ -234,27 +234,7 @@ export class Hub {
       do {
         this.again = false;
         try {
-          for (;;) {
-            const read = await this.changes.read(this.database, this.cursor, PAGE);
-            // The last stream left while this read was under way: what it found is nobody's.
-            if (this.streams.size === 0) break;
-            if (read.expired) {
-              // This reader fell further behind than the log keeps: every stream must start again.
-              this.cursor = read.head;
-              this.window = [];
-              this.release();
-              for (const stream of this.streams) stream.reset(read.head);
-              break;
-            }
-            const records = read.records;
-            if (records.length === 0) break;
-            const before = this.cursor;
-            this.cursor = records[records.length - 1]!.position;
-            for (const record of records) this.window.push(record);
-            if (this.window.length > WINDOW) this.window = this.window.slice(-WINDOW);
-            this.deliver(before, records);
-            if (records.length < PAGE) break;
-          }
+          while (await this.readPage());
         } catch (error) {
           // The next write or poll tries again; the streams keep their positions.
           this.onError(error);
@@ -263,5 +243,28 @@ export class Hub {
     } finally {
       this.pumping = null;
     }
+  }
+
+  /** Reads one page of the log after the cursor and delivers it; whether a full page says there may be more. */
+  private async readPage(): Promise<boolean> {
+    const read = await this.changes.read(this.database, this.cursor, PAGE);
+    // The last stream left while this read was under way: what it found is nobody's.
+    if (this.streams.size === 0) return false;
+    if (read.expired) {
+      // This reader fell further behind than the log keeps: every stream must start again.
+      this.cursor = read.head;
+      this.window = [];
+      this.release();
+      for (const stream of this.streams) stream.reset(read.head);
+      return false;
+    }
+    const records = read.records;
+    if (records.length === 0) return false;
+    const before = this.cursor;
+    this.cursor = records[records.length - 1]!.position;
+    for (const record of records) this.window.push(record);
+    if (this.window.length > WINDOW) this.window = this.window.slice(-WINDOW);
+    this.deliver(before, records);
+    return records.length === PAGE;
   }
 }

@@ -53,7 +53,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe("change feed hub: deliveries", () => {
   it("holds changes that follow a delivery within the gap, then hands them over once each, a stream that joined among them included", async () => {
     const { log, write } = fakeLog();
-    const hub = new Hub(log, undefined, { pollMs: 1000, heartbeatMs: 60_000, isolated: false, gapMsPerStream: 100 }, (error) => {
+    const hub = new Hub(log, undefined, { pollMs: 1000, heartbeatMs: 60_000, isolated: false, gapMs: 300 }, (error) => {
       throw error;
     });
     const open = positions(await hub.start());
@@ -65,7 +65,7 @@ describe("change feed hub: deliveries", () => {
     write();
     write();
     await pause(20);
-    // Within the gap (100 ms for one stream): held, not yet written.
+    // Within the gap (300 ms): held, not yet written.
     expect(open.seen).toEqual(["p1"]);
 
     const joined = positions("p1");
@@ -73,7 +73,7 @@ describe("change feed hub: deliveries", () => {
     await pause(5);
     expect(joined.seen).toEqual(["p2", "p3"]);
     write();
-    await pause(250);
+    await pause(500);
     expect(open.seen).toEqual(["p1", "p2", "p3", "p4"]);
     expect(joined.seen).toEqual(["p2", "p3", "p4"]);
     open.stream.end();

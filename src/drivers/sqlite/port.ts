@@ -43,6 +43,11 @@ export type SqlFailure = "unique" | "missing-table" | "unavailable" | "other";
 const UNAVAILABLE_CODES = new Set([5, 6, 7, 8, 10, 11, 13, 14, 15, 26]);
 const UNAVAILABLE_NAMES = /\bSQLITE_(BUSY|LOCKED|NOMEM|READONLY|IOERR|CORRUPT|FULL|CANTOPEN|PROTOCOL|NOTADB)\b|database is locked|disk is full|database or disk is full|unable to open database/i;
 
+/** SQLITE_BUSY: another connection holds the lock this one needs ("database is locked"). */
+export function isBusy(error: unknown, code?: number): boolean {
+  return code === undefined ? /database is locked/i.test(error instanceof Error ? error.message : String(error)) : (code & 0xff) === 5;
+}
+
 /** A failure from any port: the extended result code when the runtime reports one, else the message. */
 export function classify(error: unknown, code?: number): SqlFailure {
   const message = error instanceof Error ? error.message : String(error);

@@ -3,7 +3,7 @@
 // and synchronous=FULL, so each commit is on disk (WAL and its checkpoint fsynced) before the
 // write is answered; busy_timeout lets a write wait for another process's lock for a while
 // before it is reported as the database being unavailable.
-import { sqlError, type Row, type SqlPort, type SqlTransaction, type SqlValue, type Statement } from "./port.ts";
+import { isBusy, sqlError, type Row, type SqlPort, type SqlTransaction, type SqlValue, type Statement } from "./port.ts";
 
 interface SyncStatement {
   all(...params: SqlValue[]): unknown[];
@@ -28,7 +28,6 @@ export const OPEN_PRAGMAS = ["PRAGMA busy_timeout = 5000", "PRAGMA journal_mode 
  */
 const OPEN_PATIENCE_MS = 5000;
 const OPEN_RETRY_MS = 20;
-const SQLITE_BUSY = 5;
 
 /** Opening is synchronous, as the binding is: a pause that blocks, of a few ms, only while another process sets the file up. */
 function pauseSync(ms: number): void {
@@ -43,9 +42,7 @@ function applyOpenPragmas(db: SyncDatabase, errorCode: (error: unknown) => numbe
         db.exec(pragma);
         break;
       } catch (error) {
-        const code = errorCode(error);
-        const busy = code === undefined ? /database is locked/i.test(String(error)) : (code & 0xff) === SQLITE_BUSY;
-        if (!busy || Date.now() >= deadline) throw error;
+        if (!isBusy(error, errorCode(error)) || Date.now() >= deadline) throw error;
         pauseSync(OPEN_RETRY_MS);
       }
     }
