@@ -116,14 +116,17 @@ class Generations<K, V> {
 
 export class RenderedDocuments {
   private readonly documents: Generations<object, RenderedDocument>;
-  private readonly pages = new Generations<string, RenderedPage>(PAGE_GENERATION_BYTES, (page) => page.body.byteLength);
+  private readonly pages: Generations<string, RenderedPage>;
   private readonly separator: Uint8Array;
 
+  /** `generation`, `pageBytes`: what a generation holds (tests make them small). */
   constructor(
     private readonly writer: Writer,
     generation = GENERATION,
+    pageBytes = PAGE_GENERATION_BYTES,
   ) {
     this.documents = new Generations(generation);
+    this.pages = new Generations(pageBytes, (page) => page.body.byteLength);
     this.separator = ENCODER.encode(writer.separator);
   }
 
