@@ -54,6 +54,8 @@ export interface Server {
   peakRss(): number | null;
   /** CPU time the process has used (user + system), in seconds; null where unknown. */
   cpuSeconds(): number | null;
+  /** The same in its two parts: the kernel's share is what the process's syscalls cost. */
+  cpuTimes(): { user: number; system: number } | null;
   /** Resident set now, in bytes; null where unknown. */
   rss(): number | null;
   /**
@@ -94,15 +96,21 @@ export function peakRss(pid: number): number | null {
 /** Linux reports process times in clock ticks of 1/100 s (USER_HZ) on every common platform. */
 const TICKS_PER_SECOND = 100;
 
-export function cpuSeconds(pid: number): number | null {
+/** CPU time a process has used in user and in system (kernel) mode, in seconds; null where unknown. */
+export function cpuTimes(pid: number): { user: number; system: number } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     // Fields after the parenthesised command name: state is the first, utime the 12th, stime the 13th.
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    return { user: Number(fields[11]) / TICKS_PER_SECOND, system: Number(fields[12]) / TICKS_PER_SECOND };
   } catch {
     return null;
   }
+}
+
+export function cpuSeconds(pid: number): number | null {
+  const times = cpuTimes(pid);
+  return times && times.user + times.system;
 }
 
 const exited = (child: ChildProcess) =>
@@ -154,7 +162,7 @@ export function startServer(runtime: Runtime, args: string[], core: number | nul
       clearTimeout(timer);
       child.stdout!.removeAllListeners("data").resume();
       const heapAfterGc = () => reportedHeap(child);
-      resolve({ url: `http://127.0.0.1:${port}`, resetPeak: () => resetPeak(pid), peakRss: () => peakRss(pid), cpuSeconds: () => cpuSeconds(pid), rss: () => currentRss(pid), heapAfterGc, stop });
+      resolve({ url: `http://127.0.0.1:${port}`, resetPeak: () => resetPeak(pid), peakRss: () => peakRss(pid), cpuSeconds: () => cpuSeconds(pid), cpuTimes: () => cpuTimes(pid), rss: () => currentRss(pid), heapAfterGc, stop });
     });
     child.once("exit", (code, signal) => {
       clearTimeout(timer);

@@ -1,5 +1,7 @@
 // The server entry every HTTP bench runs as a child process, unchanged on Node, Bun and Deno:
 //   server.ts floor                      answers /<size> with a body of that size, made once per size
+//   … floor --spin US                    after spending US µs of CPU on each request first: a handler
+//                                        of known cost, to see what else a slower one costs (probe.ts)
 //   server.ts hand   --documents 10000   the hand-written Hono + mingo + bson equivalent
 //   server.ts lean   --documents 10000   the lean hand-written one (values stored as served, plain JSON.stringify)
 //   server.ts everest --documents 10000  createHandler(settings) on the memory driver
@@ -92,8 +94,10 @@ async function listen(fetch: Fetch, kind: string): Promise<number> {
 
 /** The floor: no routing, parsing or rendering; request bodies are read, responses are bytes made once per size. */
 async function floor(): Promise<number> {
+  const spinMs = Number(option("spin", "0")) / 1000;
   const bodies = new Map<string, Uint8Array<ArrayBuffer>>();
   const body = (path: string) => {
+    for (const start = performance.now(); performance.now() - start < spinMs; );
     let bytes = bodies.get(path);
     if (!bytes) bodies.set(path, (bytes = new Uint8Array(Number(path.slice(1)) || 0).fill(0x20)));
     return bytes;
