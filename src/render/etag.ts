@@ -148,9 +148,14 @@ export function contentEtag(config: Config, resource: Resource, document: Record
   return documentEtag({ [config.DATE_CREATED]: EPOCH, [config.LAST_UPDATED]: EPOCH, ...document }, resource.etag_ignore_fields);
 }
 
+const QUOTE = 0x22;
+
 /** Strips quotes and the weak prefix from an ETag header value (Eve accepts both forms). */
 export function bareEtag(value: string): string {
-  return value.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+  // Not two regular expressions: every conditional write reads its If-Match through this.
+  let tag = value.trim();
+  if (tag.startsWith("W/")) tag = tag.slice(2);
+  return tag.length > 1 && tag.charCodeAt(0) === QUOTE && tag.charCodeAt(tag.length - 1) === QUOTE ? tag.slice(1, -1) : tag;
 }
 
 /** True when an If-None-Match header value matches the given tag (`*` and lists allowed). */

@@ -118,6 +118,18 @@ describe("PATCH", () => {
     expect((await api.patch("/people/5f0000000000000000000000", { firstname: "x" }, { "If-Match": created._etag })).status).toBe(404);
   });
 
+  it("takes If-Match bare, quoted or weak, and refuses one that only looks alike", async () => {
+    let { _id, _etag } = await json(await api.post("/people", { lastname: "Forms" }));
+    for (const sent of [(tag: string) => tag, (tag: string) => `"${tag}"`, (tag: string) => ` W/"${tag}" `, (tag: string) => `W/${tag}`]) {
+      const response = await api.patch(`/people/${_id}`, { firstname: "x" }, { "If-Match": sent(_etag) });
+      expect(response.status).toBe(200);
+      ({ _etag } = await json(response));
+    }
+    for (const unlike of [`"${_etag}`, `${_etag}"`, `w/"${_etag}"`, `""${_etag}""`, `"`]) {
+      expect((await api.patch(`/people/${_id}`, { firstname: "y" }, { "If-Match": unlike })).status).toBe(412);
+    }
+  });
+
   it("lets exactly one of two writers holding the same ETag win", async () => {
     const created = await json(await api.post("/people", { lastname: "Race" }));
     const results = await Promise.all(
