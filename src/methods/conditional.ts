@@ -17,9 +17,12 @@ import { withoutKey } from "../util/objects.ts";
 import { readView } from "../query/projection.ts";
 import { objectIdHex } from "../util/objectid.ts";
 
-/** Loads the item a write targets, soft-deleted ones included (they can be restored). */
-export async function loadOriginal(data: DataLayer, ctx: CallScope, lookup: Filter): Promise<Doc> {
-  const original = await data.findOne(ctx, ctx.resource!, lookup, { showDeleted: true });
+/**
+ * Loads the item a write targets, soft-deleted ones included (they can be restored); `shared`:
+ * the caller only reads it and hands it to nothing that could change it (FindQuery.shared).
+ */
+export async function loadOriginal(data: DataLayer, ctx: CallScope, lookup: Filter, shared = false): Promise<Doc> {
+  const original = await data.findOne(ctx, ctx.resource!, lookup, { showDeleted: true, shared });
   if (!original) throw new HttpError(404);
   return original;
 }

@@ -12,7 +12,7 @@ import { now } from "../util/clock.ts";
 import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, loadOriginal, writeCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
 import { isPlainObject, withoutKey } from "../util/objects.ts";
-import type { Config } from "../settings/normalize.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
 import type { Issues, ValidationResult } from "../validation/types.ts";
 import { fieldMask } from "../auth/field-masks.ts";
 import { checkWritable, keepUnwritable, restoreKept, withoutKeptIssues, type Kept } from "../auth/field-writes.ts";
@@ -63,6 +63,23 @@ function validated(config: Config, result: ValidationResult, original: Doc, kept
   return result.document;
 }
 
+/**
+ * Whether a PATCH may work on the store's own version of the original (FindQuery.shared) rather
+ * than a copy of it: nothing here changes the original (the updated document is a new object,
+ * src/drivers/memory keeps versions unchanged), and it is handed to no code of the
+ * application's that could: no update hook, no update feature, no field rule, no custom rule.
+ */
+function onlyReadHere(services: Services, resource: Resource): boolean {
+  return (
+    !resource.field_rules &&
+    !services.hooks.hasForResource("on_update", resource.name) &&
+    !services.hooks.hasForResource("on_updated", resource.name) &&
+    !services.features.has("beforeUpdate", resource) &&
+    !services.features.has("afterUpdate", resource) &&
+    !services.validators.get(resource.name)!.showsOriginal
+  );
+}
+
 /** The HTTP method (src/methods/conditional.ts reads the request for the core). */
 export const patchItem = itemWriteMethod(patchInternal);
 
@@ -81,14 +98,16 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const resource = ctx.resource!;
   const config = services.config;
   const where = lookup;
-  const original = loaded ? loaded.original : await loadOriginal(services.data, ctx, where);
+  const original = loaded ? loaded.original : await loadOriginal(services.data, ctx, where, onlyReadHere(services, resource));
   const etag = loaded ? loaded.etag : requiredEtag(config, ctx, resource, original, precondition);
   const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);
-  const changes = withoutKey(payload, resource.id_field);
   // The owner is the server's to set: a client cannot hand a document to another user.
   const authField = resource.auth_field;
-  if (authField && authField in changes && ctx.requestAuthValue != null) changes[authField] = ctx.requestAuthValue;
+  const owned = authField !== null && authField !== resource.id_field && authField in payload && ctx.requestAuthValue != null;
+  // Changed below only when the owner is set: the caller's payload otherwise serves as it is.
+  const changes = owned || resource.id_field in payload ? withoutKey(payload, resource.id_field) : payload;
+  if (owned) changes[authField] = ctx.requestAuthValue;
 
   const validated = validateWrite(services, ctx, changes, original, "PATCH");
   const updates = validated instanceof Promise ? await validated : validated;

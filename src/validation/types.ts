@@ -48,6 +48,11 @@ export interface ValidationResult {
 }
 
 export interface ResourceValidator {
+  /**
+   * Whether the application's own code sees the stored document while validating: custom rules
+   * and field validators are handed it (RuleContext.original), and may keep or change it.
+   */
+  readonly showsOriginal: boolean;
   /** The result itself when nothing had to be waited for (most documents), else its promise. */
   validate(document: Doc, mode: ValidationMode, env: ValidationEnv): ValidationResult | Promise<ValidationResult>;
   /**

@@ -142,6 +142,8 @@ export function compileValidator(resource: Resource, config: Config, extensions:
     deferring(checked) && refused(checked) ? lookUpDeferred([checked]).then(() => result(checked)) : result(checked);
 
   return {
+    showsOriginal: Boolean(extensions.rules || extensions.validators),
+
     validate(document, mode, env) {
       const checking = check(document, mode, env);
       return checking instanceof Promise ? checking.then(finish) : finish(checking);

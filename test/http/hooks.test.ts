@@ -6,7 +6,7 @@ import { ObjectId } from "bson";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { abort } from "../../src/errors.ts";
 import type { Doc } from "../../src/drivers/types.ts";
-import type { Settings } from "../../src/settings/types.ts";
+import type { FieldSchema, Settings } from "../../src/settings/types.ts";
 import { json, testApi, type TestApi } from "../support/api.ts";
 
 const settings: Settings = {
@@ -306,5 +306,41 @@ describe("update hooks", () => {
     const read = await api.get(`/people/${created._id}`);
     expect(await json(read)).toMatchObject({ title: "b", touched: true, _etag: patched._etag });
     expect(read.headers.get("etag")).toBe(`"${patched._etag}"`);
+  });
+
+  // A PATCH reads the stored version itself where nothing of the application's is handed the
+  // original (src/methods/patch.ts, onlyReadHere); each of these fails with its condition left out.
+  const mutateOriginal = (original: Doc) => {
+    (original.place as Doc).city = "Oslo";
+    (original.tags as string[]).push("y");
+  };
+  const storedAsCreated = async (patchApi: TestApi, mutate: () => void) => {
+    const created = await json(await patchApi.post("/people", { title: "a", place: { city: "Rome" }, tags: ["x"] }));
+    mutate();
+    const patched = await patchApi.patch(`/people/${created._id}`, { title: "b" }, { "If-Match": created._etag });
+    expect(patched.status).toBe(200);
+    const raw = await patchApi.handler.app.data.findOne(null, patchApi.handler.app.config.DOMAIN.people!, { title: "b" });
+    expect(raw).toMatchObject({ place: { city: "Rome" }, tags: ["x"] });
+  };
+
+  it("may change the original they are handed; the store keeps what it holds", async () => {
+    await storedAsCreated(api, () => on("on_update_people", (_updates: Doc, original: Doc) => mutateOriginal(original)));
+  });
+
+  it("as on_updated, a feature's beforeUpdate or afterUpdate and a custom rule may", async () => {
+    await storedAsCreated(api, () => on("on_updated", (_resource: string, _updates: Doc, original: Doc) => mutateOriginal(original)));
+    const others = [
+      testApi(settings, { features: [{ beforeUpdate: (_ctx: unknown, _resource: unknown, _updates: Doc, original: Doc) => mutateOriginal(original) }] }),
+      testApi(settings, { features: [{ afterUpdate: (_ctx: unknown, _resource: unknown, _updates: Doc, _updated: Doc, original: Doc) => mutateOriginal(original) }] }),
+      testApi(
+        { DOMAIN: { people: { ...settings.DOMAIN!.people!, schema: { ...settings.DOMAIN!.people!.schema!, title: { type: "string", touches: true } as FieldSchema } } } },
+        { validation: { rules: { touches: (_rule: unknown, _field: unknown, _value: unknown, ctx: { original?: Doc }) => ctx.original && mutateOriginal(ctx.original) } } },
+      ),
+    ];
+    try {
+      for (const other of others) await storedAsCreated(other, () => undefined);
+    } finally {
+      for (const other of others) await other.close();
+    }
   });
 });
