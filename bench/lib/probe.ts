@@ -1,11 +1,11 @@
 // One server under one workload, its CPU per request split into user and system (kernel) time,
 // window by window: the quick look between full runs (bench/README.md, "A fifth pass").
-//   npx tsx bench/probe.ts <node|bun|deno> <everest|lean|hand|floor> "<workload name prefix>" [server args…] [--windows 5]
+//   npx tsx bench/lib/probe.ts <node|bun|deno> <everest|lean|hand|floor> "<workload name prefix>" [server args…] [--windows 5]
 // Servers, pinning, seeding and traffic as in http.ts; a 3 s warm-up, then windows of 1.5 s.
 // The floor is sent the workload's requests (floorTraffic), answered with 280 bytes.
-import { load } from "./lib/load.ts";
-import { pinning, pinSelf, runtimes, startServer } from "./lib/proc.ts";
-import { floorTraffic, sampleDocs, WORKLOADS } from "./lib/workloads.ts";
+import { load } from "./load.ts";
+import { pinning, pinSelf, runtimes, startServer } from "./proc.ts";
+import { floorTraffic, sampleDocs, WORKLOADS } from "./workloads.ts";
 
 const [runtimeName, kind, workloadName, ...rest] = process.argv.slice(2);
 const windowsAt = rest.indexOf("--windows");
