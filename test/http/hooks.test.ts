@@ -327,7 +327,7 @@ describe("update hooks", () => {
     await storedAsCreated(api, () => on("on_update_people", (_updates: Doc, original: Doc) => mutateOriginal(original)));
   });
 
-  it("as on_updated, a feature's beforeUpdate or afterUpdate and a custom rule may", async () => {
+  it("as on_updated, a feature's beforeUpdate or afterUpdate, a custom rule and a field rule's field_access may", async () => {
     await storedAsCreated(api, () => on("on_updated", (_resource: string, _updates: Doc, original: Doc) => mutateOriginal(original)));
     const others = [
       testApi(settings, { features: [{ beforeUpdate: (_ctx: unknown, _resource: unknown, _updates: Doc, original: Doc) => mutateOriginal(original) }] }),
@@ -336,6 +336,18 @@ describe("update hooks", () => {
         { DOMAIN: { people: { ...settings.DOMAIN!.people!, schema: { ...settings.DOMAIN!.people!.schema!, title: { type: "string", touches: true } as FieldSchema } } } },
         { validation: { rules: { touches: (_rule: unknown, _field: unknown, _value: unknown, ctx: { original?: Doc }) => ctx.original && mutateOriginal(ctx.original) } } },
       ),
+      testApi({
+        DOMAIN: {
+          people: {
+            ...settings.DOMAIN!.people!,
+            schema: {
+              ...settings.DOMAIN!.people!.schema!,
+              // Asked with the stored document on a PATCH's write check.
+              title: { type: "string", field_access: ({ method, document }: { method: string; document?: Doc }) => (method === "PATCH" && document?.place && mutateOriginal(document), true) } as FieldSchema,
+            },
+          },
+        },
+      }),
     ];
     try {
       for (const other of others) await storedAsCreated(other, () => undefined);

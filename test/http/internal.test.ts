@@ -97,8 +97,11 @@ describe("app.internal", () => {
     const item = await internal.getItem("transactions", { _id: String(id) });
     expect(item).toMatchObject({ status: 200, body: { original_resource: "a", amount: 1 } });
 
-    const patched = await internal.patch("transactions", { _id: id }, { amount: 2 });
+    // The server's own payload is used as it is (patchInternal copies it only to change it): left as given.
+    const changes = { amount: 2 };
+    const patched = await internal.patch("transactions", { _id: id }, changes);
     expect(patched.status).toBe(200);
+    expect(changes).toEqual({ amount: 2 });
     expect((await internal.patch("transactions", { _id: id }, { amount: 3 }, { etag: "stale" })).status).toBe(412);
     const etag = patched.body!._etag as string;
     expect((await internal.patch("transactions", { _id: id }, { amount: 3 }, { etag })).status).toBe(200);
