@@ -76,13 +76,13 @@ for (const name of Object.getOwnPropertyNames(Response.prototype)) {
  * otherwise, made of `text` where given (`body` as text): Deno's Response copies bytes it is
  * given and not a string, 0.6 µs of a GET item's 16 (bench/README.md, issue 36).
  */
-export function knownResponse(request: Request, body: KnownBody | null, status: number, headers: PlainHeaders, text?: string): Response {
+export function knownResponse(request: Request, body: KnownBody | null, status: number, headers: PlainHeaders, text?: () => string): Response {
   if ((request as unknown as Record<symbol, unknown>)[PLAIN_RESPONSE_WANTED] === true) {
     const plain = Object.create(plainPrototype) as Carrier;
     plain[PARTS] = { status, headers, body };
     return plain as unknown as Response;
   }
-  return new Response(text ?? body, { status, headers });
+  return new Response(text ? text() : body, { status, headers });
 }
 
 /** The parts of a plain response nothing has turned into a real Response yet. */

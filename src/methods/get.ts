@@ -199,7 +199,8 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
   }
   if (kept?.item) {
     if (notModified(cache, lastModified, kept.etag)) return { status: 304, body: null, etag: kept.etag };
-    return { status: 200, body: null, json: kept.item, text: kept.itemText, etag: kept.etag, lastModified };
+    const entry = kept;
+    return { status: 200, body: null, json: kept.item, text: () => rendered!.itemText(entry), etag: kept.etag, lastModified };
   }
   const version = requestedVersion(config, ctx, resource);
   const source = typeof version === "number" ? await storedVersion(services, ctx, resource, stored, version, projection) : stored;

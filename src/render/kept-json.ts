@@ -25,7 +25,10 @@ export interface RenderedDocument {
   listed: Uint8Array<ArrayBuffer> | undefined;
   /** The document's JSON as its item URL answers it (with the parent and collection links). */
   item: Uint8Array<ArrayBuffer> | undefined;
-  /** `item` as text, for a Response made of it (src/http/known-body.ts: Deno copies bytes, not a string). */
+  /**
+   * `item` as text, for a Response made of it (src/http/known-body.ts: Deno copies bytes, not a
+   * string), decoded on first use (itemText): never where the adapter takes plain parts (Node).
+   */
   itemText: string | undefined;
   /** The ETag shown with `item`. */
   etag: string | undefined;
@@ -150,11 +153,16 @@ export class RenderedDocuments {
   /** Keeps a version's JSON as its item URL answers it (`document`, built), and the ETag shown with it. */
   keepItem(entry: RenderedDocument, document: Doc, etag: string | undefined): Uint8Array<ArrayBuffer> {
     entry.etag = etag;
-    const bytes = (entry.item = this.bytes(document));
-    // Decoded from the bytes rather than kept as written: the writer's text is a rope of the
-    // pieces it joined, which the runtime would flatten again for every Response made of it.
-    entry.itemText = DECODER.decode(bytes);
-    return bytes;
+    return (entry.item = this.bytes(document));
+  }
+
+  /**
+   * A kept item's JSON as text, decoded once from its bytes rather than kept as written: the
+   * writer's text is a rope of the pieces it joined, which the runtime would flatten again for
+   * every Response made of it.
+   */
+  itemText(entry: RenderedDocument): string {
+    return (entry.itemText ??= DECODER.decode(entry.item));
   }
 
   /**

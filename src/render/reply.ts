@@ -9,8 +9,8 @@ export interface Reply {
    * the answer would be written so (CallScope.compactJson); `body` is then null.
    */
   json?: Uint8Array<ArrayBuffer>;
-  /** `json` as text, where kept: what a Response is made of where nothing asks for plain parts. */
-  text?: string;
+  /** `json` as text, where kept: what a Response is made of where nothing asks for plain parts (only asked then). */
+  text?: () => string;
   /** Unquoted; sent as the ETag header. */
   etag?: string;
   lastModified?: Date;

@@ -177,7 +177,7 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
 }
 
 /** Content-Length as Eve sends it (HEAD included), not chunked. A string body must be ASCII. */
-function sized(ctx: RequestContext, status: number, headers: PlainHeaders, body: string | Uint8Array<ArrayBuffer>, text?: string): Response {
+function sized(ctx: RequestContext, status: number, headers: PlainHeaders, body: string | Uint8Array<ArrayBuffer>, text?: () => string): Response {
   headers["content-length"] = String(typeof body === "string" ? body.length : body.byteLength);
   return ctx.method === "HEAD" ? knownResponse(ctx.request, null, status, headers) : knownResponse(ctx.request, body, status, headers, text);
 }

@@ -36,6 +36,17 @@ describe("RenderedDocuments", () => {
     expect(kept.of(version, "accounts/007/invoices")).toMatchObject({ base: "accounts/007/invoices", listed: undefined, item: undefined, etag: undefined });
   });
 
+  it("decodes a kept item's text only when a Response is made of it, once", () => {
+    const kept = new RenderedDocuments(writer);
+    const entry = kept.of({}, "people");
+    const bytes = kept.keepItem(entry, { _id: 1, name: "é" }, "e");
+    // Where the adapter writes the bytes (Node's), nothing asks: no text is held beside them.
+    expect(entry.itemText).toBeUndefined();
+    const text = kept.itemText(entry);
+    expect(text).toBe(new TextDecoder().decode(bytes));
+    expect(entry.itemText).toBe(text);
+  });
+
   it("bounds the pages it keeps by their bytes, not their number", () => {
     // The slot for a page's items is written as a NUL character, as the App's writer does.
     const slotWriter = { json: (body: unknown) => JSON.stringify(body).replace('"\\u0000"', "\u0000"), separator: ",", slot: "\u0000" };
