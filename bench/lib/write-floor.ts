@@ -20,6 +20,7 @@ import type { ValidationEnv } from "../../src/validation/types.ts";
 const PER_ROUND = 20_000;
 const option = (name: string): string | undefined => (process.argv.includes(`--${name}`) ? process.argv[process.argv.indexOf(`--${name}`) + 1] : undefined);
 const workload = process.argv[2] ?? "post";
+if (workload !== "post" && workload !== "patch") throw new Error(`unknown workload '${workload}' (post, patch)`);
 const steps = Number(option("steps") ?? 6);
 const rounds = Number(option("rounds") ?? 8);
 
@@ -41,7 +42,7 @@ const env: ValidationEnv = {
   resource,
   uniqueByIndex: uniqueIndexed,
   requestAuthValue: undefined,
-  findOne: () => Promise.reject(new Error("a people POST needs no lookup when the index checks lastname")),
+  findOne: () => Promise.reject(new Error("the bench's writes need no lookup: the store's index checks lastname")),
 };
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
