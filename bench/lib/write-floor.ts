@@ -15,6 +15,7 @@
 import process from "node:process";
 import { buildPackage, builtEverest, DIST } from "./package.ts";
 import { person, seed, settings } from "./people.ts";
+import type { Doc } from "../../src/drivers/types.ts";
 import type { ValidationEnv } from "../../src/validation/types.ts";
 
 const PER_ROUND = 20_000;
@@ -29,6 +30,7 @@ const { createHandler } = await builtEverest();
 const { documentEtag } = (await import(`${DIST}src/render/etag.js`)) as typeof import("../../src/render/etag.ts");
 const { checkJsonShape } = (await import(`${DIST}src/http/json-shape.js`)) as typeof import("../../src/http/json-shape.ts");
 const { compactJson } = (await import(`${DIST}src/render/respond.js`)) as typeof import("../../src/render/respond.ts");
+const { now } = (await import(`${DIST}src/util/clock.js`)) as typeof import("../../src/util/clock.ts");
 const { ObjectId } = await import("bson");
 
 const handler = createHandler(settings);
@@ -46,7 +48,6 @@ const env: ValidationEnv = {
 };
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-type Doc = Record<string, unknown>;
 
 function parsed(body: Uint8Array): Doc {
   const payload: unknown = JSON.parse(decoder.decode(body));
@@ -69,14 +70,12 @@ function answer(document: Doc): Uint8Array {
   return encoder.encode(compactJson(config, meta));
 }
 
-const second = () => new Date(Math.floor(Date.now() / 1000) * 1000);
-
 async function post(body: Uint8Array): Promise<unknown> {
   const payload = parsed(body);
   if (steps < 2) return payload;
   const document = await validated(payload, "POST");
   if (steps < 3) return document;
-  const stamp = second();
+  const stamp = now();
   document[config.LAST_UPDATED] = stamp;
   document[config.DATE_CREATED] = stamp;
   document[config.ETAG] = documentEtag(document, resource.etag_ignore_fields);
@@ -99,7 +98,7 @@ async function patch(i: number, body: Uint8Array): Promise<unknown> {
   if (steps < 3) return payload;
   const updates = await validated(payload, "PATCH", original);
   if (steps < 4) return updates;
-  updates[config.LAST_UPDATED] = second();
+  updates[config.LAST_UPDATED] = now();
   const updated = { ...original, ...updates };
   updates[config.ETAG] = updated[config.ETAG] = documentEtag(updated, resource.etag_ignore_fields);
   if (steps < 5) return updated;
