@@ -61,6 +61,17 @@ export function filterMentions(filter: unknown, field: string): boolean {
   );
 }
 
+/** What find answers: see DataLayer.find. */
+interface Found {
+  documents: Doc[];
+  total: number | null;
+  versioned: boolean;
+  estimated?: boolean;
+}
+
+/** The one document a findOne's query (limit 1) found, or null. */
+const firstFound = (documents: Doc[]): Doc | null => documents[0] ?? null;
+
 function findQuery(filter: Filter, options: FindOptions): FindQuery {
   const query: FindQuery = { filter };
   if (options.sort?.length) query.sort = options.sort;
@@ -113,6 +124,20 @@ export class DataLayer {
     return binding;
   }
 
+  /**
+   * Runs `work` on the resource's bound store and hands its promise on as it is: not an async
+   * frame and an await of its own around every read and write (a promise and a turn of the
+   * microtask queue each; bench/README.md, "A seventh pass"). What `work` throws is a rejection.
+   */
+  private onBound<T>(ctx: CallScope | null, resource: Resource, work: (bound: Bound) => Promise<T>): Promise<T> {
+    try {
+      const binding = this.bind(ctx, resource);
+      return binding instanceof Promise ? binding.then(work) : work(binding);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
   private async resolve(prefix: string | null, resource: Resource): Promise<Bound> {
     const { driver, database } = await this.pool.get(prefix);
     const target = { database, collection: resource.datasource.source };
@@ -145,54 +170,47 @@ export class DataLayer {
    * The documents, and their count unless `count` is false; `estimated` when the count came from
    * statistics; `versioned`: the documents are stored versions (Driver.sharesVersions; a shared read only).
    */
-  async find(ctx: CallScope | null, resource: Resource, options: FindOptions = {}): Promise<{ documents: Doc[]; total: number | null; versioned: boolean; estimated?: boolean }> {
-    const binding = this.bind(ctx, resource);
-    const { driver, target } = binding instanceof Promise ? await binding : binding;
-    const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter, wholeCollection: options.wholeCollection });
-    const query = findQuery(filter, options);
-    const versioned = options.shared === true && driver.sharesVersions === true;
-    if (options.count === false) return { documents: await driver.find(target, query), total: null, versioned };
-    const estimated = options.estimate === true && Object.keys(filter).length === 0;
-    const [documents, total] = await Promise.all([driver.find(target, query), estimated ? driver.estimatedCount(target) : driver.count(target, filter)]);
-    return estimated ? { documents, total, versioned, estimated } : { documents, total, versioned };
+  find(ctx: CallScope | null, resource: Resource, options: FindOptions = {}): Promise<Found> {
+    return this.onBound(ctx, resource, ({ driver, target }) => {
+      const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter, wholeCollection: options.wholeCollection });
+      const query = findQuery(filter, options);
+      const versioned = options.shared === true && driver.sharesVersions === true;
+      if (options.count === false) return driver.find(target, query).then((documents) => ({ documents, total: null, versioned }));
+      const estimated = options.estimate === true && Object.keys(filter).length === 0;
+      return Promise.all([driver.find(target, query), estimated ? driver.estimatedCount(target) : driver.count(target, filter)]).then(([documents, total]) =>
+        estimated ? { documents, total, versioned, estimated } : { documents, total, versioned },
+      );
+    });
   }
 
-  async findOne(ctx: CallScope | null, resource: Resource, lookup: Filter, options: Pick<FindOptions, "showDeleted" | "projection" | "wholeCollection" | "shared"> = {}): Promise<Doc | null> {
-    const binding = this.bind(ctx, resource);
-    const { driver, target } = binding instanceof Promise ? await binding : binding;
-    const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: lookup, wholeCollection: options.wholeCollection });
-    const query = findQuery(filter, options);
-    query.limit = 1;
-    return (await driver.find(target, query))[0] ?? null;
+  findOne(ctx: CallScope | null, resource: Resource, lookup: Filter, options: Pick<FindOptions, "showDeleted" | "projection" | "wholeCollection" | "shared"> = {}): Promise<Doc | null> {
+    return this.onBound(ctx, resource, ({ driver, target }) => {
+      const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: lookup, wholeCollection: options.wholeCollection });
+      const query = findQuery(filter, options);
+      query.limit = 1;
+      return driver.find(target, query).then(firstFound);
+    });
   }
 
-  async insert(ctx: CallScope | null, resource: Resource, documents: Doc[]): Promise<void> {
-    const binding = this.bind(ctx, resource);
-    const { driver, target } = binding instanceof Promise ? await binding : binding;
-    await driver.insertMany(target, documents);
+  insert(ctx: CallScope | null, resource: Resource, documents: Doc[]): Promise<void> {
+    return this.onBound(ctx, resource, ({ driver, target }) => driver.insertMany(target, documents));
   }
 
   /** Replaces the document matching lookup (which carries `_id` and, when checked, `_etag`). */
-  async replace(ctx: CallScope | null, resource: Resource, lookup: Filter, document: Doc): Promise<boolean> {
-    const binding = this.bind(ctx, resource);
-    const { driver, target } = binding instanceof Promise ? await binding : binding;
-    return await driver.replaceOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), document);
+  replace(ctx: CallScope | null, resource: Resource, lookup: Filter, document: Doc): Promise<boolean> {
+    return this.onBound(ctx, resource, ({ driver, target }) => driver.replaceOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), document));
   }
 
-  async update(ctx: CallScope | null, resource: Resource, lookup: Filter, update: Update): Promise<boolean> {
-    const binding = this.bind(ctx, resource);
-    const { driver, target } = binding instanceof Promise ? await binding : binding;
-    return await driver.updateOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), update);
+  update(ctx: CallScope | null, resource: Resource, lookup: Filter, update: Update): Promise<boolean> {
+    return this.onBound(ctx, resource, ({ driver, target }) => driver.updateOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), update));
   }
 
   /**
    * Applies update operators to the document matching lookup, atomically, with the options'
    * stamp and requirement (docs/updates.md); what it changed, or null when nothing matched.
    */
-  async modify(ctx: CallScope | null, resource: Resource, lookup: Filter, update: Update, options: ModifyOptions): Promise<Change | null> {
-    const binding = this.bind(ctx, resource);
-    const { driver, target } = binding instanceof Promise ? await binding : binding;
-    return driver.findOneAndUpdate(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), update, options);
+  modify(ctx: CallScope | null, resource: Resource, lookup: Filter, update: Update, options: ModifyOptions): Promise<Change | null> {
+    return this.onBound(ctx, resource, ({ driver, target }) => driver.findOneAndUpdate(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }), update, options));
   }
 
   /**
@@ -200,42 +218,36 @@ export class DataLayer {
    * resource's scope — soft-deleted ones only with showDeleted — all-or-nothing where the
    * driver can be; the documents it changed.
    */
-  async modifyMany(ctx: CallScope | null, resource: Resource, filter: Filter, update: Update, options: ModifyManyOptions & { showDeleted?: boolean }): Promise<Change[]> {
-    const binding = this.bind(ctx, resource);
-    const { driver, target } = binding instanceof Promise ? await binding : binding;
+  modifyMany(ctx: CallScope | null, resource: Resource, filter: Filter, update: Update, options: ModifyManyOptions & { showDeleted?: boolean }): Promise<Change[]> {
     const { showDeleted, ...rest } = options;
-    return driver.updateMany(target, this.scope(ctx, resource, { showDeleted, userFilter: filter }), update, rest);
+    return this.onBound(ctx, resource, ({ driver, target }) => driver.updateMany(target, this.scope(ctx, resource, { showDeleted, userFilter: filter }), update, rest));
   }
 
-  async remove(ctx: CallScope | null, resource: Resource, lookup: Filter): Promise<boolean> {
-    const binding = this.bind(ctx, resource);
-    const { driver, target } = binding instanceof Promise ? await binding : binding;
-    return await driver.deleteOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup }));
+  remove(ctx: CallScope | null, resource: Resource, lookup: Filter): Promise<boolean> {
+    return this.onBound(ctx, resource, ({ driver, target }) => driver.deleteOne(target, this.scope(ctx, resource, { showDeleted: true, userFilter: lookup })));
   }
 
   /** `ids`: only documents with one of these `_id`s (a write by filter deleting what it matched). */
-  async removeMany(ctx: CallScope | null, resource: Resource, filter: Filter, options?: { ids?: unknown[] }): Promise<number> {
-    const binding = this.bind(ctx, resource);
-    const { driver, target } = binding instanceof Promise ? await binding : binding;
-    return await driver.deleteMany(target, this.scope(ctx, resource, { showDeleted: true, userFilter: filter }), options);
+  removeMany(ctx: CallScope | null, resource: Resource, filter: Filter, options?: { ids?: unknown[] }): Promise<number> {
+    return this.onBound(ctx, resource, ({ driver, target }) => driver.deleteMany(target, this.scope(ctx, resource, { showDeleted: true, userFilter: filter }), options));
   }
 
   /**
    * The scope holds here too (Eve's pipeline sees the whole collection): the pipeline only ever
    * sees the caller's live documents of the datasource filter.
    */
-  async aggregate(ctx: CallScope | null, resource: Resource, pipeline: Doc[]): Promise<Doc[]> {
-    const binding = this.bind(ctx, resource);
-    const { driver, target } = binding instanceof Promise ? await binding : binding;
-    const scope = this.scope(ctx, resource);
-    if (Object.keys(scope).length === 0) return driver.aggregate(target, pipeline);
-    const [first, ...rest] = pipeline;
-    // $geoNear must stay the first stage; its own query takes the condition instead.
-    if (first && "$geoNear" in first) {
-      const geoNear = first.$geoNear as Doc;
-      return driver.aggregate(target, [{ $geoNear: { ...geoNear, query: combineFilters(geoNear.query as Filter | undefined, scope) } }, ...rest]);
-    }
-    return driver.aggregate(target, [{ $match: scope }, ...pipeline]);
+  aggregate(ctx: CallScope | null, resource: Resource, pipeline: Doc[]): Promise<Doc[]> {
+    return this.onBound(ctx, resource, ({ driver, target }) => {
+      const scope = this.scope(ctx, resource);
+      if (Object.keys(scope).length === 0) return driver.aggregate(target, pipeline);
+      const [first, ...rest] = pipeline;
+      // $geoNear must stay the first stage; its own query takes the condition instead.
+      if (first && "$geoNear" in first) {
+        const geoNear = first.$geoNear as Doc;
+        return driver.aggregate(target, [{ $geoNear: { ...geoNear, query: combineFilters(geoNear.query as Filter | undefined, scope) } }, ...rest]);
+      }
+      return driver.aggregate(target, [{ $match: scope }, ...pipeline]);
+    });
   }
 
   /** The media store of the database a resource uses (the request's prefix first, as in bind). */

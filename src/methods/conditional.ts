@@ -21,8 +21,12 @@ import { objectIdHex } from "../util/objectid.ts";
  * Loads the item a write targets, soft-deleted ones included (they can be restored); `shared`:
  * the caller only reads it and hands it to nothing that could change it (FindQuery.shared).
  */
-export async function loadOriginal(data: DataLayer, ctx: CallScope, lookup: Filter, shared = false): Promise<Doc> {
-  const original = await data.findOne(ctx, ctx.resource!, lookup, { showDeleted: true, shared });
+export function loadOriginal(data: DataLayer, ctx: CallScope, lookup: Filter, shared = false): Promise<Doc> {
+  return data.findOne(ctx, ctx.resource!, lookup, { showDeleted: true, shared }).then(found);
+}
+
+/** Not an async frame around the read: one promise less on every item write. */
+function found(original: Doc | null): Doc {
   if (!original) throw new HttpError(404);
   return original;
 }
