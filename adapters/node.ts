@@ -11,14 +11,15 @@
 // `text()`, `json()`, `arrayBuffer()` or everest's bounded read (src/http/body.ts), with no web
 // stream between. The handler is told it may answer with plain parts (src/http/known-body.ts):
 // status, a header record and bytes, written with one writeHead and one res.end(); any other
-// response is read through its Headers and its body streamed.
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+// response is read through its Headers and its body streamed (adapters/node-response.ts).
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Readable } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { BodyError, READ_BODY } from "../src/http/body.ts";
-import { knownBody, PLAIN_RESPONSE_WANTED, responseParts } from "../src/http/known-body.ts";
+import { PLAIN_RESPONSE_WANTED } from "../src/http/known-body.ts";
 import { isPlainPath } from "../src/http/plain-path.ts";
 import { MAX_HEADER_SIZE, refuse } from "./node-refusal.ts";
+import { writeResponse } from "./node-response.ts";
 import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, serverUrl, shutdown, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 
 export type { FetchHandler, ServeOptions } from "./server.ts";
@@ -297,50 +298,6 @@ function toRequest(req: IncomingMessage, host: string): LazyRequest {
   return request;
 }
 
-function headersFor(response: Response): Record<string, string | string[]> {
-  const headers: Record<string, string | string[]> = {};
-  response.headers.forEach((value, key) => {
-    headers[key] = key === "set-cookie" ? response.headers.getSetCookie() : value;
-  });
-  return headers;
-}
-
-async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
-  const parts = responseParts(response);
-  if (parts) {
-    res.writeHead(parts.status, parts.headers);
-    return void res.end(parts.body ?? undefined);
-  }
-  const bytes = knownBody(response);
-  res.writeHead(response.status, headersFor(response));
-  if (bytes) return void res.end(bytes);
-  if (!response.body) return void res.end();
-  // Written as it comes (an event stream never ends by itself), waiting for the socket when it is
-  // full; a client that goes away cancels the body, which frees what the handler holds for it.
-  const reader = response.body.getReader();
-  const gone = () => void reader.cancel().catch(() => undefined);
-  res.once("close", gone);
-  try {
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) break;
-      if (!res.write(value)) await new Promise<void>((resolve) => {
-        const resume = () => {
-          res.off("drain", resume);
-          res.off("close", resume);
-          resolve();
-        };
-        res.once("drain", resume);
-        res.once("close", resume);
-      });
-      if (res.destroyed) break;
-    }
-  } finally {
-    res.off("close", gone);
-  }
-  if (!res.destroyed) res.end();
-}
-
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
   const host = options.host ?? DEFAULT_HOST;
   const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, async (req, res) => {
@@ -360,7 +317,8 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       // Once shutdown began, a keep-alive connection is closed after its answer, so it ends
       // now rather than after keepAliveTimeout.
       if (closing) res.shouldKeepAlive = false;
-      await writeResponse(response, res);
+      const writing = writeResponse(response, res);
+      if (writing) await writing;
       // A response that ends during shutdown (a change stream's final event) would leave its
       // connection open until keep-alive times it out: it is ended after the response instead.
       if (closing) req.socket.end();
