@@ -28,7 +28,7 @@ const rounds = Number(option("rounds") ?? 8);
 buildPackage();
 const { createHandler } = await builtEverest();
 const { documentEtag } = (await import(`${DIST}src/render/etag.js`)) as typeof import("../../src/render/etag.ts");
-const { checkJsonShape } = (await import(`${DIST}src/http/json-shape.js`)) as typeof import("../../src/http/json-shape.ts");
+const { parseJsonBody } = (await import(`${DIST}src/request/payload.js`)) as typeof import("../../src/request/payload.ts");
 const { compactJson } = (await import(`${DIST}src/render/respond.js`)) as typeof import("../../src/render/respond.ts");
 const { now } = (await import(`${DIST}src/util/clock.js`)) as typeof import("../../src/util/clock.ts");
 const { ObjectId } = await import("bson");
@@ -50,9 +50,7 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 function parsed(body: Uint8Array): Doc {
-  const payload: unknown = JSON.parse(decoder.decode(body));
-  checkJsonShape(payload, config.MAX_JSON_DEPTH);
-  return payload as Doc;
+  return parseJsonBody(decoder.decode(body), config.MAX_JSON_DEPTH) as Doc;
 }
 
 async function validated(document: Doc, mode: "POST" | "PATCH", original?: Doc): Promise<Doc> {

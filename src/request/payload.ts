@@ -23,7 +23,8 @@ function bodyFailure(error: unknown): never {
   throw error.problem === "too-large" ? new HttpError(413) : new HttpError(400, "The request body is not valid UTF-8");
 }
 
-function parseJsonBody(text: string, maxDepth: number): unknown {
+/** A JSON body parsed and its shape checked (src/http/json-shape.ts), or the 400 saying why not. */
+export function parseJsonBody(text: string, maxDepth: number): unknown {
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -141,14 +141,11 @@ describe("bad input", () => {
     expect((await api.get("/people")).headers.get("x-total-count")).toBe("0");
   });
 
-  it("refuses a body that is not UTF-8 with 400, and malformed JSON with 400, storing nothing", async () => {
+  it("refuses a body that is not UTF-8 with 400, storing nothing", async () => {
     const latin1 = new Uint8Array([...new TextEncoder().encode('{"lastname": "M'), 0xfc, ...new TextEncoder().encode('ller"}')]);
     const notUtf8 = await api.fetch("/people", { method: "POST", headers: { "Content-Type": "application/json" }, body: latin1 });
     expect(notUtf8.status).toBe(400);
     expect(((await notUtf8.json()) as { _error: { message: string } })._error.message).toBe("The request body is not valid UTF-8");
-    const malformed = await api.post("/people", '{"lastname": ');
-    expect(malformed.status).toBe(400);
-    expect(((await malformed.json()) as { _status: string })._status).toBe("ERR");
     expect((await api.get("/people")).headers.get("x-total-count")).toBe("0");
   });
 
