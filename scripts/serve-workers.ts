@@ -8,7 +8,8 @@
 // `--db d1:NAME` the worker runs under miniflare with a local D1 database bound as NAME
 // (scripts/serve-d1.ts).
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { rmSync } from "node:fs";
+import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
 import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -94,6 +95,10 @@ async function main(): Promise<void> {
   const args = parseServeArgs(process.argv.slice(2));
   if (!args) return;
   const dir = await mkdtemp(join(tmpdir(), "everest-workerd-"));
+  // Removed as the process exits, whichever way: under `--db d1:` miniflare's own SIGTERM handler
+  // (exit-hook) ends the process before an awaited cleanup in stop() would get to run.
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  process.once("exit", removeDir);
   let child: ChildProcess | undefined;
   let stopping = false;
   let disposeD1: (() => Promise<void>) | undefined;
@@ -102,9 +107,11 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     child?.kill("SIGTERM");
+    // workerd read its config and modules when it started, and drains open connections before it
+    // exits: whoever stops us may not wait for that (the test harness SIGKILLs after 5 s).
+    if (!disposeD1) removeDir();
     if (child) await exited(child);
     await disposeD1?.();
-    await rm(dir, { recursive: true, force: true });
     process.exit(code);
   };
   process.once("SIGINT", () => void stop(0));

@@ -6,6 +6,7 @@
 // counted together (RATE_LIMIT_STORE "database", and Redis).
 import { MongoClient } from "mongodb";
 import { ObjectId } from "bson";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { killed, serveProcess, workspace, type Served } from "../support/processes.ts";
@@ -147,8 +148,10 @@ describe.each(stores)("two instances over $name", (store) => {
  * 30 GETs from one client alternating between them: 10 pass, wherever they land.
  */
 async function sharedLimit(db: string, rateLimitStore: string): Promise<number[]> {
-  const limited = workspace("instances-limit", { ...settings, RATE_LIMIT_GET: [10, 3600], RATE_LIMIT_STORE: rateLimitStore });
-  const servers = await Promise.all([serveProcess("node", limited.settingsFile, db), serveProcess("node", limited.settingsFile, db)]);
+  // In the file's workspace: one made here, inside a test, would have no afterAll to remove it.
+  const limited = join(dir, `limited-${new ObjectId().toHexString()}.json`);
+  writeFileSync(limited, JSON.stringify({ ...settings, RATE_LIMIT_GET: [10, 3600], RATE_LIMIT_STORE: rateLimitStore }));
+  const servers = await Promise.all([serveProcess("node", limited, db), serveProcess("node", limited, db)]);
   try {
     for (const server of servers) expect(server.url, server.output()).not.toBeNull();
     // A window that ends during the 30 requests would let more through; wait out its last seconds.

@@ -2,11 +2,12 @@
 // scripts/serve-command.ts) on a database of the test's choosing: the journal lock, graceful
 // shutdown and several instances over one database are about processes, not handlers.
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { randomUUID } from "node:crypto";
+import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll } from "vitest";
+import { afterAll, beforeAll } from "vitest";
 import { READY_LINE, serveCommand, type Runtime } from "../../scripts/serve-command.ts";
 import { signalGroup } from "./runtime.ts";
 
@@ -43,12 +44,17 @@ const started: ChildProcess[] = [];
 
 /**
  * A directory of the test file's own with `settings` written to settings.json in it; after the
- * file's tests, every server they started is stopped and the directory removed.
+ * file's tests, every server they started is stopped and the directory removed. Its path is known
+ * at once (test tables name files in it) but it is made only before the tests run: a file whose
+ * tests are all skipped runs neither hook, and a directory made at collection would be left behind.
  */
 export function workspace(name: string, settings: unknown): { dir: string; settingsFile: string } {
-  const dir = mkdtempSync(join(tmpdir(), `everest-${name}-`));
+  const dir = join(tmpdir(), `everest-${name}-${randomUUID()}`);
   const settingsFile = join(dir, "settings.json");
-  writeFileSync(settingsFile, JSON.stringify(settings));
+  beforeAll(() => {
+    mkdirSync(dir);
+    writeFileSync(settingsFile, JSON.stringify(settings));
+  });
   afterAll(() => {
     for (const child of started) if (child.exitCode === null && child.signalCode === null) signalGroup(child.pid!, "SIGKILL");
     rmSync(dir, { recursive: true, force: true });
