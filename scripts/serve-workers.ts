@@ -22,6 +22,8 @@ import { buildWorker, type WorkerModule } from "./build-worker.ts";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const WORKERD = resolve(ROOT, "node_modules/.bin/workerd");
 const STARTUP_LIMIT_MS = 30_000;
+/** How long a stopped workerd may finish the requests it has: a local server's are quick. */
+const DRAIN_LIMIT_MS = 1_000;
 
 /** wrangler.toml keeps the compatibility date and flags, so `wrangler dev` and this agree. */
 async function compatibility(): Promise<{ date: string; flags: string[] }> {
@@ -110,7 +112,11 @@ async function main(): Promise<void> {
     // workerd read its config and modules when it started, and drains open connections before it
     // exits: whoever stops us may not wait for that (the test harness SIGKILLs after 5 s).
     if (!disposeD1) removeDir();
+    // workerd drains without a limit, and a live-feed subscriber that went away is only noticed
+    // at its next heartbeat (src/feed/stream.ts), so an open feed would hold it for seconds.
+    const force = child && setTimeout(() => child!.kill("SIGKILL"), DRAIN_LIMIT_MS);
     if (child) await exited(child);
+    clearTimeout(force);
     await disposeD1?.();
     process.exit(code);
   };
