@@ -34,7 +34,8 @@ start() {
   echo "$!" >>"$WORK/pids"
   for _ in $(seq 1 120); do
     local url
-    url=$(grep -o "${READY:-}http://127\.0\.0\.1:[0-9]*" "$log" | head -1 | grep -o 'http://.*' || true)
+    # -s: the background job's redirection may not have made the log yet.
+    url=$(grep -so "${READY:-}http://127\.0\.0\.1:[0-9]*" "$log" | head -1 | grep -o 'http://.*' || true)
     if [ -n "$url" ]; then echo "$url"; return; fi
     kill -0 "$!" 2>/dev/null || { cat "$log" >&2; fail "$* exited before serving"; }
     sleep 0.5
@@ -75,8 +76,9 @@ feed_check() {
   local from=(${3:+--interface "$3"})
   curl "${from[@]}" -sS -N --max-time 20 -H 'Accept: text/event-stream' "$base/live" >"$out" 2>/dev/null &
   reader=$!
-  for _ in $(seq 1 40); do grep -q '^retry:' "$out" && break; sleep 0.25; done
-  grep -q '^retry:' "$out" || fail "$name: the feed did not open: $(cat "$out")"
+  # -s: the background reader's redirection may not have made the file yet.
+  for _ in $(seq 1 40); do grep -qs '^retry:' "$out" && break; sleep 0.25; done
+  grep -qs '^retry:' "$out" || fail "$name: the feed did not open: $(cat "$out")"
   curl -fsS -o /dev/null -X POST -H 'Content-Type: application/json' -d "{\"name\": \"first-$name\"}" "$base/live" || fail "$name: POST /live failed"
   for _ in $(seq 1 40); do grep -q "first-$name" "$out" && break; sleep 0.25; done
   kill "$reader" 2>/dev/null || true
