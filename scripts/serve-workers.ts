@@ -109,11 +109,10 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     child?.kill("SIGTERM");
-    // workerd read its config and modules when it started, and drains open connections before it
-    // exits: whoever stops us may not wait for that (the test harness SIGKILLs after 5 s).
+    // workerd read its config and modules when it started. It drains without a limit, and a
+    // live-feed subscriber that went away is noticed only at its next heartbeat (docs/feed.md),
+    // so it gets a second; whoever stops us may not wait even that (the harness SIGKILLs at 5 s).
     if (!disposeD1) removeDir();
-    // workerd drains without a limit, and a live-feed subscriber that went away is only noticed
-    // at its next heartbeat (src/feed/stream.ts), so an open feed would hold it for seconds.
     const force = child && setTimeout(() => child!.kill("SIGKILL"), DRAIN_LIMIT_MS);
     if (child) await exited(child);
     clearTimeout(force);
