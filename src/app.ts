@@ -293,7 +293,7 @@ export class App {
       return new Response(null, { status: 200, headers });
     }
     if (!allowed.includes(ctx.method)) throw new HttpError(405, undefined, { headers: { Allow: allowHeader } });
-    const jsonp = config.JSONP_ARGUMENT ? ctx.args.get(config.JSONP_ARGUMENT) : null;
+    const jsonp = config.JSONP_ARGUMENT ? ctx.arg(config.JSONP_ARGUMENT) : null;
     if (jsonp !== null && !isValidJsonpCallback(jsonp)) throw new HttpError(400, "Invalid JSONP callback name");
     const admitting = this.access.admit(ctx);
     if (admitting) await admitting;

@@ -19,7 +19,7 @@ export class RequestContext extends CallScope {
 
   constructor(request: Request, maxBodySize: number, env?: unknown, executionCtx?: unknown) {
     const { origin, path, query } = urlParts(request.url);
-    super({ method: request.method.toUpperCase(), origin, path, args: new URLSearchParams(query), query, clientIp: () => clientIpOf(request, env), rendered: true });
+    super({ method: request.method.toUpperCase(), origin, path, query, clientIp: () => clientIpOf(request, env), rendered: true });
     this.maxBodySize = maxBodySize;
     this.request = request;
     this.env = env;

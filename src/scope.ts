@@ -18,9 +18,9 @@ export interface ScopeInit {
   origin: string;
   /** The path the call addresses: links in the answer follow it. */
   path: string;
-  /** Query parameters of a read (`where`, `sort`, `embedded`, `version`, …). */
-  args: URLSearchParams;
-  /** The query string `args` were parsed from, as the request sent it; "" for server calls. */
+  /** Query parameters of a read (`where`, `sort`, `embedded`, `version`, …); parsed from `query` when first asked if not given. */
+  args?: URLSearchParams;
+  /** The query string as the request sent it; "" for server calls. */
   query?: string;
   /** The client's address, or how to find it when first asked (Bun's requestIP costs 0.5 µs). */
   clientIp: string | null | (() => string | null);
@@ -35,7 +35,6 @@ export class CallScope {
   method: string;
   readonly origin: string;
   readonly path: string;
-  readonly args: URLSearchParams;
   /** The query string as the request sent it ("" without one, and for server calls). */
   readonly query: string;
   /**
@@ -73,16 +72,31 @@ export class CallScope {
    */
   unrestricted = false;
   #clientIp: string | null | (() => string | null);
+  #args: URLSearchParams | undefined;
 
   constructor(init: ScopeInit) {
     this.method = init.method;
     this.origin = init.origin;
     this.path = init.path;
-    this.args = init.args;
+    this.#args = init.args;
     this.query = init.query ?? "";
     this.rendered = init.rendered ?? false;
     this.#clientIp = init.clientIp;
   }
+
+  /**
+   * Parsed when first asked: most requests carry no query string, and a URLSearchParams costs
+   * its construction and, on Deno, Web IDL conversions at each call (bench/README.md, issue 36).
+   */
+  get args(): URLSearchParams {
+    return (this.#args ??= new URLSearchParams(this.query));
+  }
+
+  /** The query's first value of `name`, or null (absent); without a query string nothing is parsed. */
+  arg(name: string): string | null {
+    return this.#args || this.query ? this.args.get(name) : null;
+  }
+
 
   /** Where the call came from; only rate limits, logs and the oplog's audit ask. */
   get clientIp(): string | null {

@@ -88,7 +88,7 @@ function parseParameters(config: Config, resource: Resource, raw: string): Recor
  */
 export function requestPipeline(config: Config, ctx: CallScope, pipeline: Doc[], withheld: Mask[] | null = null): Doc[] {
   const stages = copyStructure(pipeline);
-  const raw = ctx.args.get(config.QUERY_AGGREGATION);
+  const raw = ctx.arg(config.QUERY_AGGREGATION);
   if (raw) {
     const parameters = parseParameters(config, ctx.resource!, raw);
     if (withheld) checkParameterFields(parameters, withheld);

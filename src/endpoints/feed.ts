@@ -26,7 +26,7 @@ export async function openStream(services: Services, registry: FeedRegistry, ctx
   registry.admit();
   // A field the caller may not read is unknown to its where and projection, as on a GET.
   const hidden = fieldMask(ctx, resource, "read");
-  const rawWhere = ctx.args.get(config.QUERY_WHERE);
+  const rawWhere = ctx.arg(config.QUERY_WHERE);
   const where = rawWhere ? await parseWhere(rawWhere, resource, config, hidden) : {};
   const { projection, project } = readProjection(config, ctx, resource, hidden);
   const item = ctx.endpoint.kind === "item";

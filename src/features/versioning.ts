@@ -96,7 +96,7 @@ class VersioningFeature implements DocumentFeature {
     document[config.VERSION] = latest[config.VERSION] === undefined ? 1 : (document[config.VERSION] ?? 1);
     document[config.LATEST_VERSION] = versionOf(config, latest);
     const links = document[config.LINKS] as Record<string, unknown> | undefined;
-    if (links?.self && ctx.args.get(config.VERSION_PARAM)) {
+    if (links?.self && ctx.arg(config.VERSION_PARAM)) {
       links.self = documentLink(config, ctx, resource, document[resource.id_field], document[config.VERSION]);
     }
   }

@@ -47,7 +47,7 @@ function preferences(request: Request): { all: boolean; maxAffected: number | nu
 async function byFilter(services: Services, ctx: RequestContext, lookup: Filter): Promise<{ filter: Filter; limit: number | null }> {
   const config = services.config;
   const resource = ctx.resource!;
-  const raw = ctx.args.get(config.QUERY_WHERE);
+  const raw = ctx.arg(config.QUERY_WHERE);
   // A field the caller may not read is no filter of its either (docs/contracts.md §4).
   const where = raw ? await parseWhere(raw, resource, config, fieldMask(ctx, resource, "read")) : {};
   const prefers = preferences(ctx.request);

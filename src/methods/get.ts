@@ -30,7 +30,7 @@ import type { Config, Resource } from "../settings/normalize.ts";
  * projection naming a field the caller may not read.
  */
 export function readProjection(config: Config, ctx: CallScope, resource: Resource, hidden: Mask | null): { projection: Projection | null; project?: Projection } {
-  const asked = resolveProjection(resource.projection ? ctx.args.get(config.QUERY_PROJECTION) : null, resource, config, hidden);
+  const asked = resolveProjection(resource.projection ? ctx.arg(config.QUERY_PROJECTION) : null, resource, config, hidden);
   if (!readsWhole(ctx, resource)) return { projection: asked };
   const whole = resolveProjection(null, resource, config);
   return asked && asked !== whole ? { projection: whole, project: asked } : { projection: whole };
@@ -62,7 +62,7 @@ function onlyRendered(services: Services, ctx: CallScope, resource: Resource, fe
  */
 function renderedOnce(config: Config, ctx: CallScope, resource: Resource): boolean {
   // Field rules make a document depend on its caller (src/read/visible.ts).
-  return ctx.compactJson && resource.field_rules === null && !(resource.projection && ctx.args.has(config.QUERY_PROJECTION));
+  return ctx.compactJson && resource.field_rules === null && !(resource.projection && ctx.arg(config.QUERY_PROJECTION) !== null);
 }
 
 /** The HTTP method: the core, given the request's `Prefer` where the resource's paging reads it (a count strategy). */
@@ -84,7 +84,7 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
   const query = parsing instanceof Promise ? await parsing : parsing;
   const { projection, project } = readProjection(config, ctx, resource, hidden);
   const embedded = resolveEmbeddedFields(config, ctx, resource);
-  const showDeleted = resource.soft_delete && ctx.args.has(config.SHOW_DELETED_PARAM);
+  const showDeleted = resource.soft_delete && ctx.arg(config.SHOW_DELETED_PARAM) !== null;
   const shared = onlyRendered(services, ctx, resource, "on_fetched_resource", embedded);
   const filter = combineFilters(lookup, query.filter);
   if (resource.paged) {

@@ -25,13 +25,13 @@ export type ParsedQuery = ReadQuery & { sort: Sort | null };
  * neither may name (docs/contracts.md §4).
  */
 export function parseReadQuery(config: Config, ctx: CallScope, hidden: Mask | null): ParsedQuery | Promise<ParsedQuery> {
-  const rawWhere = ctx.args.get(config.QUERY_WHERE);
+  const rawWhere = ctx.arg(config.QUERY_WHERE);
   const filter = rawWhere ? parseWhere(rawWhere, ctx.resource!, config, hidden) : {};
   return filter instanceof Promise ? filter.then((parsed) => withSort(config, ctx, parsed, hidden)) : withSort(config, ctx, filter, hidden);
 }
 
 function withSort(config: Config, ctx: CallScope, filter: Filter, hidden: Mask | null): ParsedQuery | Promise<ParsedQuery> {
-  const rawSort = ctx.args.get(config.QUERY_SORT);
+  const rawSort = ctx.arg(config.QUERY_SORT);
   const sort = rawSort !== null ? parseSort(rawSort, ctx.resource!, hidden) : null;
   return sort instanceof Promise ? sort.then((parsed) => readQuery(config, ctx, filter, parsed)) : readQuery(config, ctx, filter, sort);
 }

@@ -54,7 +54,7 @@ function relationOf(definition: FieldSchema | undefined): DataRelation | undefin
 /** Eve's `resolve_embedded_fields`: requested ∪ resource defaults − refused, embeddable only. */
 export function resolveEmbeddedFields(config: Config, ctx: CallScope, resource: Resource): string[] {
   if (!resource.embedding) return [];
-  const requested = ctx.args.get(config.QUERY_EMBEDDED);
+  const requested = ctx.arg(config.QUERY_EMBEDDED);
   if (requested === null) return defaultEmbedded(config, resource);
   return embeddable(config, resource, new Set(resource.embedded_fields), requested, ctx);
 }

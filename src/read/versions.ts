@@ -38,7 +38,7 @@ export type VersionRequest = number | "all" | "diffs" | null;
 /** `?version=`: null when absent or the resource is not versioned; Eve's 400 for a bad number. */
 export function requestedVersion(config: Config, ctx: CallScope, resource: Resource): VersionRequest {
   if (!resource.versioning) return null;
-  const raw = ctx.args.get(config.VERSION_PARAM);
+  const raw = ctx.arg(config.VERSION_PARAM);
   if (raw === null || raw === "all" || raw === "diffs") return raw;
   const text = raw.trim();
   // Python's int(): optional sign, digits with single underscores between them.
@@ -67,7 +67,7 @@ export async function storedVersion(services: Services, ctx: CallScope, resource
 export function versionLinks(config: Config, ctx: CallScope, resource: Resource, id: unknown): Record<string, Link> {
   const item = documentLink(config, ctx, resource, id);
   return {
-    self: documentLink(config, ctx, resource, id, ctx.args.get(config.VERSION_PARAM)),
+    self: documentLink(config, ctx, resource, id, ctx.arg(config.VERSION_PARAM)),
     parent: item,
     collection: { title: resource.resource_title, href: `${item.href}?version=all` },
   };

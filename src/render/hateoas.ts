@@ -72,7 +72,7 @@ export function paginationLinks(config: Config, ctx: CallScope, paging: Paging, 
   const links: Record<string, Link> = { parent: homeLink(), self: { title: resource.resource_title, href: base } };
   if (itemId !== undefined) {
     links.self = documentLink(config, ctx, resource, itemId);
-    const version = ctx.args.get(config.VERSION_PARAM);
+    const version = ctx.arg(config.VERSION_PARAM);
     if (version === "all" || version === "diffs") {
       links.parent = { title: resource.resource_title, href: base };
       links.collection = documentLink(config, ctx, resource, itemId);

@@ -121,7 +121,7 @@ function offerFor(offers: Offer[], ctx: RequestContext): Offer {
 
 /** Eve indents GET answers only (eve/render.py render_json); a write's or a HEAD's stays compact. */
 function pretty(ctx: RequestContext): boolean {
-  return ctx.method === "GET" && ctx.args.has("pretty");
+  return ctx.method === "GET" && ctx.arg("pretty") !== null;
 }
 
 /** Whether the answer to this request will be JSON, not indented (CallScope.compactJson). */
@@ -165,7 +165,7 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
     return import("./xml.ts").then(({ renderXml }) => sized(ctx, reply.status, headers, ENCODER.encode(renderXml(toPlain(body, config.DATE_FORMAT) as Record<string, unknown>, config))));
   }
   const argument = config.JSONP_ARGUMENT;
-  const callback = argument ? ctx.args.get(argument) : null;
+  const callback = argument ? ctx.arg(argument) : null;
   // An invalid name was refused before dispatch (App.fetch); here it only means "no JSONP".
   const jsonp = callback !== null && isValidJsonpCallback(callback) ? callback : null;
   // Bytes written before, as they are; in the rare JSONP answer, as the text they are.
