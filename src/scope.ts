@@ -97,7 +97,6 @@ export class CallScope {
     return this.#args || this.query ? this.args.get(name) : null;
   }
 
-
   /** Where the call came from; only rate limits, logs and the oplog's audit ask. */
   get clientIp(): string | null {
     const known = this.#clientIp;
