@@ -3,7 +3,9 @@
 // taking connections, lets the requests it took finish, closes the journal or SQLite file and
 // exits 0; every write it acknowledged is there after a restart, and no client sees a response
 // cut in the middle — a request the server never took is refused before any byte of an answer.
-// Workers are stopped by their platform, not by a signal.
+// Workers are stopped by their platform, not by a signal; what is checked for them is the local
+// server's own stop (scripts/serve-workers.ts): it ends and leaves no bundle directory behind.
+import { mkdirSync, readdirSync } from "node:fs";
 import { Agent, request } from "node:http";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -113,5 +115,24 @@ describe.skipIf(runtime === "workers")(`graceful shutdown (${runtime})`, () => {
     expect([...(await stored(restarted.url))].sort()).toEqual(acknowledged.sort());
     process.kill(restarted.pid, "SIGTERM");
     expect((await restarted.exited).code).toBe(0);
+  });
+});
+
+describe.runIf(runtime === "workers")("serve:workers stopped by SIGTERM", () => {
+  // Its own temporary directory (TMPDIR), so what other test files leave in the shared one does
+  // not count. Under d1: miniflare's own SIGTERM handler ends the process, which once left the
+  // bundle behind (some 4,000 directories had piled up on one machine).
+  it.each(["memory", "d1:DB"])("on %s: exits, and its bundle directory is gone", async (db) => {
+    const tmp = join(dir, `tmp-${db.replace(/\W/g, "")}`);
+    mkdirSync(tmp);
+    const bundles = () => readdirSync(tmp).filter((name) => name.startsWith("everest-"));
+    const server = await serveProcess(runtime, settingsFile, db, { env: { TMPDIR: tmp } });
+    expect(server.url, server.output()).not.toBeNull();
+    expect((await fetch(`${server.url}/people`)).status).toBe(200);
+    // The bundle is where this test looks for it.
+    expect(bundles()).toHaveLength(1);
+    process.kill(server.pid, "SIGTERM");
+    await server.exited;
+    expect(bundles()).toEqual([]);
   });
 });
