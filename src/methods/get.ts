@@ -122,7 +122,7 @@ export async function getInternal(services: Services, ctx: CallScope, lookup: Fi
       updated: (stored) => lastUpdated(config, stored),
       around: (list) => envelope(config, ctx, resource, query.paging, list, total),
     });
-    return { status: 200, body: null, json: page.body, lastModified: page.lastModified, headers };
+    return { status: 200, body: null, json: page.body, text: () => kept.pageText(page), lastModified: page.lastModified, headers };
   }
   return render(services, ctx, documents, project, embedded, headers, (items) => envelope(config, ctx, resource, query.paging, items, total));
 }

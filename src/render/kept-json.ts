@@ -40,6 +40,8 @@ export interface RenderedPage {
   versions: object[];
   total: number | null;
   body: Uint8Array<ArrayBuffer>;
+  /** `body` as text, decoded on first use (pageText), as a kept item's is: never on Node. */
+  text: string | undefined;
   lastModified: Date | undefined;
 }
 
@@ -68,7 +70,8 @@ export interface Writer {
 const GENERATION = 1024;
 
 /**
- * Bytes of pages kept per generation (1.5 MB at most in the two): a client's few pages of 25
+ * Bytes of pages kept per generation (1.5 MB at most in the two, and as much again as text on a
+ * runtime whose Responses are made of it): a client's few pages of 25
  * (about 12 KB each), or a thousand and more one-document answers of `where` on a unique field.
  * Counted in pages (64), 64 clients each reading their own documents by `where` made every
  * answer anew: p99 2.6 times the lean server's (bench/README.md, issue 36).
@@ -166,6 +169,14 @@ export class RenderedDocuments {
   }
 
   /**
+   * A kept page's body as text, decoded once: a Response made of bytes copies them on Deno
+   * (src/http/known-body.ts), for a page of 25 about 10 KB on every answer.
+   */
+  pageText(page: RenderedPage): string {
+    return (page.text ??= DECODER.decode(page.body));
+  }
+
+  /**
    * A page's body (`key`: its links' base and query string): the one kept, if it was made from
    * the same stored versions in the same order and the same total (everything else in it, its
    * links and `_meta`, follows from the key and the total), or one made from the JSON kept for
@@ -183,7 +194,7 @@ export class RenderedDocuments {
       const updated = making.updated(stored);
       if (updated.getTime() > 0 && (!lastModified || updated > lastModified)) lastModified = updated;
     }
-    const page: RenderedPage = { versions, total, body: this.around(making.around(this.writer.slot), items), lastModified };
+    const page: RenderedPage = { versions, total, body: this.around(making.around(this.writer.slot), items), text: undefined, lastModified };
     this.pages.set(key, page);
     return page;
   }
