@@ -297,7 +297,7 @@ export class App {
     if (jsonp !== null && !isValidJsonpCallback(jsonp)) throw new HttpError(400, "Invalid JSONP callback name");
     const admitting = this.access.admit(ctx);
     if (admitting) await admitting;
-    if (this.feed && wantsEventStream(ctx.accept)) return this.stream(ctx);
+    if (this.feed && wantsEventStream(ctx.request.headers.get("accept"))) return this.stream(ctx);
     // Reads may then hand over a body they wrote themselves (src/render/kept-json.ts).
     if (ctx.method === "GET" || ctx.method === "HEAD") ctx.compactJson = answersCompactJson(this.rendering, ctx);
 

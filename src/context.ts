@@ -8,7 +8,6 @@ import type { PlainHeaders } from "./http/known-body.ts";
 export class RequestContext extends CallScope {
   readonly request: Request;
   #url?: URL;
-  #accept?: string | null;
   /** Bytes of body this request may send (MAX_BODY_SIZE). */
   readonly maxBodySize: number;
   /** The raw body, once read (auth checks such as HMAC need it before the method does). */
@@ -25,15 +24,6 @@ export class RequestContext extends CallScope {
     this.request = request;
     this.env = env;
     this.executionCtx = executionCtx;
-  }
-
-  /**
-   * The Accept header, read once: the answer's format is asked for before dispatch and again
-   * when it is rendered, and a header read is a call out of JavaScript on Deno.
-   */
-  get accept(): string | null {
-    if (this.#accept === undefined) this.#accept = this.request.headers.get("accept");
-    return this.#accept;
   }
 
   /** The request's URL parsed, for the logs; nothing on the way to an answer needs it. */

@@ -116,7 +116,7 @@ export function compileRendering(config: Config): Rendering {
 
 /** The format the client prefers; nothing acceptable (a browser's text/html): the first, as Eve's _best_mime falls back. */
 function offerFor(offers: Offer[], ctx: RequestContext): Offer {
-  return negotiate(offers, ctx.accept) ?? offers[0]!;
+  return negotiate(offers, ctx.request.headers.get("accept")) ?? offers[0]!;
 }
 
 /** Eve indents GET answers only (eve/render.py render_json); a write's or a HEAD's stays compact. */
