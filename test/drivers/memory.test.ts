@@ -123,6 +123,23 @@ describe("memory driver: index use", () => {
     expect(write).toMatchObject({ result: true, examined: 1 });
   });
 
+  it("reads an unfiltered page at any depth by looking at its own documents, and past removed ones when there are", async () => {
+    const { driver } = await build();
+    const deep = await measure(driver, () => driver.find(t, { filter: {}, skip: 1500, limit: 10 }));
+    expect(deep.result.map((d) => d.n)).toEqual([1500, 1501, 1502, 1503, 1504, 1505, 1506, 1507, 1508, 1509]);
+    expect(deep).toMatchObject({ examined: 10, fullScans: 0 });
+    expect((await driver.find(t, { filter: {}, skip: 1995 })).map((d) => d.n)).toEqual([1995, 1996, 1997, 1998, 1999]);
+    await driver.deleteOne(t, { n: 3 });
+    await driver.deleteOne(t, { n: 1501 });
+    await driver.insertMany(t, [{ n: 2000 }]);
+    // Natural order without 3 and 1501: the 1,500th document is now 1502.
+    const after = await measure(driver, () => driver.find(t, { filter: {}, skip: 1500, limit: 3 }));
+    expect(after.result.map((d) => d.n)).toEqual([1502, 1503, 1504]);
+    expect(after.examined).toBe(1503);
+    expect((await driver.find(t, { filter: {}, skip: 1996, limit: 5 })).map((d) => d.n)).toEqual([1998, 1999, 2000]);
+    expect(await driver.find(t, { filter: {}, skip: 5000 })).toEqual([]);
+  });
+
   it("scans everything for a condition no index covers", async () => {
     const { driver } = await build();
     const m = await measure(driver, () => driver.count(t, { free: 42 }));

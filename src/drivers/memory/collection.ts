@@ -71,6 +71,13 @@ export class Collection {
     }
   }
 
+  /** A page of the whole collection in natural order (DocumentTable.slice), what it looked at counted. */
+  slice(skip: number, limit: number): Stored[] {
+    const { found, examined } = this.docs.slice(skip, limit);
+    this.stats.documentsExamined += examined;
+    return found;
+  }
+
   /**
    * An empty sorted list, for the sort indexes of keyset reads (sort-index.ts): their module,
    * imported only by the first keyset read, takes the class from here so that importing it

@@ -67,6 +67,29 @@ export class DocumentTable {
     }
   }
 
+  /**
+   * Up to `limit` documents from the `skip`th in natural order, and how many stored documents
+   * were looked at. With no document removed the `skip`th is at place `skip`, so a page at any
+   * depth costs what the first does; otherwise the walk counts past the removed from the start.
+   * A loop, not values(): an unfiltered page read this way took a tenth of Deno's server time in
+   * generator steps.
+   */
+  slice(skip: number, limit: number): { found: Stored[]; examined: number } {
+    const found: Stored[] = [];
+    const end = this.nextSeq;
+    let seq = end === this.byKey.size ? skip : 0;
+    let toSkip = skip - seq;
+    let examined = 0;
+    for (; seq < end && found.length < limit; seq++) {
+      const stored = this.chunks[seq >> CHUNK_BITS]![seq & (CHUNK - 1)];
+      if (!stored) continue;
+      examined++;
+      if (toSkip > 0) toSkip--;
+      else found.push(stored);
+    }
+    return { found, examined };
+  }
+
   private compact(): void {
     const live = [...this.values()];
     this.chunks = [];

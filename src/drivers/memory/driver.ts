@@ -93,6 +93,8 @@ export class MemoryDriver implements Driver {
         const matches = Array.from(this.matching(opened, query.filter, true), ({ doc }) => ({ doc, distance: near(doc) }));
         matches.sort((a, b) => a.distance - b.distance);
         page = matches.slice(skip, limit === Infinity ? undefined : skip + limit).map(({ doc }) => doc);
+      } else if (opened.id === undefined && Object.keys(query.filter).length === 0) {
+        page = collection.slice(skip, limit).map((stored) => stored.doc);
       } else {
         let skipped = 0;
         for (const { doc } of this.matching(opened, query.filter, true)) {
