@@ -1,8 +1,9 @@
 // The Node adapter answers what node's HTTP parser refuses in the JSON error envelope (not a
 // bare 400 or a reset), and takes headers large enough for a `where` with hundreds of values.
-// Raw sockets, because fetch clients refuse to send such requests at all.
+// Raw sockets, because fetch clients refuse to send such requests at all. And it writes a read
+// answered from kept JSON as the kept bytes, never decoding them to text.
 import { connect } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { serve, MAX_HEADER_SIZE, type NodeServer } from "../../adapters/node.ts";
 import { createHandler } from "../../src/handler.ts";
 import { STATUS_MESSAGES } from "../../src/errors.ts";
@@ -123,6 +124,36 @@ describe("node adapter: request headers", () => {
       expect(JSON.parse(text.slice(text.indexOf("\r\n\r\n") + 4).replace(/^[0-9a-f]+\r\n|\r\n0\r\n\r\n$/g, ""))).toEqual(want);
     } finally {
       await echo.close();
+    }
+  });
+});
+
+describe("node adapter: reads answered from kept JSON", () => {
+  // src/render/kept-json.ts keeps a version's JSON as bytes, and as text only for runtimes whose
+  // Response copies bytes (Deno): this adapter takes the plain parts and must never ask for it.
+  it("writes a kept item and page as their bytes without decoding them, where a Response made in process is made of text", async () => {
+    const body = JSON.stringify({ n: 7 });
+    const created = await send(`POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body}`);
+    expect(created.status).toBe(201);
+    const id = (JSON.parse(created.body) as { _id: string })._id;
+    const decode = vi.spyOn(TextDecoder.prototype, "decode");
+    try {
+      const read = (path: string) => send(`GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
+      // The first read of each keeps the JSON; the second is answered from it.
+      const answers = [await read(`/notes/${id}`), await read("/notes"), await read(`/notes/${id}`), await read("/notes")];
+      expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+      expect(JSON.parse(answers[2]!.body)).toMatchObject({ _id: id, n: 7 });
+      expect(JSON.parse(answers[3]!.body)._items).toHaveLength(1);
+      expect(decode).not.toHaveBeenCalled();
+      // The same kept reads through a standard Response: made of the text, decoded from those bytes.
+      const item = await handler(new Request(`http://x/notes/${id}`));
+      const page = await handler(new Request("http://x/notes"));
+      expect(decode).toHaveBeenCalledTimes(2);
+      decode.mockRestore();
+      expect(await item.text()).toBe(answers[2]!.body);
+      expect(await page.text()).toBe(answers[3]!.body);
+    } finally {
+      decode.mockRestore();
     }
   });
 });
