@@ -8,12 +8,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ObjectId } from "bson";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { READY_LINE } from "../../scripts/serve-command.ts";
 import { readSse } from "../support/sse.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const dir = mkdtempSync(join(tmpdir(), "everest-feed-"));
+// Made in beforeAll: where every test is skipped vitest runs no afterAll, and a directory made
+// at load would be left behind.
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "everest-feed-"));
+});
 const children: ChildProcess[] = [];
 afterAll(() => {
   for (const child of children) child.kill("SIGKILL");
