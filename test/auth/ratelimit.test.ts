@@ -58,6 +58,20 @@ describe("rate limits", () => {
     expect(read.headers.has("x-ratelimit-limit")).toBe(false);
   });
 
+  it("limit PATCH and DELETE each by its own setting, and PUT by none (Eve has no RATE_LIMIT_PUT)", async () => {
+    start({ IF_MATCH: false, RATE_LIMIT_PATCH: [1, 60], RATE_LIMIT_DELETE: [1, 60], DOMAIN: { notes: { ...notes, item_methods: ["GET", "PATCH", "PUT", "DELETE"] } } });
+    const send = (method: string, path: string, body?: string) =>
+      api.handler(new Request(`http://everest.test${path}`, { method, headers: body ? { "Content-Type": "application/json" } : {}, body }), { clientIp: "10.0.0.1" });
+    const ids: string[] = [];
+    for (const title of ["a", "b"]) ids.push(((await json(await send("POST", "/notes", JSON.stringify({ title })))) as { _id: string })._id);
+    expect((await send("PATCH", `/notes/${ids[0]}`, '{"title": "a2"}')).status).toBe(200);
+    expect((await send("PATCH", `/notes/${ids[1]}`, '{"title": "b2"}')).status).toBe(429);
+    for (let i = 0; i < 3; i++) expect((await send("PUT", `/notes/${ids[0]}`, `{"title": "put ${i}"}`)).status).toBe(200);
+    expect((await send("DELETE", `/notes/${ids[0]}`)).status).toBe(204);
+    expect((await send("DELETE", `/notes/${ids[1]}`)).status).toBe(429);
+    expect((await send("GET", `/notes/${ids[1]}`)).status).toBe(200);
+  });
+
   it("count HEAD with GET", async () => {
     start({ RATE_LIMIT_GET: [1, 60], DOMAIN: { notes } });
     expect((await from("10.0.0.1", "/notes", { method: "HEAD" })).status).toBe(200);
