@@ -2,53 +2,25 @@
 // subscriber on one, a write through the other; the event arrives within the poll bound. Over
 // one SQLite file (on a Node with node:sqlite: this one or SQLITE_NODE) and over MongoDB
 // (MONGODB_URI); skipped, and said so, where neither is at hand.
-import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { ObjectId } from "bson";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { READY_LINE } from "../../scripts/serve-command.ts";
+import { describe, expect, it } from "vitest";
+import { serveProcess, servesSqlite, workspace } from "../support/processes.ts";
 import { readSse } from "../support/sse.ts";
 
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
-// Made in beforeAll: where every test is skipped vitest runs no afterAll, and a directory made
-// at load would be left behind.
-let dir: string;
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "everest-feed-"));
-});
-const children: ChildProcess[] = [];
-afterAll(() => {
-  for (const child of children) child.kill("SIGKILL");
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const hasSqlite = await import("node:sqlite" as string).then(() => true, () => false);
-const sqliteNode = hasSqlite ? process.execPath : process.env.SQLITE_NODE;
+// The file's workspace (test/support/processes.ts): made before the tests, removed after them
+// with every server they started stopped; none is made where every test is skipped.
+const { dir } = workspace("feed", {});
 const mongodbUri = process.env.MONGODB_URI;
 
 /** A server on `db` (a URI), its base URL once it listens. */
-async function serve(node: string, db: string, settings: object): Promise<URL> {
+async function serve(db: string, settings: object): Promise<URL> {
   const file = join(dir, `${new ObjectId().toHexString()}.json`);
   writeFileSync(file, JSON.stringify(settings));
-  const child = spawn(node, ["--import", "tsx", "adapters/cli.ts", "serve", file, "--port", "0", "--db", db], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
-  children.push(child);
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the server did not start:\n${output}`)), 45_000);
-    child.stderr!.setEncoding("utf8").on("data", (chunk: string) => (output += chunk));
-    child.stdout!.setEncoding("utf8").on("data", (chunk: string) => {
-      output += chunk;
-      const url = READY_LINE.exec(output)?.[1];
-      if (url) {
-        clearTimeout(timer);
-        resolve(new URL(url));
-      }
-    });
-    child.once("exit", (code) => reject(new Error(`the server exited (${code}):\n${output}`)));
-  });
+  const server = await serveProcess("node", file, db);
+  if (!server.url) throw new Error(`the server exited before serving:\n${server.output()}`);
+  return new URL(server.url);
 }
 
 const settings = (name: string) => ({
@@ -60,9 +32,9 @@ const settings = (name: string) => ({
   DOMAIN: { people: { schema: { name: { type: "string" } } } },
 });
 
-async function crossing(node: string, db: string): Promise<void> {
+async function crossing(db: string): Promise<void> {
   const name = `feed_${new ObjectId().toHexString()}`;
-  const [reader, writer] = await Promise.all([serve(node, db, settings(name)), serve(node, db, settings(name))]);
+  const [reader, writer] = await Promise.all([serve(db, settings(name)), serve(db, settings(name))]);
   const response = await fetch(new URL("/people", reader), { headers: { Accept: "text/event-stream" } });
   expect(response.status).toBe(200);
   const events = readSse(response);
@@ -87,11 +59,11 @@ async function crossing(node: string, db: string): Promise<void> {
 }
 
 describe("change feed across processes", () => {
-  it.skipIf(!sqliteNode)("reaches a subscriber of another process over one SQLite file", async () => {
-    await crossing(sqliteNode!, `sqlite:${join(dir, "shared.db")}`);
+  it.skipIf(!servesSqlite("node"))("reaches a subscriber of another process over one SQLite file", async () => {
+    await crossing(`sqlite:${join(dir, "shared.db")}`);
   }, 90_000);
 
   it.skipIf(!mongodbUri)("reaches a subscriber of another process over one MongoDB database", async () => {
-    await crossing(process.execPath, mongodbUri!);
+    await crossing(mongodbUri!);
   }, 90_000);
 });

@@ -149,7 +149,6 @@ describe("node adapter: reads answered from kept JSON", () => {
       const item = await handler(new Request(`http://x/notes/${id}`));
       const page = await handler(new Request("http://x/notes"));
       expect(decode).toHaveBeenCalledTimes(2);
-      decode.mockRestore();
       expect(await item.text()).toBe(answers[2]!.body);
       expect(await page.text()).toBe(answers[3]!.body);
     } finally {
