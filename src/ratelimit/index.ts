@@ -6,6 +6,7 @@ import { HttpError } from "../errors.ts";
 import type { Driver } from "../drivers/types.ts";
 import type { Logger } from "../logging.ts";
 import type { Config } from "../settings/normalize.ts";
+import type { RateLimitSetting } from "../settings/types.ts";
 import type { RedisCounts } from "./redis.ts";
 import { MemoryRateLimitStore, windowEnd, type RateLimitStore } from "./store.ts";
 
@@ -46,7 +47,7 @@ export function rateLimitStoreFor(setting: string, driver: () => Promise<Driver>
  * The setting that limits a method (Eve's four; HEAD is a GET without a body), named by a
  * constant: looking up a name built per request was 4% of a GET item's handler on Node.
  */
-function limitSetting(method: string): "RATE_LIMIT_GET" | "RATE_LIMIT_POST" | "RATE_LIMIT_PATCH" | "RATE_LIMIT_DELETE" | null {
+function limitSetting(method: string): RateLimitSetting | null {
   switch (method) {
     case "GET":
     case "HEAD":

@@ -212,6 +212,14 @@ export interface ResourceSettings extends OptInResourceSettings {
   description?: string;
 }
 
+/**
+ * Eve's per-method limits (RATE_LIMIT_GET, …): the RATE_LIMIT_ settings that hold a
+ * `[requests, seconds]` window, derived from Settings below so the four names live there alone.
+ */
+export type RateLimitSetting = {
+  [K in keyof Settings]-?: K extends `RATE_LIMIT_${string}` ? (Settings[K] extends [number, number] | null | undefined ? K : never) : never;
+}[keyof Settings];
+
 export interface Settings extends OptInSettings {
   DOMAIN?: Record<string, ResourceSettings>;
   URL_PREFIX?: string;
