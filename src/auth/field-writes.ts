@@ -125,20 +125,31 @@ function keepIn(target: Doc, mask: Mask, stored: Doc, prefix: string, fill: bool
   return out;
 }
 
-/** Puts kept values back after validation (which may have coerced them or added defaults). */
+/**
+ * Puts kept values back after validation (which may have coerced them or added defaults): each
+ * as `stored` holds it, or left out where `stored` has none (a write by filter passes {}: every
+ * document keeps its own).
+ */
 export function restoreKept(document: Doc, stored: Doc, kept: Kept): void {
   for (const path of kept.absent) delete document[path];
   for (const path of kept.restored) {
     const parts = path.split(".");
     const last = parts.pop()!;
     let source: unknown = stored;
-    let target: Doc = document;
+    for (const part of parts) source = isPlainObject(source) ? source[part] : undefined;
+    const held = isPlainObject(source) && Object.hasOwn(source, last);
+    let target: Doc | null = document;
     for (const part of parts) {
-      source = isPlainObject(source) ? source[part] : undefined;
-      const next = target[part];
-      target = isPlainObject(next) ? next : (target[part] = {});
+      const next: unknown = target[part];
+      if (isPlainObject(next)) target = next;
+      else if (held) target = target[part] = {};
+      else {
+        target = null;
+        break;
+      }
     }
-    if (isPlainObject(source) && Object.hasOwn(source, last)) target[last] = source[last];
+    if (target === null) continue;
+    if (held) target[last] = (source as Doc)[last];
     else delete target[last];
   }
 }

@@ -16,6 +16,7 @@ import type { Config, Resource } from "../settings/normalize.ts";
 import type { Issues, ValidationResult } from "../validation/types.ts";
 import { fieldMask } from "../auth/field-masks.ts";
 import { checkWritable, keepUnwritable, restoreKept, withoutKeptIssues, type Kept } from "../auth/field-writes.ts";
+import { expandsDottedKeys, withDottedKeysExpanded } from "../validation/normalize.ts";
 
 
 /** Eve's `resolve_nested_documents`: sub-documents merge into the stored ones, recursively. */
@@ -43,23 +44,32 @@ export function duplicateFailure(config: Config, ctx: CallScope, error: Duplicat
  * with a 403 when it sets a field the caller may not write; such fields' stored values kept.
  * Issues are a 422, or handed to `collect` (update operators report theirs beside them).
  */
-export function validateWrite(services: Services, ctx: CallScope, payload: Doc, original: Doc, mode: "PATCH" | "PUT", collect?: (issues: Issues) => void): Doc | Promise<Doc> {
+export function validateWrite(services: Services, ctx: CallScope, sent: Doc, original: Doc, mode: "PATCH" | "PUT", collect?: (issues: Issues) => void, keep: Keep = "stored"): Doc | Promise<Doc> {
   const resource = ctx.resource!;
+  // Judged as it will be stored: `{"profile.ssn": …}` sets profile's ssn.
+  const payload = resource.field_rules && expandsDottedKeys(resource, services.config) ? withDottedKeysExpanded(sent) : sent;
   const mask = resource.field_rules && checkWritable(ctx, resource, payload, original);
   const kept = mask && keepUnwritable(mask, payload, original, mode === "PUT");
   const validating = services.validators.get(resource.name)!.validate(kept ? kept.document : payload, mode, validationEnv(services, ctx, original));
   // Not async: a document with nothing to wait for is validated without a promise (src/validation/validator.ts).
-  if (validating instanceof Promise) return validating.then((result) => validated(services.config, result, original, kept, collect));
-  return validated(services.config, validating, original, kept, collect);
+  if (validating instanceof Promise) return validating.then((result) => validated(services.config, result, original, kept, collect, keep));
+  return validated(services.config, validating, original, kept, collect, keep);
 }
 
-function validated(config: Config, result: ValidationResult, original: Doc, kept: Kept | null, collect: ((issues: Issues) => void) | undefined): Doc {
+/**
+ * What becomes of the values a write keeps of fields the caller may not write: "stored", put back
+ * from the original; "none", left out, where one update goes to many documents (a write by
+ * filter) and each must keep its own.
+ */
+export type Keep = "stored" | "none";
+
+function validated(config: Config, result: ValidationResult, original: Doc, kept: Kept | null, collect: ((issues: Issues) => void) | undefined, keep: Keep): Doc {
   const issues = kept ? withoutKeptIssues(result.issues, kept) : result.issues;
   if (kept ? Object.keys(issues).length > 0 : !result.valid) {
     if (!collect) throw validationFailure(config, issues);
     collect(issues);
   }
-  if (kept) restoreKept(result.document, original, kept);
+  if (kept) restoreKept(result.document, keep === "stored" ? original : {}, kept);
   return result.document;
 }
 

@@ -21,6 +21,7 @@ import { absoluteUrl } from "../http/plain-path.ts";
 import { objectIdHex } from "../util/objectid.ts";
 import { fieldMask, pathVisibility, type Mask } from "../auth/field-masks.ts";
 import { checkWritable } from "../auth/field-writes.ts";
+import { expandsDottedKeys, withDottedKeysExpanded } from "../validation/normalize.ts";
 
 /** `uniqueByIndex`: the unique fields a POST leaves to the store's index (see uniqueByIndex below). */
 export function validationEnv(services: Services, ctx: CallScope, original?: Doc, uniqueByIndex?: ReadonlySet<string>): ValidationEnv {
@@ -94,9 +95,13 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   // Validation works on its own copy, so the client's documents are only copied to add path values.
   const declared = Object.keys(path.declared).length > 0;
   const documentsOnly = (items.length === 1 && isPlainObject(items[0]) ? items : items.filter(isPlainObject)) as Doc[];
-  const incoming = declared ? documentsOnly.map((item) => ({ ...item, ...path.declared })) : documentsOnly;
-  // Nothing is validated (no lookup made) for a request that sets a field it may not write.
-  if (resource.field_rules) for (const document of incoming) checkWritable(ctx, resource, document);
+  let incoming = declared ? documentsOnly.map((item) => ({ ...item, ...path.declared })) : documentsOnly;
+  if (resource.field_rules) {
+    // Judged as they will be stored: `{"profile.ssn": …}` sets profile's ssn.
+    if (expandsDottedKeys(resource, config)) incoming = incoming.map(withDottedKeysExpanded);
+    // Nothing is validated (no lookup made) for a request that sets a field it may not write.
+    for (const document of incoming) checkWritable(ctx, resource, document);
+  }
   const validator = services.validators.get(resource.name)!;
   const validateAll = (env: ValidationEnv): ValidationResult[] | Promise<ValidationResult[]> => {
     if (incoming.length !== 1) return validator.validateMany(incoming, env);

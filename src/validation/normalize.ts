@@ -8,6 +8,7 @@ import { pyEqual, valueAt } from "./walk.ts";
 import type { ValidationMode } from "./types.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { asDbRef } from "./datatypes.ts";
+import type { Config, Resource } from "../settings/normalize.ts";
 
 const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
@@ -56,6 +57,31 @@ export function prepare(value: unknown, path: Path, expandDots: boolean, issues:
     else target[segments[segments.length - 1]!] = prepare(value[key], extendPath(path, key), expandDots, issues);
   }
   return out;
+}
+
+/** Whether a resource's documents have their dotted keys expanded (Eve's NORMALIZE_DOTTED_FIELDS, or the resource's own). */
+export function expandsDottedKeys(resource: Resource, config: Config): boolean {
+  return (resource.raw.normalize_dotted_fields ?? config.NORMALIZE_DOTTED_FIELDS) !== false;
+}
+
+function hasDottedKey(value: unknown): boolean {
+  if (Array.isArray(value)) return value.some(hasDottedKey);
+  if (!isPlainObject(value)) return false;
+  for (const key in value) if (key.includes(".") || hasDottedKey(value[key])) return true;
+  return false;
+}
+
+/**
+ * A write's document as validation will see it, its dotted keys expanded (`{"a.b": 1}` →
+ * `{"a": {"b": 1}}`), for what must judge the fields a write sets before validation does: field
+ * rules, and the fields a write by filter sends to every document. The document itself when it
+ * has no dotted key, or when expanding it finds a problem that validation will refuse it for.
+ */
+export function withDottedKeysExpanded(document: Doc): Doc {
+  if (!hasDottedKey(document)) return document;
+  const issues: KeyIssue[] = [];
+  const expanded = prepare(document, [], true, issues) as Doc;
+  return issues.length === 0 ? expanded : document;
 }
 
 /** Converts values to their field's type, in place (Eve's `serialize`). */

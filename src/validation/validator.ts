@@ -8,7 +8,7 @@ import type { DictNode, DocRun, UniqueCandidate } from "./tree.ts";
 import { Level, MESSAGES, renderIssues } from "./errors.ts";
 import type { ValidatorExtensions } from "./extensions.ts";
 import type { JsonEngine } from "./jsonschema.ts";
-import { convertDict, normalizeDict, prepare, type KeyIssue } from "./normalize.ts";
+import { convertDict, expandsDottedKeys, normalizeDict, prepare, type KeyIssue } from "./normalize.ts";
 import { pyRepr } from "./pyrepr.ts";
 import { settle } from "./rules.ts";
 import { validateDict } from "./walk.ts";
@@ -92,7 +92,7 @@ export function compileValidator(resource: Resource, config: Config, extensions:
     jsonReady = loadJsonEngine().then((engine) => (json = engine.compileJsonEngine(root)));
     jsonReady.catch(() => {});
   }
-  const expandDots = (resource.raw.normalize_dotted_fields ?? config.NORMALIZE_DOTTED_FIELDS) !== false;
+  const expandDots = expandsDottedKeys(resource, config);
   const asList = config.VALIDATION_ERROR_AS_LIST === true;
 
   // Not async, like validate below: a document with nothing to wait for (no custom async rule,

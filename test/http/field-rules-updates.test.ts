@@ -4,7 +4,7 @@
 // read is refused as an unknown field; the answers show only what the caller may read.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, type TestApi } from "../support/api.ts";
-import { expectNoHiddenValue, getAs, login, seededApi, type Seeded } from "./field-rules/data.ts";
+import { expectNoHiddenValue, getAs, login, SECRET, seededApi, type Seeded } from "./field-rules/data.ts";
 
 let api: TestApi;
 let ids: Seeded;
@@ -76,5 +76,49 @@ describe("field rules on writes by filter", () => {
     expectNoHiddenValue(text);
     expect(JSON.parse(text)._meta).toEqual({ matched: 1, updated: 1 });
     expect(await asHr(ids.boss)).toMatchObject({ profile: { city: "Bergen", ssn: expect.stringContaining("ssn-boss") } });
+  });
+});
+
+describe("field rules on dotted keys (NORMALIZE_DOTTED_FIELDS expands them into sub-documents)", () => {
+  it("judges a dotted key as the field it sets, on POST, PATCH and PUT; nothing is stored", async () => {
+    const before = await asHr(ids.sam);
+    await expectForbidden(await api.patch(`/employees/${ids.sam}`, { "profile.ssn": "HACK" }, login("sam")), "profile.ssn");
+    await expectForbidden(await api.put(`/employees/${ids.sam}`, { name: "Sam", "profile.ssn": "HACK" }, login("sam")), "profile.ssn");
+    await expectForbidden(await api.post("/employees", { name: "Dot", "profile.ssn": "HACK" }, login("sam")), "profile.ssn");
+    await expectForbidden(await api.post("/employees", [{ name: "Dot" }, { name: "Dot2", "profile.ssn": "HACK" }], login("sam")), "profile.ssn");
+    expect(await asHr(ids.sam)).toEqual(before);
+    const found = await json(await getAs(api, "hana", `/employees?where=${encodeURIComponent(JSON.stringify({ name: { $in: ["Dot", "Dot2"] } }))}`));
+    expect(found._items).toEqual([]);
+  });
+
+  it("sets a dotted field the caller may write, keeping the sub-document's fields it may not", async () => {
+    const response = await api.patch(`/employees/${ids.sam}`, { "profile.city": "Bodø" }, login("sam"));
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect((await asHr(ids.sam)).profile).toEqual({ city: "Bodø", ssn: `${SECRET}-ssn-sam` });
+  });
+});
+
+describe("writes by filter over several documents under field rules", () => {
+  const where = (filter: object) => `where=${encodeURIComponent(JSON.stringify(filter))}`;
+  let twins: string[];
+  beforeAll(async () => {
+    const created = await api.post("/employees", [1, 2].map((n) => ({ name: "Twin", login: `twin${n}`, profile: { city: "Oslo", ssn: `${SECRET}-ssn-twin${n}` } })), login("hana"));
+    expect(created.status, await created.clone().text()).toBe(201);
+    twins = ((await json(created))._items as Array<{ _id: string }>).map((item) => item._id);
+  });
+
+  it("leaves each document its own value of a field the caller may not write", async () => {
+    const response = await api.patch(`/employees?${where({ name: "Twin" })}`, { profile: { city: "Molde" } }, login("sam"));
+    expect(response.status, await response.clone().text()).toBe(200);
+    expectNoHiddenValue(await response.text());
+    for (const [i, id] of twins.entries()) expect((await asHr(id)).profile).toEqual({ city: "Molde", ssn: `${SECRET}-ssn-twin${i + 1}` });
+  });
+
+  it("applies dotted keys, and refuses one the caller may not write", async () => {
+    const response = await api.patch(`/employees?${where({ name: "Twin" })}`, { "profile.city": "Hamar", login: "twin" }, login("hana"));
+    expect(response.status, await response.clone().text()).toBe(200);
+    for (const [i, id] of twins.entries()) expect(await asHr(id)).toMatchObject({ login: "twin", profile: { city: "Hamar", ssn: `${SECRET}-ssn-twin${i + 1}` } });
+    await expectForbidden(await api.patch(`/employees?${where({ name: "Twin" })}`, { "profile.ssn": "Y" }, login("sam")), "profile.ssn");
+    expect((await asHr(twins[0]!)).profile).toEqual({ city: "Hamar", ssn: `${SECRET}-ssn-twin1` });
   });
 });
