@@ -26,6 +26,7 @@ import { fieldMask } from "../auth/field-masks.ts";
 import { positiveWhole } from "../util/numbers.ts";
 import { checkWritablePaths } from "../auth/field-writes.ts";
 import { validationEnv } from "./post.ts";
+import { expandsDottedKeys, withDottedKeysExpanded } from "../validation/normalize.ts";
 import { afterChange, checkBody, hookUpdates, mergeGuards, operatorPaths, splitBody, stampOf, storeUpdate, unmetIssues, type CheckedBody } from "./updates.ts";
 
 /** What a request says in `Prefer` about a write by filter: every document, and at most how many. */
@@ -43,6 +44,20 @@ function preferences(request: Request): { all: boolean; maxAffected: number | nu
   return { all, maxAffected };
 }
 
+/**
+ * Whether a filter plainly matches every document: `{}`, or one made only of `$and`s of such
+ * filters and `$or`s holding one, which would otherwise pass for a `where` and skip `Prefer: all`.
+ */
+function unrestricted(filter: unknown): boolean {
+  if (typeof filter !== "object" || filter === null || Array.isArray(filter)) return false;
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === "$and" && Array.isArray(value) && value.every(unrestricted)) continue;
+    if (key === "$or" && Array.isArray(value) && value.some(unrestricted)) continue;
+    return false;
+  }
+  return true;
+}
+
 /** The filter of the request and the most documents it may write (null: no limit). */
 async function byFilter(services: Services, ctx: RequestContext, lookup: Filter): Promise<{ filter: Filter; limit: number | null }> {
   const config = services.config;
@@ -51,7 +66,7 @@ async function byFilter(services: Services, ctx: RequestContext, lookup: Filter)
   // A field the caller may not read is no filter of its either (docs/contracts.md §4).
   const where = raw ? await parseWhere(raw, resource, config, fieldMask(ctx, resource, "read")) : {};
   const prefers = preferences(ctx.request);
-  if (Object.keys(where).length === 0 && !prefers.all) {
+  if (unrestricted(where) && !prefers.all) {
     throw new HttpError(400, `A ${ctx.method} on the collection changes every document its '${config.QUERY_WHERE}' matches: send one, or 'Prefer: all' to ${ctx.method === "DELETE" ? "delete" : "change"} every document`);
   }
   const setting = resource.by_filter_max_affected;
@@ -102,7 +117,10 @@ export async function patchByFilter(services: Services, ctx: RequestContext, loo
 export async function patchManyInternal(services: Services, ctx: CallScope, filter: Filter, payload: Doc, limit: number | null): Promise<Reply> {
   const resource = ctx.resource!;
   const config = services.config;
-  const { plain, operators } = resource.update_operators.length > 0 ? splitBody(payload) : { plain: payload, operators: null };
+  const split = resource.update_operators.length > 0 ? splitBody(payload) : { plain: payload, operators: null };
+  const operators = split.operators;
+  // The fields sent to every document, as they will be stored: `{"a.b": 1}` changes a's b.
+  const plain = expandsDottedKeys(resource, config) ? withDottedKeysExpanded(split.plain) : split.plain;
   if (resource.id_field in plain) throw immutableIdError(resource.id_field);
   if (resource.auth_field && resource.auth_field in plain && ctx.requestAuthValue != null) plain[resource.auth_field] = ctx.requestAuthValue;
   const originals = await matching(services, ctx, filter, limit);
@@ -115,7 +133,8 @@ export async function patchManyInternal(services: Services, ctx: CallScope, filt
   const results = await Promise.all(
     originals.map(async (original) => {
       let issues: Issues = {};
-      const document = await validateWrite(services, ctx, plain, original, "PATCH", (found) => (issues = found));
+      // Each document keeps its own values of fields the caller may not write: none goes into the one update.
+      const document = await validateWrite(services, ctx, plain, original, "PATCH", (found) => (issues = found), "none");
       return { document, issues };
     }),
   );

@@ -202,10 +202,13 @@ describe("cursor paging", () => {
   });
 
   it("refuses a max_results that is not a whole number from 1, and cuts a large one to the limit", async () => {
-    for (const value of ["-1", "0", "abc", "2.5", "1e3", "99999999999999999999"]) {
+    for (const value of ["-1", "0", "abc", "2.5", "1e3", "0000"]) {
       expect((await api.get(`/people?max_results=${value}`)).status, value).toBe(400);
     }
-    expect((await json(await api.get("/people?max_results=500")))._meta.max_results).toBe(100);
+    // As the refusal says: any larger whole number is cut, however many digits it has.
+    for (const value of ["500", "9007199254740993", "99999999999999999999"]) {
+      expect((await json(await api.get(`/people?max_results=${value}`)))._meta.max_results, value).toBe(100);
+    }
   });
 
   it("leaves a resource without cursors as Eve: a cursor parameter is just carried along", async () => {

@@ -83,7 +83,8 @@ describe("PATCH by filter", () => {
   });
 
   it("needs a where, unless Prefer: all asks for every document", async () => {
-    for (const path of ["/tasks", "/tasks?where=", "/tasks?where={}"]) {
+    const everything = [{ $and: [{}] }, { $or: [{ status: "x" }, { $and: [{}, {}] }] }];
+    for (const path of ["/tasks", "/tasks?where=", "/tasks?where={}", ...everything.map((filter) => `/tasks?${where(filter)}`)]) {
       const refused = await api.patch(path, { title: "all" });
       expect(refused.status).toBe(400);
       expect((await json(refused))._error.message).toMatch(/'where'.*Prefer: all/);
@@ -106,10 +107,23 @@ describe("PATCH by filter", () => {
     const request = await api.patch(`/tasks?${where({ status: "open" })}`, { title: "y" }, { Prefer: "return=minimal, max-affected=2" });
     expect(request.status).toBe(400);
     expect((await api.patch(`/tasks?${where({ status: "open" })}`, { title: "y" }, { Prefer: "max-affected=0" })).status).toBe(400);
+    // A whole number past 2^53 is still one: no limit of the request's below the setting's.
+    expect((await json(await api.patch(`/tasks?${where({ status: "open" })}`, { title: "y" }, { Prefer: "max-affected=99999999999999999999" })))._meta).toEqual({ matched: 3, updated: 3 });
     for (const bad of ["max-affected=1e3", "max-affected=-1", "max-affected=two", "max-affected"]) {
       expect((await api.patch(`/tasks?${where({ status: "open" })}`, { title: "y" }, { Prefer: bad })).status).toBe(400);
     }
-    expect((await titles()).map((d) => d.title)).toEqual(["a", "b", "c", "d"]);
+    expect((await titles()).map((d) => d.title)).toEqual(["c", "y", "y", "y"]);
+  });
+
+  it("sets the fields dotted keys name, merged into the stored sub-documents", async () => {
+    const response = await api.patch(`/tasks?${where({ status: "open" })}`, { "meta.read": true, title: "t" });
+    expect((await json(response))._meta).toEqual({ matched: 3, updated: 3 });
+    expect((await titles()).map((d) => [d.title, d.meta])).toEqual([
+      ["c", undefined],
+      ["t", { by: "x", read: true }],
+      ["t", { read: true }],
+      ["t", { read: true }],
+    ]);
   });
 
   it("checks every resulting document first and writes nothing when one would be invalid, naming it", async () => {
