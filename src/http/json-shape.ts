@@ -2,10 +2,16 @@
 import { HttpError } from "../errors.ts";
 import { isPrototypeKey } from "../util/objects.ts";
 
-/** Refuses prototype keys and absurd nesting anywhere in a parsed JSON value. */
+/**
+ * Refuses prototype keys, absurd nesting and numbers too large for a double anywhere in a parsed
+ * JSON value. JSON.parse reads `1e400` as Infinity, which no JSON answer can hold again: stored,
+ * every later read of the document (a page, the feed) would be invalid JSON.
+ */
 export function checkJsonShape(value: unknown, maxDepth: number, depth = 0): void {
   if (depth > maxDepth) throw new HttpError(400, `The JSON document is nested deeper than ${maxDepth} levels`);
-  if (Array.isArray(value)) {
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new HttpError(400, "The JSON document holds a number too large to represent");
+  } else if (Array.isArray(value)) {
     for (const item of value) checkJsonShape(item, maxDepth, depth + 1);
   } else if (value && typeof value === "object") {
     for (const key of Object.keys(value)) {

@@ -27,8 +27,11 @@ const INTEGER = /^\s*[+-]?\d+\s*$/;
 const NUMBER = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
 const BOOLEANS: Record<string, boolean> = { true: true, "1": true, false: false, "0": false };
 
+/** A numeric string as its number; one too large for a double ("1e999") stays text, and fails its type. */
 function toNumber(value: unknown): unknown {
-  return typeof value === "string" && NUMBER.test(value) ? Number(value) : value;
+  if (typeof value !== "string" || !NUMBER.test(value)) return value;
+  const n = Number(value);
+  return Number.isFinite(n) ? n : value;
 }
 
 function toInteger(value: unknown): unknown {

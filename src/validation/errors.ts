@@ -261,6 +261,7 @@ export const MESSAGES = {
   operatorKey: "field names starting with '$' are not allowed",
   reservedKey: (key: string) => `field name '${key}' is not allowed`,
   dottedConflict: (prefix: string) => `cannot be expanded: '${prefix}' is not a dict`,
+  tooLarge: "the result would be too large a number",
 };
 
 /** Python's `str(exception)`. */

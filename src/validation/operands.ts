@@ -132,6 +132,7 @@ function arithmetic(operator: "$inc" | "$mul", path: string, operand: unknown, d
       guards.push(guard(operator, path, message, { $exists: true }, () => true, false));
     }
   }
+  guards.push(...overflowGuards(operator, path, operand));
   if (def.allowed !== undefined) {
     const allowed = def.allowed;
     if (operator !== "$inc" || !integral || !allowed.every(Number.isInteger)) return { issue: cannotKeep("allowed", operator) };
@@ -139,6 +140,26 @@ function arithmetic(operator: "$inc" | "$mul", path: string, operand: unknown, d
     guards.push(oneOfGuard(operator, path, "unallowed value", values, (allowed as number[]).includes(operand)));
   }
   return { operand, guards };
+}
+
+/** The largest result $inc and $mul may leave: half the way to 2^1024, where a double becomes Infinity. */
+const LARGEST_RESULT = 2 ** 1023;
+
+/**
+ * Conditions that keep the result finite: Infinity stored would make every later read of the
+ * document invalid JSON. $inc can get there only by an operand past 2^969 (a finite value plus
+ * less rounds to at most the largest double), $mul by a factor past 1. A missing field becomes
+ * the operand or 0, both finite.
+ */
+function overflowGuards(operator: "$inc" | "$mul", path: string, operand: number): Guard[] {
+  const size = Math.abs(operand);
+  if (operator === "$inc") {
+    if (size < 2 ** 969) return [];
+    return [boundGuard(operator, path, MESSAGES.tooLarge, (operand > 0 ? LARGEST_RESULT : -LARGEST_RESULT) - operand, operand > 0, true)];
+  }
+  if (size <= 1) return [];
+  const edge = LARGEST_RESULT / size;
+  return [boundGuard(operator, path, MESSAGES.tooLarge, edge, true, true), boundGuard(operator, path, MESSAGES.tooLarge, -edge, false, true)];
 }
 
 /** `$each` and the modifiers beside it, or one value. */

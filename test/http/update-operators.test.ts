@@ -170,6 +170,26 @@ describe("update operators", () => {
       expect((await stored(api, _id)).stock).toBe(1000);
     });
 
+    it("refuses a result too large for a double, which JSON could not carry, and a number that already is", async () => {
+      const { _id } = await create(api, { ...start, code: "huge", price: 1e308 });
+      expect(await json(await patch(api, _id, { $mul: { price: 10 } }))).toEqual({ _status: "ERR", _issues: { $mul: { price: "the result would be too large a number" } } });
+      expect(await json(await patch(api, _id, { $mul: { price: -10 } }))).toEqual({ _status: "ERR", _issues: { $mul: { price: "the result would be too large a number" } } });
+      expect(await json(await patch(api, _id, { $inc: { price: 1e308 } }))).toEqual({ _status: "ERR", _issues: { $inc: { price: "the result would be too large a number" } } });
+      expect((await patch(api, _id, { $mul: { price: 0.5 } })).status).toBe(200);
+      expect((await patch(api, _id, { $inc: { price: -1e308 } })).status).toBe(200);
+      expect((await patch(api, _id, { $mul: { price: 1.5 } })).status).toBe(200);
+      // The operand itself: JSON.parse reads 1e400 as Infinity; a numeric string converted to one stays text.
+      const etag = (await stored(api, _id))._etag;
+      const infinite = await api.patch(`/items/${_id}`, '{"$inc": {"price": 1e400}}', { "Content-Type": "application/json", "If-Match": etag });
+      expect(infinite.status).toBe(400);
+      expect((await json(infinite))._error.message).toBe("The JSON document holds a number too large to represent");
+      expect(await json(await patch(api, _id, { $set: { price: "1e999" } }))).toEqual({ _status: "ERR", _issues: { $set: { price: "must be of float type" } } });
+      expect((await api.post("/items", `{"required_note": "n", "price": -1e400}`, { "Content-Type": "application/json" })).status).toBe(400);
+      const page = await api.get(`/items?where=${encodeURIComponent('{"code": "huge"}')}`);
+      expect(page.status).toBe(200);
+      expect(JSON.parse(await page.text())._items.find((item: { _id: string }) => item._id === _id).price).toBe((1e308 * 0.5 - 1e308) * 1.5);
+    });
+
     it("refuses a $push past maxlength and an increment to a value not allowed", async () => {
       const { _id } = await create(api, { ...start, code: "lengths", tags: ["a", "b", "c"], level: 3 });
       expect(await json(await patch(api, _id, { $push: { tags: { $each: ["d", "e"] } } }))).toEqual({ _status: "ERR", _issues: { $push: { tags: "max length is 4" } } });
