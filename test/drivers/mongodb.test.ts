@@ -127,6 +127,25 @@ describe.skipIf(!uri)("mongodb driver", () => {
       expect(read.expired ? [] : read.records.map(({ op, id, before, after }) => ({ op, id, before, after }))).toEqual([{ op: "update", id: 1, before: { _id: 1, n: 1 }, after: { _id: 1, n: 11 } }]);
     });
 
+    it("starts its change log anew, under a new epoch, when the log was dropped while it ran", async () => {
+      const t = fresh();
+      await driver.changes.record(t);
+      await driver.insertMany(t, [{ _id: 1 }]);
+      const before = await driver.changes.head(t.database);
+      expect(before).toMatch(/\.1$/);
+      await client.db(t.database).collection("_everest_feed").drop();
+      // The write stores its document and its record: no error after the document is stored.
+      await driver.insertMany(t, [{ _id: 2 }]);
+      const after = await driver.changes.head(t.database);
+      expect(after.split(".")[0]).not.toBe(before.split(".")[0]);
+      // Numbered on from the change collection's last record, which the new one must not collide with.
+      expect(after.split(".")[1]).toBe("2");
+      await expect(driver.changes.read(t.database, before, 10)).rejects.toBeInstanceOf(InvalidPositionError);
+      await driver.insertMany(t, [{ _id: 3 }]);
+      const read = await driver.changes.read(t.database, after, 10);
+      expect(read.expired ? [] : read.records.map(({ op, id }) => ({ op, id }))).toEqual([{ op: "insert", id: 3 }]);
+    });
+
     it("returns everest's bson classes, in documents, aggregations and duplicate-key values", async () => {
       const t = fresh();
       const id = new ObjectId();

@@ -40,7 +40,6 @@ export class MongoChangeLog implements ChangeLog {
   /** Other processes' writes are found by polling the change collection. */
   readonly pushes = false;
   private readonly recorded = new Set<string>();
-  private readonly epochs = new Map<string, Promise<string>>();
   private readonly watchers = new Watchers();
   private writes = 0;
   /** On a replica set or sharded cluster, the server's change streams (change-streams.ts) instead of the change collection. */
@@ -56,7 +55,7 @@ export class MongoChangeLog implements ChangeLog {
     const streams = await this.streams();
     if (streams) return streams.record(target);
     const db = target.database ?? this.defaultDatabase;
-    await this.epoch(db);
+    await this.state(db);
     this.recorded.add(`${db}\u0000${target.collection}`);
   }
 
@@ -67,16 +66,15 @@ export class MongoChangeLog implements ChangeLog {
   async head(database?: string): Promise<string> {
     const streams = await this.streams();
     if (streams) return streams.head(database);
-    const db = database ?? this.defaultDatabase;
-    return formatPosition(await this.epoch(db), await this.last(db));
+    const { epoch, seq } = await this.state(database ?? this.defaultDatabase);
+    return formatPosition(epoch, seq);
   }
 
   async read(database: string | undefined, after: string, limit: number): Promise<ChangeRead> {
     const streams = await this.streams();
     if (streams) return streams.read(database, after, limit);
     const db = database ?? this.defaultDatabase;
-    const epoch = await this.epoch(db);
-    const head = await this.last(db);
+    const { epoch, seq: head } = await this.state(db);
     let seq = parsePosition(after, epoch, head);
     await this.trim(db);
     const changes = (await this.db(db)).collection<Row>(CHANGES);
@@ -107,7 +105,13 @@ export class MongoChangeLog implements ChangeLog {
     if (changes.length === 0) return;
     const db = target.database ?? this.defaultDatabase;
     const handle = await this.db(db);
-    const counter = await handle.collection<{ _id: string; seq: number }>(FEED).findOneAndUpdate({ _id: "log" }, { $inc: { seq: changes.length } }, { returnDocument: "after" });
+    const take = () => handle.collection<{ _id: string; seq: number }>(FEED).findOneAndUpdate({ _id: "log" }, { $inc: { seq: changes.length } }, { returnDocument: "after" });
+    let counter = await take();
+    if (!counter) {
+      // The log was dropped (its collection, or the database) while this process ran.
+      await this.state(db);
+      counter = await take();
+    }
     const last = Number(counter!.seq);
     const at = new Date();
     const first = last - changes.length + 1;
@@ -131,31 +135,29 @@ export class MongoChangeLog implements ChangeLog {
     return this.deployment;
   }
 
-  private epoch(db: string): Promise<string> {
-    let epoch = this.epochs.get(db);
-    if (!epoch) {
-      epoch = (async () => {
-        const feed = (await this.db(db)).collection<{ _id: string; epoch: string; seq: number }>(FEED);
-        await feed.updateOne({ _id: "log" }, { $setOnInsert: { epoch: newEpoch(), seq: 0 } }, { upsert: true });
-        const log = await feed.findOne({ _id: "log" });
-        return String(log!.epoch);
-      })();
-      epoch.catch(() => this.epochs.delete(db));
-      this.epochs.set(db, epoch);
+  /**
+   * The log's epoch and last number, read each time (one read, as the number alone was): the log
+   * is made here when missing, also when it was dropped while processes ran. Then it starts
+   * under a new epoch, so no client's position in the old numbering is taken for one in the new,
+   * and from the change collection's last number, which the new records must not collide with.
+   */
+  private async state(db: string): Promise<{ epoch: string; seq: number }> {
+    const handle = await this.db(db);
+    const feed = handle.collection<{ _id: string; epoch: string; seq: number }>(FEED);
+    let log = await feed.findOne({ _id: "log" });
+    if (!log) {
+      const [newest] = await handle.collection<Row>(CHANGES).find({}, { sort: { _id: -1 }, limit: 1, projection: { _id: 1 } }).toArray();
+      await feed.updateOne({ _id: "log" }, { $setOnInsert: { epoch: newEpoch(), seq: newest ? Number(newest._id) : 0 } }, { upsert: true });
+      log = await feed.findOne({ _id: "log" });
     }
-    return epoch;
-  }
-
-  private async last(db: string): Promise<number> {
-    const log = await (await this.db(db)).collection<{ _id: string; seq: number }>(FEED).findOne({ _id: "log" });
-    return Number(log?.seq ?? 0);
+    return { epoch: String(log!.epoch), seq: Number(log!.seq) };
   }
 
   private async trim(db: string): Promise<void> {
     const changes = (await this.db(db)).collection<Row>(CHANGES);
     const { count } = this.retention;
     const since = retainedSince(this.retention);
-    if (count !== null) await changes.deleteMany({ _id: { $lte: (await this.last(db)) - count } });
+    if (count !== null) await changes.deleteMany({ _id: { $lte: (await this.state(db)).seq - count } });
     if (since) await changes.deleteMany({ at: { $lt: since } });
   }
 }
