@@ -4,6 +4,8 @@
 // Run directly it is the `everest serve` command line (npm run serve:bun):
 //   bun adapters/bun.ts serve settings.json --port 3000
 import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, serverUrl, shutdown, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
+/** File access for a `file:` journal with createHandler (node:fs, which Deno and Bun have too). */
+export { NodeFileAccess } from "./node-files.ts";
 
 // The few Bun APIs used here, so the module type-checks without Bun's own declarations.
 interface BunServer {

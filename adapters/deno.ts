@@ -6,6 +6,8 @@
 // With a journal (--db file:PATH) add --allow-write; its lock is a flock (adapters/kernel-lock.ts).
 // --allow-run only checks a holder of another runtime that has no beacon (adapters/lock-beacon.ts).
 import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, serverUrl, shutdown, shuttingDownResponse, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
+/** File access for a `file:` journal with createHandler (node:fs, which Deno and Bun have too). */
+export { NodeFileAccess } from "./node-files.ts";
 
 // The few Deno APIs used here, so the module type-checks without Deno's own declarations.
 interface DenoServeInfo {

@@ -21,6 +21,8 @@ import { isPlainPath } from "../src/http/plain-path.ts";
 import { MAX_HEADER_SIZE, refuse } from "./node-refusal.ts";
 import { writeResponse } from "./node-response.ts";
 import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, serverUrl, shutdown, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
+/** File access for a `file:` journal with createHandler (node:fs, which Deno and Bun have too). */
+export { NodeFileAccess } from "./node-files.ts";
 
 export type { FetchHandler, ServeOptions } from "./server.ts";
 export { MAX_HEADER_SIZE } from "./node-refusal.ts";

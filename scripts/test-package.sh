@@ -144,6 +144,31 @@ feed_check node "$NODE_URL"
 step "npx everest serve settings.json"
 check cli "$(start "$WORK/cli.log" npx --no-install everest serve settings.json --port 0)"
 
+step "createHandler on a file: journal, with NodeFileAccess from everest-api/node"
+cat >journal.mjs <<'EOF'
+import { createHandler } from "everest-api";
+import { NodeFileAccess } from "everest-api/node";
+const settings = { DB_URI: "file:consumer.jsonl", RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { notes: { schema: { title: { type: "string" } } } } };
+try {
+  createHandler(settings);
+  throw new Error("createHandler took a file: journal without file access");
+} catch (error) {
+  if (!/NodeFileAccess/.test(String(error))) throw error;
+}
+const files = new NodeFileAccess();
+const first = createHandler(settings, { services: { files } });
+const posted = await first(new Request("http://consumer.test/notes", { method: "POST", headers: { "content-type": "application/json" }, body: '{"title": "kept"}' }));
+if (posted.status !== 201) throw new Error(`POST: ${posted.status} ${await posted.text()}`);
+await first.app.close();
+const second = createHandler(settings, { services: { files } });
+const titles = (await (await second(new Request("http://consumer.test/notes"))).json())._items.map((note) => note.title);
+if (JSON.stringify(titles) !== '["kept"]') throw new Error(`replayed: ${JSON.stringify(titles)}`);
+await second.app.close();
+EOF
+node journal.mjs || fail "createHandler on a file: journal"
+rm -f consumer.jsonl consumer.jsonl.lock
+echo "   refused without file access, then written, closed and replayed"
+
 # Serves in the background of this shell, so that its exit status can be waited for; sets PID and URL.
 serve_here() {
   local log=$1; shift

@@ -5,7 +5,7 @@ import { prefixedNames } from "../settings/defaults.ts";
 import type { Config } from "../settings/normalize.ts";
 import type { PrefixedDbKey } from "../settings/types.ts";
 import { createDriver } from "../drivers/registry.ts";
-import type { Driver, DriverSettings, RuntimeServices } from "../drivers/types.ts";
+import { FileAccessMissingError, type Driver, type DriverSettings, type RuntimeServices } from "../drivers/types.ts";
 
 export interface DatabaseSettings {
   uri: string;
@@ -59,6 +59,15 @@ export function databaseSettings(config: Config, prefix: string | null): Databas
   return { uri: driver && driver !== "memory" ? `${driver}:` : "memory", database: name };
 }
 
+/** A prefix's URI, or undefined where its settings are incomplete (reported when it is first used). */
+function knownUri(config: Config, prefix: string | null): string | undefined {
+  try {
+    return databaseSettings(config, prefix).uri;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The URI of every database the settings name (repeats included): the unprefixed one, then each resource's. */
 export function databaseUris(config: Config): string[] {
   return [null, ...Object.values(config.DOMAIN).map((resource) => resource.db_prefix)].map((prefix) => databaseSettings(config, prefix).uri);
@@ -92,7 +101,17 @@ export class DriverPool {
     private readonly services: RuntimeServices = {},
     /** A driver handed to createHandler serves every prefix that names no URI of its own. */
     private readonly provided?: Driver,
-  ) {}
+  ) {
+    // At createHandler, not at the first request: served with Deno.serve(handler) and the like,
+    // a journal without file access would otherwise answer every request with a 500.
+    if (!services.files) {
+      for (const prefix of this.prefixes()) {
+        if (prefix === null && provided) continue;
+        const uri = knownUri(config, prefix);
+        if (uri?.startsWith("file:")) throw new FileAccessMissingError(uri);
+      }
+    }
+  }
 
   async get(prefix: string | null): Promise<{ driver: Driver; database: string }> {
     const { uri, database } = databaseSettings(this.config, prefix);

@@ -380,4 +380,15 @@ export class FileLockedError extends Error {
   }
 }
 
+/** A `file:` URI where the adapter gave no FileAccess: what to pass instead. */
+export class FileAccessMissingError extends Error {
+  constructor(uri: string) {
+    super(
+      `the URI '${uri}' keeps a journal in a file, which needs file access: createHandler(settings, { services: { files: new NodeFileAccess() } }), ` +
+        `NodeFileAccess from 'everest-api/node', '/deno' or '/bun', or \`everest serve --db ${uri}\``,
+    );
+    this.name = "FileAccessMissingError";
+  }
+}
+
 export type DriverFactory = (options: DriverOptions) => Promise<Driver> | Driver;

@@ -1,12 +1,36 @@
 // Start-up refuses bad settings through createHandler itself, naming the setting, the resource
 // and the closest valid name — never at request time.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { NodeFileAccess } from "../../adapters/node.ts";
 import { createHandler } from "../../src/handler.ts";
 import type { Settings } from "../../src/settings/types.ts";
 
 const start = (settings: Settings) => () => createHandler(settings);
 
 describe("start-up validation", () => {
+  it("refuses a file: journal without file access, saying what to pass; keeps one with NodeFileAccess", async () => {
+    // Served by Deno.serve(handler) or the like, it would otherwise answer every request with a 500.
+    expect(start({ DB_URI: "file:./notes.jsonl", DOMAIN: {} })).toThrow(/'file:\.\/notes\.jsonl'.*NodeFileAccess.*everest-api\/node/);
+    expect(start({ LEDGER_DB_URI: "file:ledger.jsonl", DOMAIN: { ledger: { db_prefix: "LEDGER" } } })).toThrow(/'file:ledger\.jsonl'/);
+    const dir = await mkdtemp(join(tmpdir(), "everest-startup-"));
+    try {
+      const settings: Settings = { DB_URI: `file:${join(dir, "notes.jsonl")}`, RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { notes: { schema: { title: { type: "string" } } } } };
+      const first = createHandler(settings, { services: { files: new NodeFileAccess() } });
+      const posted = await first(new Request("http://api.test/notes", { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"title": "kept"}' }));
+      expect(posted.status).toBe(201);
+      await first.app.close();
+      const second = createHandler(settings, { services: { files: new NodeFileAccess() } });
+      const page = await (await second(new Request("http://api.test/notes"))).json();
+      expect(page._items.map((note: { title: string }) => note.title)).toEqual(["kept"]);
+      await second.app.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("refuses an unknown global setting, suggesting the closest", () => {
     // @ts-expect-error the Settings type catches the typo at compile time too
     expect(start({ PAGINATION_LIMT: 10, DOMAIN: {} })).toThrow(/PAGINATION_LIMT.*PAGINATION_LIMIT/);

@@ -1,7 +1,7 @@
 // The memory driver as the registry builds it: `memory` (or `memory:`) keeps everything in
 // memory only, `file:PATH` adds the durable journal at PATH.
 import { retentionOf } from "../change-log.ts";
-import type { DriverFactory } from "../types.ts";
+import { FileAccessMissingError, type DriverFactory } from "../types.ts";
 import { MemoryDriver } from "./driver.ts";
 
 export { MemoryDriver, type MemoryDriverOptions } from "./driver.ts";
@@ -23,9 +23,7 @@ export const createMemoryDriver: DriverFactory = (options) => {
   const retention = retentionOf(options.settings);
   if (!options.uri.startsWith("file:")) return MemoryDriver.open({ databaseName: options.databaseName, retention });
   const files = options.services?.files;
-  if (!files) {
-    throw new Error(`the URI '${options.uri}' needs file access, which this runtime's adapter does not provide (services.files)`);
-  }
+  if (!files) throw new FileAccessMissingError(options.uri);
   const { JOURNAL_COMPACTION_RATIO: ratio, JOURNAL_COMPACTION_MIN_SIZE: minSize } = options.settings;
   const compaction = {
     ...(typeof ratio === "number" ? { ratio } : {}),
