@@ -1,6 +1,6 @@
 // Limits on any JSON a client sends (bodies, form fields, aggregation parameters).
 import { HttpError } from "../errors.ts";
-import { isPrototypeKey } from "../util/objects.ts";
+import { isRefusedKey } from "../util/objects.ts";
 
 /**
  * Refuses prototype keys, absurd nesting and numbers too large for a double anywhere in a parsed
@@ -15,7 +15,7 @@ export function checkJsonShape(value: unknown, maxDepth: number, depth = 0): voi
     for (const item of value) checkJsonShape(item, maxDepth, depth + 1);
   } else if (value && typeof value === "object") {
     for (const key of Object.keys(value)) {
-      if (isPrototypeKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
+      if (isRefusedKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
       checkJsonShape((value as Record<string, unknown>)[key], maxDepth, depth + 1);
     }
   }

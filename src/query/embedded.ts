@@ -3,7 +3,7 @@
 // message.
 import { HttpError } from "../errors.ts";
 import { parseJsonOrUndefined } from "./common.ts";
-import { isPlainObject, isPrototypeKey } from "../util/objects.ts";
+import { isPlainObject, isRefusedKey } from "../util/objects.ts";
 
 const UNPARSABLE = "Unable to parse `embedded` clause";
 
@@ -13,7 +13,7 @@ export function parseEmbedded(raw: string | null): Record<string, 0 | 1> {
   if (!isPlainObject(parsed)) throw new HttpError(400, UNPARSABLE);
   const fields: Record<string, 0 | 1> = {};
   for (const [field, value] of Object.entries(parsed)) {
-    if (isPrototypeKey(field)) throw new HttpError(400, UNPARSABLE);
+    if (isRefusedKey(field)) throw new HttpError(400, UNPARSABLE);
     // Python's `v == 1` / `v == 0` hold for True and False too.
     if (value === 1 || value === true) fields[field] = 1;
     else if (value === 0 || value === false) fields[field] = 0;

@@ -13,7 +13,7 @@ import type { Doc, Projection } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { parseJsonOrUndefined } from "./common.ts";
-import { isPlainObject, isPrototypeKey } from "../util/objects.ts";
+import { isPlainObject, isRefusedKey } from "../util/objects.ts";
 import { pathVisibility, type Mask } from "../auth/field-masks.ts";
 import { invalidField } from "./withheld.ts";
 
@@ -49,7 +49,7 @@ function parseClient(raw: string): Flags {
   if (!isPlainObject(parsed)) throw badRequest("projection must be a JSON object");
   const flags: Flags = {};
   for (const [field, value] of Object.entries(parsed)) {
-    if (isPrototypeKey(field)) throw badRequest(`refused key '${field}'`);
+    if (isRefusedKey(field)) throw badRequest(`refused key '${field}'`);
     if (value !== 0 && value !== 1 && typeof value !== "boolean") throw badRequest("projection values are 0 or 1");
     flags[field] = value ? 1 : 0;
   }

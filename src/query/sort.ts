@@ -7,7 +7,7 @@ import type { Sort } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
 import type { Resource } from "../settings/normalize.ts";
 import { PYTHON_CONSTANTS } from "./python-constants.ts";
-import { isPrototypeKey } from "../util/objects.ts";
+import { isRefusedKey } from "../util/objects.ts";
 import { pathVisibility, type Mask } from "../auth/field-masks.ts";
 import { invalidField } from "./withheld.ts";
 
@@ -15,7 +15,7 @@ import { invalidField } from "./withheld.ts";
 const LITERAL_DEPTH = 2;
 
 function checkField(field: unknown): string {
-  if (typeof field !== "string" || field === "" || field.startsWith("$") || isPrototypeKey(field)) {
+  if (typeof field !== "string" || field === "" || field.startsWith("$") || isRefusedKey(field)) {
     throw badRequest(`bad sort field ${JSON.stringify(field)}`);
   }
   return field;

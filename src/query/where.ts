@@ -20,7 +20,7 @@ import { castUntyped, parseJsonOrUndefined } from "./common.ts";
 import { conditionFits, FieldTypes } from "./field-types.ts";
 import { invalidField, probesWithheld } from "./withheld.ts";
 import type { Mask } from "../auth/field-masks.ts";
-import { isPlainObject, isPrototypeKey } from "../util/objects.ts";
+import { isPlainObject, isRefusedKey } from "../util/objects.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
 import { SCRIPT_OPERATORS } from "../util/operators.ts";
 
@@ -96,7 +96,7 @@ class WhereWalker {
 
   private checkKey(key: string, depth: number, operand: unknown): void {
     if (depth > this.config.MAX_JSON_DEPTH) throw badRequest("where clause nested too deeply");
-    if (isPrototypeKey(key)) throw badRequest(`refused key '${key}'`);
+    if (isRefusedKey(key)) throw badRequest(`refused key '${key}'`);
     if (!key.startsWith("$")) return;
     if (SCRIPT_OPERATORS.has(key) || this.blacklist.has(key)) throw badRequest(`operator ${key} is banned`);
     if (!KNOWN_OPERATORS.has(key) && !this.whitelist.has(key)) throw badRequest(`unknown operator ${key}`);

@@ -5,7 +5,7 @@ import type { Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { checkJsonShape } from "../http/json-shape.ts";
 import type { Config } from "../settings/normalize.ts";
-import { isPrototypeKey } from "../util/objects.ts";
+import { isRefusedKey } from "../util/objects.ts";
 
 /** The body as FormData, refused (413) past MAX_BODY_SIZE before it is all read. */
 async function readForm(ctx: RequestContext): Promise<FormData> {
@@ -74,7 +74,7 @@ export async function readMultipart(ctx: RequestContext, config: Config): Promis
   const fields = new Map<string, unknown[]>();
   const files = new Map<string, unknown[]>();
   const add = (into: Map<string, unknown[]>, key: string, value: unknown) => {
-    if (isPrototypeKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
+    if (isRefusedKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
     into.set(key, [...(into.get(key) ?? []), value]);
   };
   for (const [key, value] of form) {

@@ -6,7 +6,7 @@ import { HttpError, badRequest } from "../errors.ts";
 import { BodyError, readTextWithin } from "../http/body.ts";
 import { checkJsonShape } from "../http/json-shape.ts";
 import type { Config } from "../settings/normalize.ts";
-import { isPrototypeKey } from "../util/objects.ts";
+import { isRefusedKey } from "../util/objects.ts";
 
 /**
  * Reads the body as text, refusing more than the request's body limit before reading it all.
@@ -49,7 +49,7 @@ async function readOtherPayload(ctx: RequestContext, config: Config, contentType
     const form = new URLSearchParams(await readBodyText(ctx));
     const doc: Record<string, unknown> = {};
     for (const [key, value] of form) {
-      if (isPrototypeKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
+      if (isRefusedKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
       // A repeated key keeps its first value, or all of them in a list with AUTO_COLLAPSE_MULTI_KEYS.
       if (!(key in doc)) doc[key] = value;
       else if (config.AUTO_COLLAPSE_MULTI_KEYS) doc[key] = [doc[key], value].flat();

@@ -3,8 +3,13 @@
 
 const PROTOTYPE_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
-/** A key, or a segment of a dotted key, that could reach an object's prototype downstream. */
-export function isPrototypeKey(key: string): boolean {
+/**
+ * A key, or a segment of a dotted key, that could reach an object's prototype downstream, or
+ * one with a NUL byte, which no BSON document can hold (MongoDB refuses it where the other
+ * stores would keep it): refused alike on every store.
+ */
+export function isRefusedKey(key: string): boolean {
+  if (key.includes("\0")) return true;
   // Most keys have no dot: one lookup instead of an array of parts.
   return key.includes(".") ? key.split(".").some((part) => PROTOTYPE_KEYS.has(part)) : PROTOTYPE_KEYS.has(key);
 }

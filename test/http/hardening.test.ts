@@ -160,6 +160,20 @@ describe("prototype pollution", () => {
   });
 });
 
+describe("NUL bytes in field names", () => {
+  it("are a 400 in where, sort, projection and bodies on every store, and nothing is stored", async () => {
+    start({ DOMAIN: { people: { ...people, allow_unknown: true } } });
+    await api.post("/people", { name: "x" });
+    const key = "a\u0000b";
+    for (const query of [`where=${q({ [key]: 1 })}`, `where=${q({ $or: [{ [key]: 1 }] })}`, `sort=${q([[key, 1]])}`, `projection=${q({ [key]: 1 })}`]) {
+      await expect400(await api.get(`/people?${query}`));
+    }
+    await expect400(await api.post("/people", { name: "y", [key]: 1 }));
+    await expect400(await api.post("/people", { name: "y", address: { [key]: 1 } }));
+    expect(await stored()).toHaveLength(1);
+  });
+});
+
 describe("JSON nesting", () => {
   const nested = (depth: number, leaf = "1") => '{"a":'.repeat(depth) + leaf + "}".repeat(depth);
 

@@ -60,8 +60,10 @@ export function translateError(error: unknown): unknown {
     if (error instanceof MongoInvalidArgumentError) return new InvalidQueryError(error.message, { cause: error });
     return error;
   }
-  // Raised while serializing a value BSON cannot hold (an invalid key, a cyclic document).
-  if (error instanceof BSONError) return new InvalidQueryError(error.message, { cause: error });
+  // Raised while serializing a value BSON cannot hold (a key with a NUL byte, a cyclic document).
+  // By its brand, not instanceof: the mongodb package (CommonJS) throws the BSONError of bson's
+  // CommonJS build, a class of its own beside the ES module everest imports.
+  if (BSONError.isBSONError(error)) return new InvalidQueryError(error.message, { cause: error });
   return error;
 }
 
