@@ -256,6 +256,22 @@ describe.skipIf(!uri)("mongodb driver", () => {
       }
     });
 
+    it("answers a change-feed stream 503 while the database is unreachable, not 500", async () => {
+      const settings = { CHANGE_FEED: true, DOMAIN: { people: {} } };
+      const handler = createHandler(settings, { driver: new MongoDriver({ uri: driverUri(), databaseName: `${t.database}_feed`, client: { serverSelectionTimeoutMS: 2000 } }), logger: createLogger(() => undefined) });
+      try {
+        // Opened and its collection bound first: the stream's own first read is the change log's.
+        expect((await handler(new Request("http://api.test/people"))).status).toBe(200);
+        await relay.stop();
+        const down = await handler(new Request("http://api.test/people", { headers: { Accept: "text/event-stream" } }));
+        expect(down.status).toBe(503);
+        expect(await down.json()).toMatchObject({ _status: "ERR", _error: { code: 503 } });
+      } finally {
+        await relay.start();
+        await handler.app.close();
+      }
+    });
+
     it("recovers when the database was already down at the first operation", async () => {
       await relay.stop();
       const late = new MongoDriver({ uri: driverUri(), databaseName: "everest", client: { serverSelectionTimeoutMS: 2000 } });

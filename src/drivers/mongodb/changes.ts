@@ -15,6 +15,7 @@ import type { Db } from "mongodb";
 import { formatPosition, newEpoch, parsePosition, retainedSince, Watchers, type Retention } from "../change-log.ts";
 import type { ChangeLog, ChangeOperation, ChangeRead, ChangeRecord, Doc, Target } from "../types.ts";
 import { ChangeStreamLog } from "./change-streams.ts";
+import { run } from "./errors.ts";
 import { ownBson } from "./own-bson.ts";
 
 const CHANGES = "_everest_changes";
@@ -51,7 +52,26 @@ export class MongoChangeLog implements ChangeLog {
     private readonly retention: Retention,
   ) {}
 
-  async record(target: Target): Promise<void> {
+  // The contract's errors (./errors.ts), as the driver's own methods throw them: an unreachable
+  // server is DatabaseUnavailableError (a 503), for a feed's stream as for any read.
+  record(target: Target): Promise<void> {
+    return run(() => this.recordNow(target));
+  }
+
+  head(database?: string): Promise<string> {
+    return run(() => this.headNow(database));
+  }
+
+  read(database: string | undefined, after: string, limit: number): Promise<ChangeRead> {
+    return run(() => this.readNow(database, after, limit));
+  }
+
+  /** Records a write's changes, numbered in one step, and wakes this process's streams. */
+  write(target: Target, changes: PendingChange[]): Promise<void> {
+    return run(() => this.writeNow(target, changes));
+  }
+
+  private async recordNow(target: Target): Promise<void> {
     const streams = await this.streams();
     if (streams) return streams.record(target);
     const db = target.database ?? this.defaultDatabase;
@@ -63,14 +83,14 @@ export class MongoChangeLog implements ChangeLog {
     return this.recorded.has(`${target.database ?? this.defaultDatabase}\u0000${target.collection}`);
   }
 
-  async head(database?: string): Promise<string> {
+  private async headNow(database?: string): Promise<string> {
     const streams = await this.streams();
     if (streams) return streams.head(database);
     const { epoch, seq } = await this.state(database ?? this.defaultDatabase);
     return formatPosition(epoch, seq);
   }
 
-  async read(database: string | undefined, after: string, limit: number): Promise<ChangeRead> {
+  private async readNow(database: string | undefined, after: string, limit: number): Promise<ChangeRead> {
     const streams = await this.streams();
     if (streams) return streams.read(database, after, limit);
     const db = database ?? this.defaultDatabase;
@@ -100,8 +120,7 @@ export class MongoChangeLog implements ChangeLog {
     return this.watchers.add(database ?? this.defaultDatabase, wake);
   }
 
-  /** Records a write's changes, numbered in one step, and wakes this process's streams. */
-  async write(target: Target, changes: PendingChange[]): Promise<void> {
+  private async writeNow(target: Target, changes: PendingChange[]): Promise<void> {
     if (changes.length === 0) return;
     const db = target.database ?? this.defaultDatabase;
     const handle = await this.db(db);
