@@ -383,10 +383,7 @@ export class FileLockedError extends Error {
 /** A `file:` URI where the adapter gave no FileAccess: what to pass instead. */
 export class FileAccessMissingError extends Error {
   constructor(uri: string) {
-    super(
-      `the URI '${uri}' keeps a journal in a file, which needs file access: createHandler(settings, { services: { files: new NodeFileAccess() } }), ` +
-        `NodeFileAccess from 'everest-api/node', '/deno' or '/bun', or \`everest serve --db ${uri}\``,
-    );
+    super(`'${uri}' needs file access: createHandler(settings, { services: { files: new NodeFileAccess() } }), from everest-api/node, /deno or /bun`);
     this.name = "FileAccessMissingError";
   }
 }

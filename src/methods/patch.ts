@@ -16,7 +16,6 @@ import type { Config, Resource } from "../settings/normalize.ts";
 import type { Issues, ValidationResult } from "../validation/types.ts";
 import { fieldMask } from "../auth/field-masks.ts";
 import { checkWritable, keepUnwritable, restoreKept, withoutKeptIssues, type Kept } from "../auth/field-writes.ts";
-import { expandsDottedKeys, withDottedKeysExpanded } from "../validation/normalize.ts";
 
 
 /** Eve's `resolve_nested_documents`: sub-documents merge into the stored ones, recursively. */
@@ -46,11 +45,12 @@ export function duplicateFailure(config: Config, ctx: CallScope, error: Duplicat
  */
 export function validateWrite(services: Services, ctx: CallScope, sent: Doc, original: Doc, mode: "PATCH" | "PUT", collect?: (issues: Issues) => void, keep: Keep = "stored"): Doc | Promise<Doc> {
   const resource = ctx.resource!;
+  const validator = services.validators.get(resource.name)!;
   // Judged as it will be stored: `{"profile.ssn": …}` sets profile's ssn.
-  const payload = resource.field_rules && expandsDottedKeys(resource, services.config) ? withDottedKeysExpanded(sent) : sent;
+  const payload = resource.field_rules ? validator.expanded(sent) : sent;
   const mask = resource.field_rules && checkWritable(ctx, resource, payload, original);
   const kept = mask && keepUnwritable(mask, payload, original, mode === "PUT");
-  const validating = services.validators.get(resource.name)!.validate(kept ? kept.document : payload, mode, validationEnv(services, ctx, original));
+  const validating = validator.validate(kept ? kept.document : payload, mode, validationEnv(services, ctx, original));
   // Not async: a document with nothing to wait for is validated without a promise (src/validation/validator.ts).
   if (validating instanceof Promise) return validating.then((result) => validated(services.config, result, original, kept, collect, keep));
   return validated(services.config, validating, original, kept, collect, keep);

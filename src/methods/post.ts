@@ -21,7 +21,6 @@ import { absoluteUrl } from "../http/plain-path.ts";
 import { objectIdHex } from "../util/objectid.ts";
 import { fieldMask, pathVisibility, type Mask } from "../auth/field-masks.ts";
 import { checkWritable } from "../auth/field-writes.ts";
-import { expandsDottedKeys, withDottedKeysExpanded } from "../validation/normalize.ts";
 
 /** `uniqueByIndex`: the unique fields a POST leaves to the store's index (see uniqueByIndex below). */
 export function validationEnv(services: Services, ctx: CallScope, original?: Doc, uniqueByIndex?: ReadonlySet<string>): ValidationEnv {
@@ -96,13 +95,13 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   const declared = Object.keys(path.declared).length > 0;
   const documentsOnly = (items.length === 1 && isPlainObject(items[0]) ? items : items.filter(isPlainObject)) as Doc[];
   let incoming = declared ? documentsOnly.map((item) => ({ ...item, ...path.declared })) : documentsOnly;
+  const validator = services.validators.get(resource.name)!;
   if (resource.field_rules) {
     // Judged as they will be stored: `{"profile.ssn": …}` sets profile's ssn.
-    if (expandsDottedKeys(resource, config)) incoming = incoming.map(withDottedKeysExpanded);
+    incoming = incoming.map((document) => validator.expanded(document));
     // Nothing is validated (no lookup made) for a request that sets a field it may not write.
     for (const document of incoming) checkWritable(ctx, resource, document);
   }
-  const validator = services.validators.get(resource.name)!;
   const validateAll = (env: ValidationEnv): ValidationResult[] | Promise<ValidationResult[]> => {
     if (incoming.length !== 1) return validator.validateMany(incoming, env);
     const validating = validator.validate(incoming[0]!, "POST", env);

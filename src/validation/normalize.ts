@@ -8,7 +8,6 @@ import { pyEqual, valueAt } from "./walk.ts";
 import type { ValidationMode } from "./types.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { asDbRef } from "./datatypes.ts";
-import type { Config, Resource } from "../settings/normalize.ts";
 
 const RESERVED_KEYS = new Set(["__proto__", "constructor", "prototype"]);
 
@@ -59,11 +58,6 @@ export function prepare(value: unknown, path: Path, expandDots: boolean, issues:
   return out;
 }
 
-/** Whether a resource's documents have their dotted keys expanded (Eve's NORMALIZE_DOTTED_FIELDS, or the resource's own). */
-export function expandsDottedKeys(resource: Resource, config: Config): boolean {
-  return (resource.raw.normalize_dotted_fields ?? config.NORMALIZE_DOTTED_FIELDS) !== false;
-}
-
 function hasDottedKey(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasDottedKey);
   if (!isPlainObject(value)) return false;
@@ -71,12 +65,7 @@ function hasDottedKey(value: unknown): boolean {
   return false;
 }
 
-/**
- * A write's document as validation will see it, its dotted keys expanded (`{"a.b": 1}` →
- * `{"a": {"b": 1}}`), for what must judge the fields a write sets before validation does: field
- * rules, and the fields a write by filter sends to every document. The document itself when it
- * has no dotted key, or when expanding it finds a problem that validation will refuse it for.
- */
+/** ResourceValidator.expanded (./types.ts), where the resource expands dotted keys. */
 export function withDottedKeysExpanded(document: Doc): Doc {
   if (!hasDottedKey(document)) return document;
   const issues: KeyIssue[] = [];

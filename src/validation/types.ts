@@ -60,4 +60,12 @@ export interface ResourceValidator {
    * (docs/decisions.md §5: two documents of one request sharing a unique value both fail).
    */
   validateMany(documents: Doc[], env: ValidationEnv): Promise<ValidationResult[]>;
+  /**
+   * The document with its dotted keys expanded as validate() will expand them (`{"a.b": 1}` →
+   * `{"a": {"b": 1}}`, where the resource's NORMALIZE_DOTTED_FIELDS is on), for what must judge
+   * the fields a write sets before validation does: field rules, and the fields a write by filter
+   * sends to every document. The document itself when it has no dotted key, or when expanding it
+   * finds a problem that validation will refuse it for.
+   */
+  expanded(document: Doc): Doc;
 }

@@ -8,7 +8,7 @@ import type { DictNode, DocRun, UniqueCandidate } from "./tree.ts";
 import { Level, MESSAGES, renderIssues } from "./errors.ts";
 import type { ValidatorExtensions } from "./extensions.ts";
 import type { JsonEngine } from "./jsonschema.ts";
-import { convertDict, expandsDottedKeys, normalizeDict, prepare, type KeyIssue } from "./normalize.ts";
+import { convertDict, normalizeDict, prepare, withDottedKeysExpanded, type KeyIssue } from "./normalize.ts";
 import { pyRepr } from "./pyrepr.ts";
 import { settle } from "./rules.ts";
 import { validateDict } from "./walk.ts";
@@ -92,7 +92,7 @@ export function compileValidator(resource: Resource, config: Config, extensions:
     jsonReady = loadJsonEngine().then((engine) => (json = engine.compileJsonEngine(root)));
     jsonReady.catch(() => {});
   }
-  const expandDots = expandsDottedKeys(resource, config);
+  const expandDots = (resource.raw.normalize_dotted_fields ?? config.NORMALIZE_DOTTED_FIELDS) !== false;
   const asList = config.VALIDATION_ERROR_AS_LIST === true;
 
   // Not async, like validate below: a document with nothing to wait for (no custom async rule,
@@ -148,6 +148,8 @@ export function compileValidator(resource: Resource, config: Config, extensions:
       const checking = check(document, mode, env);
       return checking instanceof Promise ? checking.then(finish) : finish(checking);
     },
+
+    expanded: (document) => (expandDots ? withDottedKeysExpanded(document) : document),
 
     async validateMany(documents, env) {
       const checked = await Promise.all(documents.map((document) => check(document, "POST", env)));

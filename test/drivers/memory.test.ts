@@ -457,7 +457,7 @@ describe("createDriver", () => {
   });
 
   it("refuses a file: URI when the runtime gives no file access", async () => {
-    await expect(createDriver("file:/tmp/x.jsonl", options)).rejects.toThrow(/services\.files/);
+    await expect(createDriver("file:/tmp/x.jsonl", options)).rejects.toThrow(/NodeFileAccess/);
   });
 
   it("names the scheme and the supported ones for an unknown URI", async () => {
