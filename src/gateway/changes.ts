@@ -6,6 +6,26 @@
 import { InvalidPositionError, type Doc, type Driver, type Target } from "../drivers/types.ts";
 import { GatewayError, isCount, isString, required, type Body } from "./parameters.ts";
 
+/**
+ * A write of a collection whose changes the client has asked to record says so (`recorded:
+ * true`, src/drivers/data-api/driver.ts), and the collection is recorded here before the write:
+ * what a driver records lives in its process, so a gateway restarted since records the
+ * collection's changes from the first write on, not from a changesRecord the client never sends
+ * again. Each collection is asked once per gateway.
+ */
+export function recordingOnWrite(driver: Driver, allow: (target: Target) => void): (body: Body) => Promise<void> {
+  const asked = new Set<string>();
+  return async (body) => {
+    const { database, collection } = body;
+    if (body.recorded !== true || !driver.changes || typeof database !== "string" || typeof collection !== "string") return;
+    const key = `${database}\u0000${collection}`;
+    if (asked.has(key)) return;
+    allow({ database, collection });
+    await driver.changes.record({ database, collection });
+    asked.add(key);
+  };
+}
+
 /** Changes in one answer at most, whatever the client asks: each carries two documents. */
 export const MAX_CHANGES = 200;
 

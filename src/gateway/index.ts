@@ -32,7 +32,7 @@ import {
   update,
   type Body,
 } from "./parameters.ts";
-import { changeAction } from "./changes.ts";
+import { changeAction, recordingOnWrite } from "./changes.ts";
 
 export interface DataApiHandlerOptions {
   /** Keys a client may present (`api-key` header or `Authorization: Bearer`); at least one. */
@@ -121,7 +121,10 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
     return given;
   }
 
+  const keepRecording = recordingOnWrite(driver, allow);
+
   async function perform(action: Action, body: Body): Promise<Doc> {
+    await keepRecording(body);
     switch (action) {
       case "everest.changesRecord":
       case "everest.changesHead":

@@ -286,6 +286,27 @@ describe("data-api driver", () => {
     await expect(createDriver(BASE, { databaseName: "app", settings: { DB_OPTIONS: { timeoutMS: "soon" } } })).rejects.toThrow(/timeoutMS/);
   });
 
+  it("has its collection's changes recorded by a gateway restarted since it asked, from the first write on", async () => {
+    const before = await MemoryDriver.open({ databaseName: "everest" });
+    let gatewayNow = createDataApiHandler(before, { apiKeys: [KEY] });
+    const driver = driverWith(async (input, init) => gatewayNow(new Request(input, init)));
+    await driver.changes.record(t);
+    await driver.insertMany(t, [{ _id: 1 }]);
+    expect(await before.changes.head("app")).toMatch(/\.1$/);
+    // Restarted: the driver behind it has been asked nothing (an in-memory set, as MongoDB's log keeps it).
+    const after = await MemoryDriver.open({ databaseName: "everest" });
+    gatewayNow = createDataApiHandler(after, { apiKeys: [KEY] });
+    const start = await after.changes.head("app");
+    await driver.insertMany(t, [{ _id: 2 }]);
+    await driver.updateOne(t, { _id: 2 }, { $set: { n: 1 } });
+    const read = await after.changes.read("app", start, 10);
+    expect(read.expired ? [] : read.records.map(({ op, id }) => [op, id])).toEqual([["insert", 2], ["update", 2]]);
+    // A collection nobody asked to record is not recorded.
+    await driver.insertMany({ collection: "other" }, [{ _id: 3 }]);
+    const later = await after.changes.read("app", start, 10);
+    expect(later.expired ? [] : later.records.map(({ collection }) => collection)).toEqual(["people", "people"]);
+  });
+
   it("sends a 'Bearer …' key as an Authorization header", async () => {
     let authorization: string | null = null;
     const driver = new DataApiDriver({

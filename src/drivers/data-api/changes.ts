@@ -41,9 +41,13 @@ export class DataApiChangeLog implements ChangeLog {
     return this.watchers.add(database ?? this.defaultDatabase, wake);
   }
 
+  /** Whether this process asked to record the collection's changes. */
+  records(target: Target): boolean {
+    return this.recorded.has(`${target.database ?? this.defaultDatabase}\u0000${target.collection}`);
+  }
+
   /** After a write through this driver: this process's streams look at once. */
   written(target: Target): void {
-    const database = target.database ?? this.defaultDatabase;
-    if (this.recorded.has(`${database}\u0000${target.collection}`)) this.watchers.notify(database);
+    if (this.records(target)) this.watchers.notify(target.database ?? this.defaultDatabase);
   }
 }

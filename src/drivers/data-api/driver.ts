@@ -270,8 +270,11 @@ export class DataApiDriver implements Driver {
 
   private async call(action: Action, body: Doc): Promise<Doc> {
     let request: string;
+    // A write of a collection this process records says so: the gateway then records it, also
+    // after a restart that lost what it had been asked (src/gateway/changes.ts, recordingOnWrite).
+    const recorded = !READ_ACTIONS.has(action) && typeof body.collection === "string" && this.changes.records({ database: body.database as string, collection: body.collection });
     try {
-      request = encode(this.payload(body));
+      request = encode(this.payload(recorded ? { ...body, recorded: true } : body));
     } catch (error) {
       // What BSON cannot hold (a regex flag it lacks, a cycle) is the query's fault, as with the mongodb driver.
       if (error instanceof BSONError) throw new InvalidQueryError(error.message, { cause: error });
