@@ -74,6 +74,21 @@ function validated(config: Config, result: ValidationResult, original: Doc, kept
 }
 
 /**
+ * A soft-deleted document that a PATCH brings back: its unique values it does not change are
+ * checked again, as a PUT's validation checks every field. While it was deleted another document
+ * may have taken one (`unique` leaves deleted documents out, and a soft-deleting resource has no
+ * unique index to refuse the write; src/data/layer.ts).
+ */
+async function checkRestoredUniques(services: Services, ctx: CallScope, original: Doc, sent: Doc): Promise<void> {
+  const resource = ctx.resource!;
+  const held: Doc = {};
+  for (const [field, rules] of Object.entries(resource.schema)) if (rules.unique === true && Object.hasOwn(original, field) && !Object.hasOwn(sent, field)) held[field] = original[field];
+  if (Object.keys(held).length === 0) return;
+  const result = await services.validators.get(resource.name)!.validate(held, "PATCH", validationEnv(services, ctx, original));
+  if (!result.valid) throw validationFailure(services.config, result.issues);
+}
+
+/**
  * Whether a PATCH may work on the store's own version of the original (FindQuery.shared) rather
  * than a copy of it: nothing here changes the original (the updated document is a new object,
  * src/drivers/memory keeps versions unchanged), and it is handed to no code of the
@@ -121,6 +136,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
 
   const validated = validateWrite(services, ctx, changes, original, "PATCH");
   const updates = validated instanceof Promise ? await validated : validated;
+  if (resource.soft_delete && original[config.DELETED] === true) await checkRestoredUniques(services, ctx, original, changes);
   updates[config.LAST_UPDATED] = now();
   // A PATCH always leaves the document live: it restores a soft-deleted one.
   if (resource.soft_delete) updates[config.DELETED] = false;

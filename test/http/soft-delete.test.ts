@@ -101,6 +101,14 @@ describe("soft delete", () => {
     expect((await api.post("/items", { code: "again" })).status).toBe(422);
     await removed(`/items/${first._id}`, first._etag);
     expect((await api.post("/items", { code: "again" })).status).toBe(201);
+    // The first one cannot come back holding it, by PATCH as by PUT; with another value it can.
+    const deleted = await json(await api.get(`/items/${first._id}`));
+    const patched = await api.patch(`/items/${first._id}`, {}, { "If-Match": deleted._etag });
+    expect(patched.status).toBe(422);
+    expect(await json(patched)).toEqual({ _status: "ERR", _issues: { code: "value 'again' is not unique" } });
+    expect((await api.put(`/items/${first._id}`, { code: "again" }, { "If-Match": deleted._etag })).status).toBe(422);
+    expect((await json(await api.get(`/items?where=${encodeURIComponent('{"code": "again"}')}`)))._items).toHaveLength(1);
+    expect((await api.patch(`/items/${first._id}`, { code: "again, restored" }, { "If-Match": deleted._etag })).status).toBe(200);
   });
 
   it("refuses references to deleted documents and embeds them as null", async () => {
