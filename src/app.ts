@@ -153,7 +153,7 @@ export class App {
     this.features = new FeaturePipeline([
       mediaFeature(this.config, this.data),
       versioningFeature(this.config, this.data),
-      ...oplogFeatures(this.config, this.data, this.hooks, this.access),
+      ...oplogFeatures(this.config, this.data, this.hooks, this.access, this.logger),
       ...(options.features ?? []),
     ]);
     this.rendering = compileRendering(this.config);

@@ -12,6 +12,7 @@ import type { Hooks } from "../events/hooks.ts";
 import { now } from "../util/clock.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { displayUrl } from "../settings/urls.ts";
+import type { Logger } from "../logging.ts";
 import type { DocumentFeature } from "./pipeline.ts";
 
 class OplogFeature implements DocumentFeature {
@@ -77,7 +78,23 @@ class OplogFeature implements DocumentFeature {
   }
 }
 
-/** The oplog as a document feature; nothing at all when OPLOG is off. */
-export function oplogFeatures(config: Config, data: DataLayer, hooks: Hooks, access: AccessControl): DocumentFeature[] {
-  return config.OPLOG ? [new OplogFeature(config, data, hooks, access)] : [];
+/**
+ * The oplog as a document feature; nothing at all when OPLOG is off. Served to anyone while it
+ * logs resources that have authentication, the log would show their writes (and, with
+ * OPLOG_AUDIT, their content) around it: Eve serves it so too, so start-up says so rather than
+ * refuse settings that port as they are (docs/endpoints.md, "Oplog").
+ */
+export function oplogFeatures(config: Config, data: DataLayer, hooks: Hooks, access: AccessControl, logger: Logger): DocumentFeature[] {
+  if (!config.OPLOG) return [];
+  const log = config.DOMAIN[config.OPLOG_NAME]!;
+  if (!log.internal_resource && (!access.authFor(log) || log.public_methods.includes("GET"))) {
+    const guarded = Object.values(config.DOMAIN).filter((resource) => resource !== log && !resource.internal_resource && access.authFor(resource));
+    if (guarded.length > 0) {
+      logger.warning(
+        `OPLOG_ENDPOINT: anyone may read the log, which records the writes to ${guarded.map((resource) => `'${resource.name}'`).join(", ")}, ` +
+          `resources that need authentication: give DOMAIN['${config.OPLOG_NAME}'] an authentication of its own (and an auth_field), or set AUTH`,
+      );
+    }
+  }
+  return [new OplogFeature(config, data, hooks, access)];
 }

@@ -3,6 +3,8 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { json, testApi } from "../support/api.ts";
 import { TokenAuth } from "../../src/auth/auth.ts";
+import { createHandler } from "../../src/handler.ts";
+import { createLogger } from "../../src/logging.ts";
 import type { RequestContext } from "../../src/context.ts";
 import type { Doc } from "../../src/drivers/types.ts";
 import type { Settings } from "../../src/settings/types.ts";
@@ -162,6 +164,21 @@ class Users extends TokenAuth {
 
 describe("oplog with authentication", () => {
   const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+  it("says at start-up when anyone may read a log of resources that need authentication", () => {
+    const warnings = (overrides: Partial<Settings>) => {
+      const said: string[] = [];
+      createHandler(settings(overrides), { logger: createLogger((record) => void (record.level === "WARNING" && said.push(record.message))) });
+      return said;
+    };
+    const guarded = { ...settings().DOMAIN, notes: { authentication: Users, auth_field: "owner", schema: { text: { type: "string" } } } };
+    expect(warnings({ DOMAIN: guarded })).toEqual([expect.stringMatching(/^OPLOG_ENDPOINT: anyone may read the log, which records the writes to 'notes', .*DOMAIN\['oplog'\]/)]);
+    expect(warnings({ DOMAIN: { ...guarded, oplog: { authentication: Users } } })).toEqual([]);
+    expect(warnings({ DOMAIN: { ...guarded, oplog: { authentication: Users, public_methods: ["GET"] } } })).toHaveLength(1);
+    expect(warnings({ AUTH: Users, DOMAIN: guarded })).toEqual([]);
+    expect(warnings({ OPLOG_ENDPOINT: null, DOMAIN: guarded })).toEqual([]);
+    expect(warnings({})).toEqual([]);
+  });
 
   it("the endpoint carries its own settings: auth on the log of a public API", async () => {
     const api = testApi(settings({ DOMAIN: { ...settings().DOMAIN, oplog: { authentication: Users } } }));
