@@ -171,7 +171,7 @@ describe("oplog with authentication", () => {
       createHandler(settings(overrides), { logger: createLogger((record) => void (record.level === "WARNING" && said.push(record.message))) });
       return said;
     };
-    const guarded = { ...settings().DOMAIN, notes: { authentication: Users, auth_field: "owner", schema: { text: { type: "string" } } } };
+    const guarded: Settings["DOMAIN"] = { ...settings().DOMAIN, notes: { authentication: Users, auth_field: "owner", schema: { text: { type: "string" } } } };
     expect(warnings({ DOMAIN: guarded })).toEqual([expect.stringMatching(/^OPLOG_ENDPOINT: anyone may read the log, which records the writes to 'notes', .*DOMAIN\['oplog'\]/)]);
     expect(warnings({ DOMAIN: { ...guarded, oplog: { authentication: Users } } })).toEqual([]);
     expect(warnings({ DOMAIN: { ...guarded, oplog: { authentication: Users, public_methods: ["GET"] } } })).toHaveLength(1);
