@@ -8,6 +8,7 @@ import { documentEtag } from "../render/etag.ts";
 import { duplicateIssues, validationEnv } from "./post.ts";
 import type { Reply } from "../render/reply.ts";
 import { requireDocument, type PayloadSource } from "../request/payload.ts";
+import { keepPathValues } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
 import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, loadOriginal, writeCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
@@ -134,7 +135,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const changes = owned || resource.id_field in payload ? withoutKey(payload, resource.id_field) : payload;
   if (owned) changes[authField] = ctx.requestAuthValue;
 
-  const validated = validateWrite(services, ctx, changes, original, "PATCH");
+  const validated = validateWrite(services, ctx, keepPathValues(ctx, resource, config, changes), original, "PATCH");
   const updates = validated instanceof Promise ? await validated : validated;
   if (resource.soft_delete && original[config.DELETED] === true) await checkRestoredUniques(services, ctx, original, changes);
   updates[config.LAST_UPDATED] = now();

@@ -51,6 +51,16 @@ export function pathFields(ctx: CallScope, resource: Resource, config: Config): 
 }
 
 /**
+ * A PATCH's fields with the sub-resource segments it sets put back to the URL's values, as POST
+ * and PUT take them: a write cannot move a document out of the URL it was sent to. The payload
+ * itself when it sets none (every resource without segments).
+ */
+export function keepPathValues(ctx: CallScope, resource: Resource, config: Config, payload: Doc): Doc {
+  if (!resource.urlParams.some((param) => Object.hasOwn(payload, param.name))) return payload;
+  return { ...payload, ...pathConditions(ctx, resource, config) };
+}
+
+/**
  * The item lookup of an item request, sub-resource segments included. Eve casts 24 hex digits
  * on the id field to an ObjectId whatever the schema types the field (eve/io/mongo/mongo.py
  * `_mongotize`), so a resource that declares its id a string still finds the documents it

@@ -91,6 +91,10 @@ describe("sub-resources", () => {
     // PUT keeps the document under its path: the segment is written back.
     const replaced = await json(await api.get(right));
     expect(replaced).toMatchObject({ number: 31, person: bob });
+    // So does PATCH: a segment it sets is the URL's, and the document stays where it was sent.
+    const moved = await api.patch(right, { number: 32, person: ada }, { "If-Match": replaced._etag });
+    expect(moved.status).toBe(200);
+    expect(await json(await api.get(right))).toMatchObject({ number: 32, person: bob });
   });
 
   it("DELETE of the sub-collection removes only the path's documents", async () => {
