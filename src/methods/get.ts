@@ -181,7 +181,13 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
   const embedded = resolveEmbeddedFields(config, ctx, resource);
   const { projection, project } = readProjection(config, ctx, resource, fieldMask(ctx, resource, "read"));
   const shared = onlyRendered(services, ctx, resource, "on_fetched_item", embedded);
-  const { documents, versioned } = await services.data.find(ctx, resource, { filter: lookup, limit: 1, showDeleted: true, projection, shared, count: false });
+  // A deleted document and a live one may share a value of another lookup field (`unique` leaves
+  // deleted documents out): the live one is the item, the deleted one only when none is.
+  const preferLive = resource.soft_delete && ctx.endpoint.lookupField !== undefined && ctx.endpoint.lookupField !== resource.id_field;
+  const query = { filter: lookup, limit: 1, projection, shared, count: false };
+  let found = await services.data.find(ctx, resource, { ...query, showDeleted: !preferLive });
+  if (preferLive && found.documents.length === 0) found = await services.data.find(ctx, resource, { ...query, showDeleted: true });
+  const { documents, versioned } = found;
   const stored = documents[0];
   if (!stored) throw new HttpError(404);
 

@@ -9,6 +9,7 @@ const settings: Settings = {
   SOFT_DELETE: true,
   DOMAIN: {
     items: {
+      additional_lookup: { url: 'regex("[a-z][\\w,-]*")', field: "code" },
       schema: {
         name: { type: "string" },
         code: { type: "string", unique: true },
@@ -109,6 +110,16 @@ describe("soft delete", () => {
     expect((await api.put(`/items/${first._id}`, { code: "again" }, { "If-Match": deleted._etag })).status).toBe(422);
     expect((await json(await api.get(`/items?where=${encodeURIComponent('{"code": "again"}')}`)))._items).toHaveLength(1);
     expect((await api.patch(`/items/${first._id}`, { code: "again, restored" }, { "If-Match": deleted._etag })).status).toBe(200);
+  });
+
+  it("finds the live document by another lookup field where a deleted one shares its value", async () => {
+    const old = await created("/items", { name: "old", code: "shadow" });
+    await removed(`/items/${old._id}`, old._etag);
+    expect((await api.get("/items/shadow")).status).toBe(404);
+    const live = await created("/items", { name: "new", code: "shadow" });
+    const found = await api.get("/items/shadow");
+    expect(found.status).toBe(200);
+    expect(await json(found)).toMatchObject({ _id: live._id, name: "new" });
   });
 
   it("refuses references to deleted documents and embeds them as null", async () => {
