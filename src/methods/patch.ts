@@ -47,8 +47,11 @@ export function duplicateFailure(config: Config, ctx: CallScope, error: Duplicat
 export function validateWrite(services: Services, ctx: CallScope, sent: Doc, original: Doc, mode: "PATCH" | "PUT", collect?: (issues: Issues) => void, keep: Keep = "stored"): Doc | Promise<Doc> {
   const resource = ctx.resource!;
   const validator = services.validators.get(resource.name)!;
+  // The creation date is the server's: a PATCH leaves it as stored, as a PUT keeps it.
+  const created = services.config.DATE_CREATED;
+  const own = mode === "PATCH" && Object.hasOwn(sent, created) ? withoutKey(sent, created) : sent;
   // Judged as it will be stored: `{"profile.ssn": …}` sets profile's ssn.
-  const payload = resource.field_rules ? validator.expanded(sent) : sent;
+  const payload = resource.field_rules ? validator.expanded(own) : own;
   const mask = resource.field_rules && checkWritable(ctx, resource, payload, original);
   const kept = mask && keepUnwritable(mask, payload, original, mode === "PUT");
   const validating = validator.validate(kept ? kept.document : payload, mode, validationEnv(services, ctx, original));

@@ -15,6 +15,7 @@ import { pathFields } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { pyStr } from "../validation/pyrepr.ts";
+import { MESSAGES } from "../validation/errors.ts";
 import { writeResponse } from "./bandwidth.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { absoluteUrl } from "../http/plain-path.ts";
@@ -45,7 +46,7 @@ export function validationEnv(services: Services, ctx: CallScope, original?: Doc
 export function duplicateIssues(error: DuplicateKeyError, hidden: Mask | null): Issues {
   const issues: Issues = {};
   for (const [field, value] of Object.entries(error.keyValue)) {
-    issues[field] = hidden && pathVisibility(hidden, field) !== "shown" ? "value is not unique" : `value '${value}' is not unique`;
+    issues[field] = hidden && pathVisibility(hidden, field) !== "shown" ? "value is not unique" : MESSAGES.notUnique(value);
   }
   return issues;
 }

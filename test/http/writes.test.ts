@@ -145,6 +145,19 @@ describe("PATCH", () => {
     expect(await json(response)).toEqual({ _issues: { role: "unallowed values ['boss']" }, _status: "ERR" });
   });
 
+  it("leaves _created as stored, whatever the body says", async () => {
+    const created = await json(await api.post("/people", { lastname: "Created" }));
+    const before = await json(await api.get(`/people/${created._id}`));
+    for (const value of [{ hacked: true }, "x", "Mon, 01 Jan 1990 00:00:00 GMT"]) {
+      const current = await json(await api.get(`/people/${created._id}`));
+      const response = await api.patch(`/people/${created._id}`, { _created: value, firstname: "C" }, { "If-Match": current._etag });
+      expect(response.status, await response.clone().text()).toBe(200);
+    }
+    const after = await json(await api.get(`/people/${created._id}`));
+    expect(after._created).toBe(before._created);
+    expect(after.firstname).toBe("C");
+  });
+
   it("refuses to change _id", async () => {
     const created = await json(await api.post("/people", { lastname: "Immutable" }));
     const response = await api.patch(`/people/${created._id}`, { _id: "5f0000000000000000000000" }, { "If-Match": created._etag });
