@@ -184,9 +184,8 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
   // A deleted document and a live one may share a value of another lookup field (`unique` leaves
   // deleted documents out): the live one is the item, the deleted one only when none is.
   const preferLive = resource.soft_delete && ctx.endpoint.lookupField !== undefined && ctx.endpoint.lookupField !== resource.id_field;
-  const query = { filter: lookup, limit: 1, projection, shared, count: false };
-  let found = await services.data.find(ctx, resource, { ...query, showDeleted: !preferLive });
-  if (preferLive && found.documents.length === 0) found = await services.data.find(ctx, resource, { ...query, showDeleted: true });
+  let found = await services.data.find(ctx, resource, { filter: lookup, limit: 1, showDeleted: !preferLive, projection, shared, count: false });
+  if (preferLive && found.documents.length === 0) found = await services.data.find(ctx, resource, { filter: lookup, limit: 1, showDeleted: true, projection, shared, count: false });
   const { documents, versioned } = found;
   const stored = documents[0];
   if (!stored) throw new HttpError(404);
