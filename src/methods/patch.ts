@@ -89,7 +89,10 @@ async function checkRestoredUniques(services: Services, ctx: CallScope, original
   for (const [field, rules] of Object.entries(resource.schema)) if (rules.unique === true && Object.hasOwn(original, field) && !Object.hasOwn(sent, field)) held[field] = original[field];
   if (Object.keys(held).length === 0) return;
   const result = await services.validators.get(resource.name)!.validate(held, "PATCH", validationEnv(services, ctx, original));
-  if (!result.valid) throw validationFailure(services.config, result.issues);
+  if (result.valid) return;
+  // Reported as the store reports a duplicate: without the value of a field the caller may not read.
+  const taken = Object.fromEntries(Object.keys(result.issues).map((field) => [field, held[field]]));
+  throw duplicateFailure(services.config, ctx, new DuplicateKeyError(taken));
 }
 
 /**
