@@ -52,12 +52,15 @@ export function pathFields(ctx: CallScope, resource: Resource, config: Config): 
 
 /**
  * A PATCH's fields with the sub-resource segments it sets put back to the URL's values, as POST
- * and PUT take them: a write cannot move a document out of the URL it was sent to. The payload
- * itself when it sets none (every resource without segments).
+ * and PUT take them: a write cannot move a document out of the URL it was sent to. Only those it
+ * sets: the others (an undeclared one above all, which validation would refuse) are not added.
+ * The payload itself when it sets none (every resource without segments).
  */
 export function keepPathValues(ctx: CallScope, resource: Resource, config: Config, payload: Doc): Doc {
   if (!resource.urlParams.some((param) => Object.hasOwn(payload, param.name))) return payload;
-  return { ...payload, ...pathConditions(ctx, resource, config) };
+  const kept: Doc = { ...payload };
+  for (const [field, value] of Object.entries(pathConditions(ctx, resource, config))) if (Object.hasOwn(payload, field)) kept[field] = value;
+  return kept;
 }
 
 /**

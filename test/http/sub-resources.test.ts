@@ -122,5 +122,9 @@ describe("sub-resources", () => {
     expect((await json(await api.get("/books/7/shelves/top/pages")))._items.map((d: any) => d.text)).toEqual(["one"]);
     expect((await json(await api.get("/books/7/shelves/low/pages")))._items).toEqual([]);
     expect((await json(await api.get(`/books/7/shelves/top/pages?where=${encodeURIComponent('{"book": 7}')}`)))._meta.total).toBe(1);
+    // A PATCH that sets one segment keeps it as the URL says, and adds no other (the undeclared shelf).
+    const patched = await api.patch(`/books/7/shelves/top/pages/${id}`, { book: 8, text: "uno" }, { "If-Match": page._etag });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    expect(await json(await api.get(`/books/7/shelves/top/pages/${id}`))).toMatchObject({ book: 7, text: "uno" });
   });
 });
