@@ -26,6 +26,7 @@ import { fieldMask } from "../auth/field-masks.ts";
 import { positiveWhole } from "../util/numbers.ts";
 import { checkWritablePaths } from "../auth/field-writes.ts";
 import { validationEnv } from "./post.ts";
+import { keepPathValues } from "../routing/lookup.ts";
 import { afterChange, checkBody, hookUpdates, mergeGuards, operatorPaths, splitBody, stampOf, storeUpdate, unmetIssues, type CheckedBody } from "./updates.ts";
 
 /** What a request says in `Prefer` about a write by filter: every document, and at most how many. */
@@ -119,7 +120,7 @@ export async function patchManyInternal(services: Services, ctx: CallScope, filt
   const split = resource.update_operators.length > 0 ? splitBody(payload) : { plain: payload, operators: null };
   const operators = split.operators;
   // The fields sent to every document, as they will be stored: `{"a.b": 1}` changes a's b.
-  const plain = services.validators.get(resource.name)!.expanded(split.plain);
+  const plain = keepPathValues(ctx, resource, config, services.validators.get(resource.name)!.expanded(split.plain));
   if (resource.id_field in plain) throw immutableIdError(resource.id_field);
   if (resource.auth_field && resource.auth_field in plain && ctx.requestAuthValue != null) plain[resource.auth_field] = ctx.requestAuthValue;
   const originals = await matching(services, ctx, filter, limit);

@@ -10,6 +10,7 @@ import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import { now } from "../util/clock.ts";
 import { withoutKey } from "../util/objects.ts";
+import { keepPathValues } from "../routing/lookup.ts";
 import { requirementOf } from "../validation/guards.ts";
 import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, itemWriteMethod, loadOriginal, requiredEtag, writeCondition, type Precondition } from "./conditional.ts";
@@ -39,7 +40,7 @@ export async function operatorPatchInternal(services: Services, ctx: CallScope, 
   if (!operators) return patchInternal(services, ctx, lookup, async () => payload, precondition, { original, etag });
 
   checkImmutableId(resource.id_field, plain, original);
-  const given = withoutKey(plain, resource.id_field);
+  const given = keepPathValues(ctx, resource, config, withoutKey(plain, resource.id_field));
   // The owner is the server's to set: a client cannot hand a document to another user.
   const authField = resource.auth_field;
   if (authField && authField in given && ctx.requestAuthValue != null) given[authField] = ctx.requestAuthValue;

@@ -107,10 +107,14 @@ interface Planned {
   plan: OperandPlan;
 }
 
-/** Fields only everest writes: meta fields, the id, the owner. */
+/**
+ * Fields only everest writes: meta fields, the id, the owner, and a sub-resource's URL segments
+ * (a write cannot move a document out of the URL it was sent to; src/routing/lookup.ts).
+ */
 function reservedFields(resource: Resource, config: Config): Set<string> {
   const reserved = new Set([resource.id_field, config.ID_FIELD, config.ETAG, config.DATE_CREATED, config.LAST_UPDATED, config.DELETED, config.VERSION, config.LATEST_VERSION]);
   if (resource.auth_field) reserved.add(resource.auth_field);
+  for (const param of resource.urlParams) reserved.add(param.name);
   return reserved;
 }
 

@@ -128,3 +128,53 @@ describe("sub-resources", () => {
     expect(await json(await api.get(`/books/7/shelves/top/pages/${id}`))).toMatchObject({ book: 7, text: "uno" });
   });
 });
+
+// Update operators and writes by filter (docs/updates.md) keep a document under its URL too.
+describe("sub-resources with update operators and PATCH by filter", () => {
+  const api = testApi({
+    DOMAIN: {
+      people: { resource_methods: ["GET", "POST"], schema: { name: { type: "string" } } },
+      invoices: {
+        url: `people/<regex("${HEX}"):person>/invoices`,
+        resource_methods: ["GET", "POST", "PATCH"],
+        item_methods: ["GET", "PATCH"],
+        update_operators: ["$set", "$inc"],
+        patch_by_filter: true,
+        schema: { number: { type: "integer" }, person: { type: "objectid" } },
+      },
+    },
+  });
+  afterAll(() => api.close());
+  const invoices = (person: string) => `/people/${person}/invoices`;
+
+  it("sets a segment field back to the URL's value, and refuses an operator on it", async () => {
+    const ada = (await json(await api.post("/people", { name: "Ada" })))._id;
+    const bob = (await json(await api.post("/people", { name: "Bob" })))._id;
+    const created = await json(await api.post(invoices(ada), { number: 1 }));
+    const item = `${invoices(ada)}/${created._id}`;
+
+    // Operators with a plain field: the plain segment field is the URL's.
+    const mixed = await api.patch(item, { $inc: { number: 1 }, person: bob }, { "If-Match": created._etag });
+    expect(mixed.status, await mixed.clone().text()).toBe(200);
+    const after = await json(await api.get(item));
+    expect(after).toMatchObject({ number: 2, person: ada });
+
+    // An operator on the segment field is refused whole: nothing changes.
+    const moved = await api.patch(item, { $set: { person: bob }, $inc: { number: 1 } }, { "If-Match": after._etag });
+    expect(moved.status).toBe(422);
+    expect((await json(moved))._issues).toEqual({ $set: { person: "field is read-only" } });
+    expect(await json(await api.get(item))).toMatchObject({ number: 2, person: ada });
+
+    // By filter: the plain segment field is the URL's, for every document matched.
+    await api.post(invoices(ada), { number: 5 });
+    const byFilter = await api.patch(`${invoices(ada)}?where=${encodeURIComponent('{"number": {"$gte": 2}}')}`, { person: bob, number: 9 });
+    expect(byFilter.status, await byFilter.clone().text()).toBe(200);
+    expect((await json(byFilter))._meta).toEqual({ matched: 2, updated: 2 });
+    const listed = await json(await api.get(invoices(ada)));
+    expect(listed._items.map((d: any) => [d.number, d.person])).toEqual([[9, ada], [9, ada]]);
+    expect((await json(await api.get(invoices(bob))))._items).toEqual([]);
+    const refused = await api.patch(`${invoices(ada)}?where=${encodeURIComponent('{"number": 9}')}`, { $set: { person: bob } });
+    expect(refused.status).toBe(422);
+    expect((await json(await api.get(invoices(ada))))._meta.total).toBe(2);
+  });
+});
