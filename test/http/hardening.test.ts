@@ -174,6 +174,24 @@ describe("NUL bytes in field names", () => {
   });
 });
 
+describe("unpaired surrogates", () => {
+  it("are a 400 in body values and keys on every store, and nothing is stored; a pair is kept", async () => {
+    start({ DOMAIN: { people: { ...people, allow_unknown: true } } });
+    const type = { "Content-Type": "application/json" };
+    for (const body of ['{"name": "a\\ud800b"}', '{"name": "\\udfff"}', '{"tags": ["x", "\\ud83d"]}', '{"address": {"\\ud800": "x"}}', '[{"name": "ok"}, {"name": "\\ud800"}]']) {
+      const response = await api.post("/people", body, type);
+      await expect400(response.clone());
+      expect((await json(response))._error.message).toBe("The JSON document holds an unpaired surrogate");
+    }
+    expect(await stored()).toEqual([]);
+    const created = await json(await api.post("/people", '{"name": "\\ud83d\\ude00"}', type));
+    expect((await json(await api.get(`/people/${created._id}`))).name).toBe("\u{1F600}");
+    const bad = await api.patch(`/people/${created._id}`, '{"name": "\\ud83d"}', { ...type, "If-Match": created._etag });
+    await expect400(bad);
+    expect((await json(await api.get(`/people/${created._id}`))).name).toBe("\u{1F600}");
+  });
+});
+
 describe("JSON nesting", () => {
   const nested = (depth: number, leaf = "1") => '{"a":'.repeat(depth) + leaf + "}".repeat(depth);
 

@@ -36,8 +36,10 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // `file:` journal without file access refused at createHandler, NUL bytes in field names; and
 // 0.4 KB more for a soft-deleted document's unique values checked when a PATCH restores it, the
 // live document found first by an additional lookup, a PATCH keeping a sub-resource's URL
-// segments, the oplog's start-up warning about a log anyone may read.
-const TARGET_GZIP = 118.6 * 1024;
+// segments, the oplog's start-up warning about a log anyone may read. Plus 0.1 KB for unpaired
+// surrogates refused in bodies (no UTF-8 store keeps them) and a sub-resource's URL segments kept
+// by update operators and writes by filter.
+const TARGET_GZIP = 118.7 * 1024;
 
 let dir: string;
 let build: WorkerBuild;
