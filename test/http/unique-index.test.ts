@@ -8,7 +8,7 @@ import { createDriver } from "../../src/drivers/registry.ts";
 import { createLogger, type LogRecord } from "../../src/logging.ts";
 import type { Settings } from "../../src/settings/types.ts";
 import { json, testApi, type TestApi } from "../support/api.ts";
-import { testDriver, type ScopedDriver } from "../support/drivers.ts";
+import { ON_MONGODB_EMULATOR, testDriver, type ScopedDriver } from "../support/drivers.ts";
 import { peopleSettings } from "../support/settings.ts";
 
 const notUnique = (value: string) => ({ lastname: `value '${value}' is not unique` });
@@ -180,5 +180,28 @@ describe("unique without the store's index", () => {
       await client.close();
       await api.close();
     }
+  });
+});
+
+// A unique field's index is sparse: documents without the field are not in it, a null is
+// (docs/decisions.md §5, as MongoDB indexes it; the emulator lets a second null through).
+describe("unique on an optional, nullable field", () => {
+  const api = testApi({ DOMAIN: { codes: { resource_methods: ["GET", "POST"], schema: { n: { type: "integer" }, code: { type: "string", unique: true, nullable: true } } } } });
+  afterAll(() => api.close());
+
+  it("stores any number of documents without the field, and one null", async () => {
+    for (const n of [1, 2, 3]) expect((await api.post("/codes", { n })).status).toBe(201);
+    expect((await api.post("/codes", [{ n: 4 }, { n: 5 }])).status).toBe(201);
+    expect((await api.post("/codes", { n: 6, code: null })).status).toBe(201);
+    expect((await api.post("/codes", { n: 7, code: "x" })).status).toBe(201);
+    const duplicate = await api.post("/codes", { n: 8, code: "x" });
+    expect(duplicate.status).toBe(422);
+    expect((await json(duplicate))._issues).toEqual({ code: "value 'x' is not unique" });
+    if (!ON_MONGODB_EMULATOR) {
+      const secondNull = await api.post("/codes", { n: 9, code: null });
+      expect(secondNull.status).toBe(422);
+      expect((await json(secondNull))._issues).toEqual({ code: "value 'None' is not unique" });
+    }
+    expect(Number((await api.get("/codes")).headers.get("x-total-count"))).toBe(7);
   });
 });
