@@ -30,7 +30,8 @@ export function ownReview({ mode, user, document, allowed }: FieldAccessRequest)
 
 export const employeeSchema: Schema = {
   name: { type: "string", required: true },
-  login: { type: "string" },
+  // Who the review belongs to: only HR may change it, or anyone could make another's review theirs.
+  login: { type: "string", allowed_write_roles: hr },
   salary: { type: "integer", allowed_read_roles: hr, allowed_write_roles: hr },
   review: { type: "string", allowed_read_roles: hr, allowed_write_roles: hr, field_access: ownReview },
   profile: {
