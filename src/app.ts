@@ -32,6 +32,7 @@ import { home } from "./endpoints/home.ts";
 import { deleteCollection, operatorSchemas, patchCollection, patchItemMethod } from "./methods/opt-in-loader.ts";
 import { postCollection } from "./methods/post.ts";
 import { putItem } from "./methods/put.ts";
+import { UniqueClaims } from "./methods/unique-claims.ts";
 import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
 import { isValidJsonpCallback } from "./render/jsonp.ts";
 import { answersCompactJson, compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
@@ -170,6 +171,7 @@ export class App {
       operators: operatorSchemas(this.config, this.validators, (resource) => compileValidator(resource, this.config, options.validation, { engine: options.validationEngine })),
       access: this.access,
       rendered: new KeptJson(this.config),
+      claims: new UniqueClaims(),
     };
     this.internal = new InternalApi(this.services);
     this.feed = Object.values(this.config.DOMAIN).some((resource) => resource.change_feed)
@@ -189,10 +191,9 @@ export class App {
   }
 
   /**
-   * Opens the database of every db prefix, and the rate-limit store, now, so one that cannot be
-   * opened (a damaged or locked journal, a missing package, a runtime without the sockets it
-   * needs, an unreachable Redis) stops start-up instead of failing every request; and builds
-   * every resource's indexes, so an index the stored documents break is reported at start-up.
+   * Opens every db prefix's database and the rate-limit store now, so one that cannot be opened (a
+   * damaged or locked journal, a missing package or socket, an unreachable Redis) stops start-up
+   * instead of failing every request; builds the indexes, reporting one the documents break.
    */
   async open(): Promise<void> {
     // Binding a resource opens the database of its db_prefix.

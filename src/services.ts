@@ -7,6 +7,7 @@ import type { DataLayer } from "./data/layer.ts";
 import type { Hooks } from "./events/hooks.ts";
 import type { FeaturePipeline } from "./features/pipeline.ts";
 import type { KeptJson } from "./render/kept-json-loader.ts";
+import type { UniqueClaims } from "./methods/unique-claims.ts";
 import type { Config, Resource } from "./settings/normalize.ts";
 import type { ResourceValidator } from "./validation/types.ts";
 import type { OperatorSchema } from "./validation/operators.ts";
@@ -22,4 +23,6 @@ export interface Services {
   readonly access: AccessControl;
   /** Response documents' JSON kept per stored version (src/render/kept-json.ts). */
   readonly rendered: KeptJson;
+  /** Unique values held from their lookup to their write (src/methods/unique-claims.ts). */
+  readonly claims: UniqueClaims;
 }

@@ -3,7 +3,7 @@
 // in one atomic step (never read, changed here and written back), with the rules that depend on
 // the stored value kept by that same step. Plain-field PATCHes of such a resource take
 // ./patch.ts's way unchanged; resources without operators never come here (src/app.ts).
-import { DuplicateKeyError, UnmetRequirementError, type Filter } from "../drivers/types.ts";
+import { DuplicateKeyError, UnmetRequirementError, type Change, type Doc, type Filter, type Update } from "../drivers/types.ts";
 import type { Reply } from "../render/reply.ts";
 import { requireDocument, type PayloadSource } from "../request/payload.ts";
 import type { CallScope } from "../scope.ts";
@@ -46,29 +46,38 @@ export async function operatorPatchInternal(services: Services, ctx: CallScope, 
   if (authField && authField in given && ctx.requestAuthValue != null) given[authField] = ctx.requestAuthValue;
   // Field rules (docs/contracts.md §4): a path the caller may not write refuses the request first.
   if (resource.field_rules) checkWritablePaths(ctx, resource, operatorPaths(operators), original);
-  const time = now();
-  let plainIssues: Issues = {};
-  const validating = validateWrite(services, ctx, given, original, "PATCH", (issues) => (plainIssues = issues));
-  const parsing = (await services.operators(resource)).parse(operators, validationEnv(services, ctx, original), time);
-  const [document, parsed] = await Promise.all([validating, parsing]);
-  const { checked, issues } = checkBody(resource, given, { document, issues: plainIssues }, parsed);
-  if (issues) throw validationFailure(config, issues);
-
-  const updates = hookUpdates(config, resource, checked, time);
-  const onUpdate = services.hooks.emitForResource("on_update", resource.name, updates, original);
-  if (onUpdate) await onUpdate;
-  const update = storeUpdate(resource, updates, original, time);
-  const beforeModify = services.features.run("beforeModify", ctx, resource, update, [original]);
-  if (beforeModify) await beforeModify;
-
-  const guards = parsed.guards;
-  let change;
+  // Held from the lookups of `unique` to the write where no index guards it (unique-claims.ts).
+  const held = services.claims.hold(resource, original[config.DELETED] === true ? [given, original] : [given]);
+  const release = held && (await held);
+  let updates: Doc;
+  let update: Update;
+  let change: Change | null;
   try {
-    change = await services.data.modify(ctx, resource, writeCondition(config, resource, original, etag), update, { stamp: stampOf(config, resource), require: requirementOf(guards) });
-  } catch (error) {
-    if (error instanceof UnmetRequirementError) throw unmetFailure(config, guards, error);
-    if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
-    throw error;
+    const time = now();
+    let plainIssues: Issues = {};
+    const validating = validateWrite(services, ctx, given, original, "PATCH", (issues) => (plainIssues = issues));
+    const parsing = (await services.operators(resource)).parse(operators, validationEnv(services, ctx, original), time);
+    const [document, parsed] = await Promise.all([validating, parsing]);
+    const { checked, issues } = checkBody(resource, given, { document, issues: plainIssues }, parsed);
+    if (issues) throw validationFailure(config, issues);
+
+    updates = hookUpdates(config, resource, checked, time);
+    const onUpdate = services.hooks.emitForResource("on_update", resource.name, updates, original);
+    if (onUpdate) await onUpdate;
+    update = storeUpdate(resource, updates, original, time);
+    const beforeModify = services.features.run("beforeModify", ctx, resource, update, [original]);
+    if (beforeModify) await beforeModify;
+
+    const guards = parsed.guards;
+    try {
+      change = await services.data.modify(ctx, resource, writeCondition(config, resource, original, etag), update, { stamp: stampOf(config, resource), require: requirementOf(guards) });
+    } catch (error) {
+      if (error instanceof UnmetRequirementError) throw unmetFailure(config, guards, error);
+      if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
+      throw error;
+    }
+  } finally {
+    if (release) release();
   }
   if (!change) return conditionalWriteFailed(services.data, ctx, lookup, etag);
   await afterChange(services, ctx, resource, update, updates, change);

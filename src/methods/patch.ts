@@ -141,31 +141,41 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   const changes = owned || resource.id_field in payload ? withoutKey(payload, resource.id_field) : payload;
   if (owned) changes[authField] = ctx.requestAuthValue;
 
-  const validated = validateWrite(services, ctx, keepPathValues(ctx, resource, config, changes), original, "PATCH");
-  const updates = validated instanceof Promise ? await validated : validated;
-  if (resource.soft_delete && original[config.DELETED] === true) await checkRestoredUniques(services, ctx, original, changes);
-  updates[config.LAST_UPDATED] = now();
-  // A PATCH always leaves the document live: it restores a soft-deleted one.
-  if (resource.soft_delete) updates[config.DELETED] = false;
-  const beforeUpdate = services.features.run("beforeUpdate", ctx, resource, updates, original);
-  if (beforeUpdate) await beforeUpdate;
-  const onUpdate = services.hooks.emitForResource("on_update", resource.name, updates, original);
-  if (onUpdate) await onUpdate;
-
-  const updated = resource.merge_nested_documents ? mergeNested(original, updates) : { ...original, ...updates };
-  if (config.IF_MATCH) updates[config.ETAG] = updated[config.ETAG] = documentEtag(updated, resource.etag_ignore_fields);
-  const $set: Doc = {};
-  for (const key of Object.keys(updates)) $set[key] = updated[key];
-
-  const conditional = writeCondition(config, resource, original, etag);
-  let written: boolean;
+  // Held from the lookups of `unique` to the write where no index guards it (unique-claims.ts);
+  // a restore brings back the values the deleted document holds.
+  const held = services.claims.hold(resource, original[config.DELETED] === true ? [changes, original] : [changes]);
+  const release = held && (await held);
+  let updates: Doc;
+  let updated: Doc;
   try {
-    written = await services.data.update(ctx, resource, conditional, { $set });
-  } catch (error) {
-    if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
-    throw error;
+    const validated = validateWrite(services, ctx, keepPathValues(ctx, resource, config, changes), original, "PATCH");
+    updates = validated instanceof Promise ? await validated : validated;
+    if (resource.soft_delete && original[config.DELETED] === true) await checkRestoredUniques(services, ctx, original, changes);
+    updates[config.LAST_UPDATED] = now();
+    // A PATCH always leaves the document live: it restores a soft-deleted one.
+    if (resource.soft_delete) updates[config.DELETED] = false;
+    const beforeUpdate = services.features.run("beforeUpdate", ctx, resource, updates, original);
+    if (beforeUpdate) await beforeUpdate;
+    const onUpdate = services.hooks.emitForResource("on_update", resource.name, updates, original);
+    if (onUpdate) await onUpdate;
+
+    updated = resource.merge_nested_documents ? mergeNested(original, updates) : { ...original, ...updates };
+    if (config.IF_MATCH) updates[config.ETAG] = updated[config.ETAG] = documentEtag(updated, resource.etag_ignore_fields);
+    const $set: Doc = {};
+    for (const key of Object.keys(updates)) $set[key] = updated[key];
+
+    const conditional = writeCondition(config, resource, original, etag);
+    let written: boolean;
+    try {
+      written = await services.data.update(ctx, resource, conditional, { $set });
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
+      throw error;
+    }
+    if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
+  } finally {
+    if (release) release();
   }
-  if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
 
   const afterUpdate = services.features.run("afterUpdate", ctx, resource, updates, updated, original);
 

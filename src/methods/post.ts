@@ -121,41 +121,49 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   };
   const binding = services.data.bind(ctx, resource);
   const byIndex = uniqueByIndex(services, resource, (binding instanceof Promise ? await binding : binding).uniqueIndexed);
-  const validated = validateAll(validationEnv(services, ctx, undefined, byIndex));
-  const results = validated instanceof Promise ? await validated : validated;
-  const refused = refusal(results);
-  if (refused) throw refused;
-
-  const stamp = now();
-  const documents = results.map((r) => {
-    // The validated document is validation's own copy: completed in place.
-    const document = Object.assign(r.document, path.undeclared);
-    document[config.LAST_UPDATED] = stamp;
-    document[config.DATE_CREATED] = stamp;
-    if (resource.soft_delete) document[config.DELETED] = false;
-    if (resource.auth_field && ctx.requestAuthValue != null) document[resource.auth_field] = ctx.requestAuthValue;
-    return document;
-  });
-  const beforeInsert = services.features.run("beforeInsert", ctx, resource, documents);
-  if (beforeInsert) await beforeInsert;
-  const onInsert = services.hooks.emitForResource("on_insert", resource.name, documents);
-  if (onInsert) await onInsert;
-  for (const document of documents) {
-    // Eve hashes the document before the database assigns its id.
-    if (config.IF_MATCH) document[config.ETAG] = documentEtag(document, resource.etag_ignore_fields);
-    if (document._id === undefined) document._id = new ObjectId();
-  }
+  // Held from the lookups of `unique` to the insert where no index guards it (unique-claims.ts).
+  const held = services.claims.hold(resource, incoming);
+  const release = held && (await held);
+  let documents: Doc[];
   try {
-    await services.data.insert(ctx, resource, documents);
-  } catch (error) {
-    if (!(error instanceof DuplicateKeyError)) throw error;
-    // An id that already exists is a conflict, as in Eve (pymongo's DuplicateKeyError → 409).
-    if ("_id" in error.keyValue || resource.id_field in error.keyValue) throw new HttpError(409, undefined, { cause: error });
-    // The index answered what validation left to it: validated again with the lookups, the
-    // failure reads as it would have (every document's issues); nothing was stored.
-    const hidden = fieldMask(ctx, resource, "read");
-    if (byIndex) throw refusal(await validateAll(validationEnv(services, ctx))) ?? duplicateFailure(config, error, documents, hidden);
-    throw duplicateFailure(config, error, documents, hidden);
+    const validated = validateAll(validationEnv(services, ctx, undefined, byIndex));
+    const results = validated instanceof Promise ? await validated : validated;
+    const refused = refusal(results);
+    if (refused) throw refused;
+
+    const stamp = now();
+    documents = results.map((r) => {
+      // The validated document is validation's own copy: completed in place.
+      const document = Object.assign(r.document, path.undeclared);
+      document[config.LAST_UPDATED] = stamp;
+      document[config.DATE_CREATED] = stamp;
+      if (resource.soft_delete) document[config.DELETED] = false;
+      if (resource.auth_field && ctx.requestAuthValue != null) document[resource.auth_field] = ctx.requestAuthValue;
+      return document;
+    });
+    const beforeInsert = services.features.run("beforeInsert", ctx, resource, documents);
+    if (beforeInsert) await beforeInsert;
+    const onInsert = services.hooks.emitForResource("on_insert", resource.name, documents);
+    if (onInsert) await onInsert;
+    for (const document of documents) {
+      // Eve hashes the document before the database assigns its id.
+      if (config.IF_MATCH) document[config.ETAG] = documentEtag(document, resource.etag_ignore_fields);
+      if (document._id === undefined) document._id = new ObjectId();
+    }
+    try {
+      await services.data.insert(ctx, resource, documents);
+    } catch (error) {
+      if (!(error instanceof DuplicateKeyError)) throw error;
+      // An id that already exists is a conflict, as in Eve (pymongo's DuplicateKeyError → 409).
+      if ("_id" in error.keyValue || resource.id_field in error.keyValue) throw new HttpError(409, undefined, { cause: error });
+      // The index answered what validation left to it: validated again with the lookups, the
+      // failure reads as it would have (every document's issues); nothing was stored.
+      const hidden = fieldMask(ctx, resource, "read");
+      if (byIndex) throw refusal(await validateAll(validationEnv(services, ctx))) ?? duplicateFailure(config, error, documents, hidden);
+      throw duplicateFailure(config, error, documents, hidden);
+    }
+  } finally {
+    if (release) release();
   }
   // A document without its id field is named by its database id, as Eve names it.
   for (const document of documents) if (!(resource.id_field in document)) document[resource.id_field] = document._id;

@@ -31,29 +31,38 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   checkImmutableId(resource.id_field, payload, original);
   const fields = withoutKey(payload, resource.id_field);
   const path = pathFields(ctx, resource, config);
-  const validating = validateWrite(services, ctx, { ...fields, ...path.declared }, original, "PUT");
-  const validated = validating instanceof Promise ? await validating : validating;
-
-  const stamp = now();
-  const document: Doc = { ...validated, ...path.undeclared, [config.LAST_UPDATED]: stamp, [config.DATE_CREATED]: original[config.DATE_CREATED] };
-  if (resource.soft_delete) document[config.DELETED] = false;
-  document[resource.id_field] = original[resource.id_field];
-  if (resource.auth_field && original[resource.auth_field] !== undefined) document[resource.auth_field] = original[resource.auth_field];
-  const beforeReplace = services.features.run("beforeReplace", ctx, resource, document, original);
-  if (beforeReplace) await beforeReplace;
-  const onReplace = services.hooks.emitForResource("on_replace", resource.name, document, original);
-  if (onReplace) await onReplace;
-  if (config.IF_MATCH) document[config.ETAG] = documentEtag(document, resource.etag_ignore_fields);
-
-  const conditional = writeCondition(config, resource, original, etag);
-  let written: boolean;
+  // Held from the lookups of `unique` to the write where no index guards it (unique-claims.ts).
+  const held = services.claims.hold(resource, [fields]);
+  const release = held && (await held);
+  let stamp: Date;
+  let document: Doc;
   try {
-    written = await services.data.replace(ctx, resource, conditional, document);
-  } catch (error) {
-    if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
-    throw error;
+    const validating = validateWrite(services, ctx, { ...fields, ...path.declared }, original, "PUT");
+    const validated = validating instanceof Promise ? await validating : validating;
+
+    stamp = now();
+    document = { ...validated, ...path.undeclared, [config.LAST_UPDATED]: stamp, [config.DATE_CREATED]: original[config.DATE_CREATED] };
+    if (resource.soft_delete) document[config.DELETED] = false;
+    document[resource.id_field] = original[resource.id_field];
+    if (resource.auth_field && original[resource.auth_field] !== undefined) document[resource.auth_field] = original[resource.auth_field];
+    const beforeReplace = services.features.run("beforeReplace", ctx, resource, document, original);
+    if (beforeReplace) await beforeReplace;
+    const onReplace = services.hooks.emitForResource("on_replace", resource.name, document, original);
+    if (onReplace) await onReplace;
+    if (config.IF_MATCH) document[config.ETAG] = documentEtag(document, resource.etag_ignore_fields);
+
+    const conditional = writeCondition(config, resource, original, etag);
+    let written: boolean;
+    try {
+      written = await services.data.replace(ctx, resource, conditional, document);
+    } catch (error) {
+      if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
+      throw error;
+    }
+    if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
+  } finally {
+    if (release) release();
   }
-  if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
 
   const afterReplace = services.features.run("afterReplace", ctx, resource, document, original);
 

@@ -205,3 +205,41 @@ describe("unique on an optional, nullable field", () => {
     expect(Number((await api.get("/codes")).headers.get("x-total-count"))).toBe(7);
   });
 });
+
+// Soft delete and datasource filters leave `unique` to lookups (no index: src/methods/unique-claims.ts);
+// concurrent writes of one value through one server must still store it once.
+describe("unique without an index, under concurrent writes", () => {
+  const api = testApi({
+    DOMAIN: {
+      notes: { soft_delete: true, resource_methods: ["GET", "POST"], item_methods: ["GET", "PATCH", "PUT", "DELETE"], schema: { name: { type: "string", unique: true }, n: { type: "integer" } } },
+    },
+  });
+  afterAll(() => api.close());
+  const named = async (name: string) => (await json(await api.get(`/notes?where=${encodeURIComponent(JSON.stringify({ name }))}`)))._meta.total;
+
+  it("stores one of many concurrent POSTs of one value, single and bulk", async () => {
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => api.post("/notes", i % 3 === 0 ? [{ name: `other${i}` }, { name: "same" }] : { name: "same" })));
+    expect(answers.map((r) => r.status).filter((s) => s === 201)).toHaveLength(1);
+    expect(answers.every((r) => r.status === 201 || r.status === 422)).toBe(true);
+    expect(await named("same")).toBe(1);
+  });
+
+  it("lets one of many concurrent PATCHes and PUTs give documents one value", async () => {
+    const docs = await Promise.all(Array.from({ length: 6 }, async (_, i) => json(await api.post("/notes", { name: `p${i}` }))));
+    const answers = await Promise.all(
+      docs.map((doc, i) => (i % 2 ? api.patch(`/notes/${doc._id}`, { name: "taken" }, { "If-Match": doc._etag }) : api.put(`/notes/${doc._id}`, { name: "taken" }, { "If-Match": doc._etag }))),
+    );
+    expect(answers.map((r) => r.status).filter((s) => s === 200)).toHaveLength(1);
+    expect(await named("taken")).toBe(1);
+  });
+
+  it("lets one of two restores of deleted documents holding one value through", async () => {
+    const a = await json(await api.post("/notes", { name: "twice" }));
+    await api.delete(`/notes/${a._id}`, { "If-Match": a._etag });
+    const b = await json(await api.post("/notes", { name: "twice" }));
+    await api.delete(`/notes/${b._id}`, { "If-Match": b._etag });
+    const [first, second] = await Promise.all([a, b].map(async (doc) => api.patch(`/notes/${doc._id}`, {}, { "If-Match": (await json(await api.get(`/notes/${doc._id}?show_deleted=true`)))._etag ?? "" })));
+    expect([first!.status, second!.status].sort()).toEqual([200, 422]);
+    expect(await named("twice")).toBe(1);
+  });
+});

@@ -38,8 +38,10 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // live document found first by an additional lookup, a PATCH keeping a sub-resource's URL
 // segments, the oplog's start-up warning about a log anyone may read. Plus 0.1 KB for unpaired
 // surrogates refused in bodies (no UTF-8 store keeps them) and a sub-resource's URL segments kept
-// by update operators and writes by filter.
-const TARGET_GZIP = 118.7 * 1024;
+// by update operators and writes by filter. Plus 0.4 KB for the unique values a write holds from
+// its lookup to its write where no index guards them (soft delete, datasource filters), which
+// concurrent POSTs of one value otherwise both stored.
+const TARGET_GZIP = 119.1 * 1024;
 
 let dir: string;
 let build: WorkerBuild;
