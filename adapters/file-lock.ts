@@ -5,8 +5,8 @@
 // journal, or two Node servers in two containers), its beacon decides, and without a beacon its
 // record. The file stays when the lock is released, emptied: removing it would let a server
 // that opened it a moment before lock a file nobody else finds any more.
-import { readFile, writeFile } from "node:fs/promises";
-import { resolve } from "node:path";
+import { readFile, realpath, writeFile } from "node:fs/promises";
+import { basename, dirname, join, resolve } from "node:path";
 import { FileLockedError, type FileLock } from "../src/drivers/types.ts";
 import { takeKernelLock, type KernelLock } from "./kernel-lock.ts";
 import { listenBeacon, probeBeacon, type Beacon } from "./lock-beacon.ts";
@@ -47,9 +47,23 @@ function refusal(path: string, lockPath: string, holder: Holder | null, state: L
   return new FileLockedError(`the journal ${path} is in use by ${who} (lock file ${lockPath}): stop that process first, or use another file.${unknown}`);
 }
 
+/**
+ * The file a journal path names, through symbolic links (of the file and of its directories):
+ * a journal opened as `data/app.jsonl` and as a link to it must take one lock, and a
+ * compaction must replace the file, not the link. A file not there yet is named by its
+ * directory's real path. Hard links are not followed (docs/deploy.md).
+ */
+export async function realJournalPath(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    return join(await realpath(dirname(path)).catch(() => resolve(dirname(path))), basename(path));
+  }
+}
+
 /** Makes this process the journal's only writer, or throws FileLockedError naming the one that is. */
 export async function lockJournal(path: string): Promise<FileLock> {
-  const lockPath = `${resolve(path)}.lock`;
+  const lockPath = `${await realJournalPath(path)}.lock`;
   if (held.has(lockPath)) throw new FileLockedError(`the journal ${path} is already open in this process`);
   held.add(lockPath);
   const beaconPath = `${lockPath}.sock`;

@@ -7,7 +7,7 @@ import { randomBytes } from "node:crypto";
 import { open, readdir, rename, rm, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { FileAccess, FileLock, FileReplacement } from "../src/drivers/types.ts";
-import { lockJournal } from "./file-lock.ts";
+import { lockJournal, realJournalPath } from "./file-lock.ts";
 
 const CHUNK = 1 << 20;
 
@@ -76,7 +76,9 @@ export class NodeFileAccess implements FileAccess {
     }
   }
 
-  async replacement(path: string): Promise<FileReplacement> {
+  async replacement(given: string): Promise<FileReplacement> {
+    // Beside the file itself: renamed over a link to it, it would leave the file behind, stale.
+    const path = await realJournalPath(given);
     const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
     const handle = await open(temp, "wx");
     let closed = false;
@@ -112,7 +114,7 @@ export class NodeFileAccess implements FileAccess {
    */
   async lock(path: string): Promise<FileLock> {
     const lock = await lockJournal(path);
-    await this.removeLeftovers(path);
+    await this.removeLeftovers(await realJournalPath(path));
     return lock;
   }
 

@@ -1,6 +1,6 @@
 // The memory driver's journal in one process: replay (streamed, repaired, refused when damaged or
 // newer), compaction (explicit and automatic), the lock, and the Node file access beneath it.
-import { appendFile, mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { appendFile, lstat, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from "node:fs/promises";
 import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -450,6 +450,29 @@ describe("memory driver: one journal, one writer", () => {
     expect((await readdir(dir)).sort()).toEqual(["journal.jsonl", "journal.jsonl.lock", "journal.jsonl.lock.sock"]);
     expect(JSON.parse(await readFile(`${path}.lock`, "utf8"))).toMatchObject({ pid: process.pid });
     await driver.close();
+  });
+});
+
+describe("memory driver: a journal reached through a symbolic link", () => {
+  it("is the file's own: one lock for both names, and compaction replaces the file, not the link", async () => {
+    const dir = await tempDir();
+    const path = join(dir, "journal.jsonl");
+    const link = join(dir, "link.jsonl");
+    const first = await journalAt(path);
+    await symlink(path, link);
+    const error = await rejection(journalAt(link));
+    expect(error).toBeInstanceOf(FileLockedError);
+    await first.close();
+
+    const viaLink = await journalAt(link);
+    await viaLink.insertMany({ collection: "c" }, [{ n: 1 }]);
+    await viaLink.compact();
+    await viaLink.insertMany({ collection: "c" }, [{ n: 2 }]);
+    expect((await lstat(link)).isSymbolicLink()).toBe(true);
+    await viaLink.close();
+    const reopened = await journalAt(path);
+    expect((await reopened.find({ collection: "c" }, { filter: {} })).map((d) => d.n)).toEqual([1, 2]);
+    await reopened.close();
   });
 });
 
