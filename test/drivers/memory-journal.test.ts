@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ObjectId } from "bson";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { NodeFileAccess } from "../../adapters/node-files.ts";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, FileLockedError, type FileAccess, type FileReplacement, type Target } from "../../src/drivers/types.ts";
@@ -200,7 +200,10 @@ describe("memory driver: journal", () => {
     const intact = await readFile(path, "utf8");
     await appendFile(path, '{"op":"insert","db":"everest","coll":"people","docs":[{"_id":{"$oid":');
 
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const reopened = await journalAt(path);
+    expect(warn.mock.calls.map(([message]) => message)).toEqual([expect.stringMatching(/^everest: the journal .* ended in an incomplete line \d+ .*: cut off$/)]);
+    warn.mockRestore();
     expect(await state(reopened, mediaIds)).toEqual(before);
     expect(await readFile(path, "utf8")).toBe(intact);
     await reopened.insertMany(people, [{ email: "late@x" }]);

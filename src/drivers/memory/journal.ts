@@ -140,7 +140,11 @@ export async function replayJournal(files: FileAccess, path: string, apply: (rec
     if (error instanceof JournalError) throw error;
     throw new JournalError(`the journal ${path} cannot be read (${(error as Error).message}) after line ${number}`, { cause: error });
   }
-  if (torn) await files.truncate(path, torn.offset);
+  if (torn) {
+    // Silent would leave an operator wondering where a write went; it was never acknowledged.
+    console.warn(`everest: the journal ${path} ended in an incomplete line ${torn.number} (a write a crash cut short, never acknowledged): cut off`);
+    await files.truncate(path, torn.offset);
+  }
   // A complete last record whose newline was lost: keep it, and end it so appends start a new line.
   else if (unterminated) {
     await files.append(path, "\n");
