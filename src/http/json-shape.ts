@@ -5,8 +5,8 @@ import { isRefusedKey } from "../util/objects.ts";
 const NOT_UNICODE = "The JSON document holds an unpaired surrogate";
 
 /**
- * Refuses prototype keys, absurd nesting, numbers too large for a double and unpaired surrogates
- * anywhere in a parsed JSON value. JSON.parse reads `1e400` as Infinity, which no JSON answer can
+ * Refuses prototype keys, absurd nesting (a dotted key's parts count as levels), numbers too
+ * large for a double and unpaired surrogates anywhere in a parsed JSON value (or a form's fields). JSON.parse reads `1e400` as Infinity, which no JSON answer can
  * hold again: stored, every later read of the document (a page, the feed) would be invalid JSON.
  * It reads `"\ud800"` as a string no UTF-8 store can hold: MongoDB's driver and SQLite would
  * store U+FFFD in its place and answer 2xx, so the same request would keep different data on
@@ -24,7 +24,9 @@ export function checkJsonShape(value: unknown, maxDepth: number, depth = 0): voi
     for (const key of Object.keys(value)) {
       if (isRefusedKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
       if (!key.isWellFormed()) throw new HttpError(400, NOT_UNICODE);
-      checkJsonShape((value as Record<string, unknown>)[key], maxDepth, depth + 1);
+      // `{"a.b.c": 1}` is stored as three levels (src/validation/normalize.ts): counted as such.
+      const levels = key.includes(".") ? key.split(".").length : 1;
+      checkJsonShape((value as Record<string, unknown>)[key], maxDepth, depth + levels);
     }
   }
 }

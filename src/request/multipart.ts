@@ -90,6 +90,8 @@ export async function readMultipart(ctx: RequestContext, config: Config): Promis
     const values = [...(fields.get(key) ?? []), ...(files.get(key) ?? [])];
     document[key] = config.AUTO_COLLAPSE_MULTI_KEYS && values.length > 1 ? values : values[0];
   }
+  // Its dotted keys nest as a JSON body's do, and are held to the same depth.
+  checkJsonShape(document, config.MAX_JSON_DEPTH);
   if (config.AUTO_CREATE_LISTS) {
     for (const [field, rules] of Object.entries(ctx.resource?.schema ?? {})) {
       if (rules?.type === "list" && field in document && !Array.isArray(document[field])) document[field] = [document[field]];

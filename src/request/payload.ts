@@ -55,6 +55,7 @@ async function readOtherPayload(ctx: RequestContext, config: Config, contentType
       else if (config.AUTO_COLLAPSE_MULTI_KEYS) doc[key] = [doc[key], value].flat();
     }
     if (Object.keys(doc).length === 0) throw new HttpError(400, "No form-urlencoded data supplied");
+    checkJsonShape(doc, config.MAX_JSON_DEPTH);
     return doc;
   }
   // Imported on first use: most APIs never receive a form upload (and a Worker's bundle loads it apart).

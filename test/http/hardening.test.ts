@@ -219,6 +219,19 @@ describe("JSON nesting", () => {
     expect(await stored()).toHaveLength(1);
   });
 
+  it("counts a dotted key's parts as levels, in JSON, form and multipart bodies", async () => {
+    start({ DOMAIN: { people: { ...people, allow_unknown: true } } });
+    const deep = Array.from({ length: 3000 }, () => "a").join(".");
+    await expect400(await api.post("/people", { name: "x", [deep]: 1 }));
+    await expect400(await api.fetch("/people", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: `name=x&${deep}=1` }));
+    const form = new FormData();
+    form.append("name", "x");
+    form.append(deep, "1");
+    await expect400(await api.fetch("/people", { method: "POST", body: form }));
+    expect(await stored()).toEqual([]);
+    expect((await api.fetch("/people", { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "name=x&a.b.c=1" })).status).toBe(201);
+  });
+
   it("follows MAX_JSON_DEPTH", async () => {
     start({ MAX_JSON_DEPTH: 4, DOMAIN: { people: { ...people, allow_unknown: true } } });
     await expect400(await api.post("/people", nested(6)));
