@@ -20,7 +20,7 @@ import { PLAIN_RESPONSE_WANTED } from "../src/http/known-body.ts";
 import { isPlainPath } from "../src/http/plain-path.ts";
 import { MAX_HEADER_SIZE, refuse } from "./node-refusal.ts";
 import { writeResponse } from "./node-response.ts";
-import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, serverUrl, shutdown, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
+import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, serverUrl, shutdown, unreadableRequestResponse, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 /** File access for a `file:` journal with createHandler (node:fs, which Deno and Bun have too). */
 export { NodeFileAccess } from "./node-files.ts";
 
@@ -268,9 +268,11 @@ for (const name of Object.getOwnPropertyNames(Request.prototype)) {
 // at most, so a small cache that is simply dropped when it fills.
 const origins = new Map<string, string>();
 
-function originOf(host: string): string {
+/** The origin a Host header names; null when it names none (`a b`, `x:99999`): the request is a 400. */
+function originOf(host: string): string | null {
   let origin = origins.get(host);
   if (origin === undefined) {
+    if (!URL.canParse(`http://${host}`)) return null;
     origin = new URL(`http://${host}`).origin;
     if (origins.size >= 64) origins.clear();
     origins.set(host, origin);
@@ -288,15 +290,22 @@ function isPlainTarget(target: string): boolean {
   return isPlainPath(path) && (q < 0 || PLAIN_QUERY.test(target.slice(q + 1)));
 }
 
-function urlOf(req: IncomingMessage, host: string): string {
+function urlOf(req: IncomingMessage, host: string): string | null {
   const target = req.url ?? "/";
   const origin = originOf(req.headers.host ?? host);
-  return isPlainTarget(target) ? origin + target : new URL(target, origin).href;
+  if (origin === null) return null;
+  if (isPlainTarget(target)) return origin + target;
+  // `//x/people` is a path: resolved against the origin, URL would read x as a host and serve /people.
+  const url = target.startsWith("//") ? URL.parse(origin + target) : URL.parse(target, origin);
+  return url?.href ?? null;
 }
 
-function toRequest(req: IncomingMessage, host: string): LazyRequest {
+/** The request, or null when its Host header or target makes no URL. */
+function toRequest(req: IncomingMessage, host: string): LazyRequest | null {
+  const url = urlOf(req, host);
+  if (url === null) return null;
   const request = Object.create(lazyPrototype) as LazyRequest;
-  request[STATE] = { req, url: urlOf(req, host), gone: false };
+  request[STATE] = { req, url, gone: false };
   return request;
 }
 
@@ -314,7 +323,8 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       state.abort?.abort();
     });
     try {
-      request = toRequest(req, host);
+      request = toRequest(req, host) ?? undefined;
+      if (!request) return void (await writeResponse(unreadableRequestResponse(), res));
       const response = await handler(request, { ...options.env, clientIp: req.socket.remoteAddress ?? null });
       // Once shutdown began, a keep-alive connection is closed after its answer, so it ends
       // now rather than after keepAliveTimeout.

@@ -37,6 +37,12 @@ export function adapterFailure(error: unknown): Response {
   return internalErrorResponse();
 }
 
+/** A request whose Host header or target makes no URL (`Host: a b`): nothing to route. */
+export function unreadableRequestResponse(): Response {
+  const body = '{"_status": "ERR", "_error": {"code": 400, "message": "The request\'s Host header or target is not valid."}}';
+  return new Response(body, { status: 400, headers: { "Content-Type": "application/json", "Content-Length": String(body.length) } });
+}
+
 /** A request that came after shutdown began, where the server cannot stop taking them: told so, and its connection closed. */
 export function shuttingDownResponse(): Response {
   return new Response('{"_status": "ERR", "_error": {"code": 503, "message": "The service is shutting down."}}', {

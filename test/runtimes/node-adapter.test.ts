@@ -76,6 +76,22 @@ describe("node adapter: what the HTTP parser refuses", () => {
     expectEnvelope(await send(`GET /notes HTTP/1.1\r\nHost: x\r\n${many}\r\n\r\n`), 431);
   });
 
+  it("answers a Host header that names no origin with 400, and serves on", async () => {
+    for (const host of ["a b", "[::1", "x:99999", "x:abc", "%", "@", ""]) {
+      const response = await send(`GET /notes HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      expect(response.status, host).toBe(400);
+      expect(JSON.parse(response.body)).toEqual({ _status: "ERR", _error: { code: 400, message: "The request's Host header or target is not valid." } });
+    }
+    expect((await send("GET /notes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).status).toBe(200);
+  });
+
+  it("reads a target that starts with // as a path, not as another host's URL", async () => {
+    // URL would read //x/notes as host x, path /notes, and serve what a proxy allowing only /x/… never meant to pass.
+    for (const target of ["//x/notes", "//notes", "//x/notes?max_results=1"]) {
+      expect((await send(`GET ${target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).status, target).toBe(404);
+    }
+  });
+
   it("serves a where with hundreds of values, beyond node's default 16 KiB", async () => {
     const ids = Array.from({ length: 500 }, (_, i) => i.toString(16).padStart(24, "0"));
     const where = encodeURIComponent(JSON.stringify({ _id: { $in: ids } }));
