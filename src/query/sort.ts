@@ -72,8 +72,12 @@ export function parseSort(raw: string, resource: Resource, hidden: Mask | null =
   });
 }
 
+/** MongoDB's limit on a sort's keys, held on every store (SQLite failed past about 2,000 with a 500). */
+const MOST_KEYS = 32;
+
 /** A sort on a field the caller may not read (or on a dict holding one) would order by its values. */
 function nonEmpty(sort: Sort, hidden: Mask | null): Sort | null {
+  if (sort.length > MOST_KEYS) throw badRequest(`sort takes at most ${MOST_KEYS} fields`);
   if (hidden) for (const [field] of sort) if (pathVisibility(hidden, field) !== "shown") throw invalidField("sort", field);
   return sort.length ? sort : null;
 }

@@ -192,6 +192,17 @@ describe("unpaired surrogates", () => {
   });
 });
 
+describe("sorts with many keys", () => {
+  it("take at most MongoDB's 32 on every store: a 400 past them", async () => {
+    start();
+    const keys = (count: number) => Array.from({ length: count }, (_, i) => `f${i}`);
+    expect((await api.get(`/people?sort=${keys(32).join(",")}`)).status).toBe(200);
+    await expect400(await api.get(`/people?sort=${keys(33).join(",")}`));
+    await expect400(await api.get(`/people?sort=${keys(2000).join(",")}`));
+    await expect400(await api.get(`/people?sort=${q(keys(40).map((key) => [key, 1]))}`));
+  });
+});
+
 describe("many issues in one document", () => {
   // Each issue once re-sorted the whole list (Cerberus' order): 20,000 took minutes and held the server.
   it("are answered in one 422, unknown fields, a dict's and a list's items alike", async () => {
