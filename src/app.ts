@@ -33,6 +33,7 @@ import { deleteCollection, operatorSchemas, patchCollection, patchItemMethod } f
 import { postCollection } from "./methods/post.ts";
 import { putItem } from "./methods/put.ts";
 import { UniqueClaims } from "./methods/unique-claims.ts";
+import { overriddenMethod } from "./http/method-override.ts";
 import { applyCors, compileCors, type CorsPolicy } from "./render/cors.ts";
 import { isValidJsonpCallback } from "./render/jsonp.ts";
 import { answersCompactJson, compileRendering, errorReply, renderReply, type Rendering } from "./render/respond.ts";
@@ -281,11 +282,7 @@ export class App {
     // Health and metrics: no CORS, no authentication, no rate limit (docs/contracts.md §7).
     if (match.endpoint.kind === "health" || match.endpoint.kind === "metrics") return this.operations.answer(ctx, match.params[PROBE_GROUP] !== undefined);
 
-    // Only a POST may be overridden, so a safe request can never change data. A method the
-    // endpoint does not answer (FOO included) is then a 405, as in Eve, never a create.
-    // The header read only for a POST: a header read is a call out of JavaScript on Deno.
-    const override = ctx.method === "POST" && config.ALLOW_OVERRIDE_HTTP_METHOD ? ctx.request.headers.get("x-http-method-override")?.trim() : undefined;
-    if (override) ctx.method = override.toUpperCase();
+    if (ctx.method === "POST" && config.ALLOW_OVERRIDE_HTTP_METHOD) ctx.method = overriddenMethod(ctx.request);
     const { methods: allowed, header: allowHeader } = this.allowedFor(ctx.endpoint);
     if (this.cors) applyCors(this.cors, ctx.request.headers.get("origin"), allowHeader, ctx.responseHeaders);
     if (ctx.method === "OPTIONS") {

@@ -119,4 +119,13 @@ describe("X-HTTP-Method-Override", () => {
     expect(response.status).toBe(200);
     expect((await api.get(`/people/${created._id}`)).status).toBe(200);
   });
+
+  // Served as a HEAD, a POST's answer would announce a body it does not carry: the next response
+  // on the connection would be read as this one's body.
+  it("cannot make a POST a HEAD", async () => {
+    const created = await json(await api.post("/people", { lastname: "Headless" }));
+    const response = await api.post(`/people/${created._id}`, {}, { "X-HTTP-Method-Override": "head" });
+    expect(response.status).toBe(400);
+    expect((await json(response))._error.message).toBe("X-HTTP-Method-Override cannot be HEAD: send a HEAD request");
+  });
 });
