@@ -41,9 +41,9 @@ export interface Precondition {
   enforce: boolean;
 }
 
-/** An HTTP request's precondition. */
+/** An HTTP request's precondition; an empty If-Match is none, as Eve reads it (428 where one is required). */
 export function requestPrecondition(request: Request): Precondition {
-  return { ifMatch: request.headers.get("if-match"), enforce: true };
+  return { ifMatch: request.headers.get("if-match")?.trim() || null, enforce: true };
 }
 
 /** The core of an item write that takes a body (patchInternal, putInternal). */

@@ -112,6 +112,9 @@ describe("PATCH", () => {
     const missing = await api.patch(`/people/${created._id}`, { firstname: "x" });
     expect(missing.status).toBe(428);
     expect((await json(missing))._error.message).toBe("To edit a document its etag must be provided using the If-Match header");
+    // An empty If-Match is none, as Eve reads it.
+    expect((await api.patch(`/people/${created._id}`, { firstname: "x" }, { "If-Match": "" })).status).toBe(428);
+    expect((await api.delete(`/people/${created._id}`, { "If-Match": " " })).status).toBe(428);
     const stale = await api.patch(`/people/${created._id}`, { firstname: "x" }, { "If-Match": "0000" });
     expect(stale.status).toBe(412);
     expect((await json(stale))._error.message).toBe("Client and server etags don't match");
