@@ -54,9 +54,16 @@ export class NodeFileAccess implements FileAccess {
 
   async append(path: string, text: string): Promise<void> {
     const handle = await open(path, "a");
+    let size: number | undefined;
     try {
+      size = (await handle.stat()).size;
       await handle.appendFile(text, "utf8");
       await handle.sync();
+    } catch (error) {
+      // A full disk writes part of the text, and a failed sync may keep it all: lines of writes
+      // about to be refused, which a restart would replay. Cut back to what was there.
+      if (size !== undefined) await handle.truncate(size).then(() => handle.sync()).catch(() => undefined);
+      throw error;
     } finally {
       await handle.close();
     }

@@ -522,6 +522,16 @@ describe("NodeFileAccess", () => {
     expect(await readdir(dir)).toEqual(["log"]);
   });
 
+  it("an append that fails part way (a full disk) leaves the file as it was", async () => {
+    const path = join(await tempDir(), "log");
+    await writeFile(path, "x".repeat(400));
+    // A file-size limit of one 512-byte block: the append is cut short with EFBIG, as on a full disk.
+    const script = `import("${new URL("../../adapters/node-files.ts", import.meta.url).pathname}").then(({ NodeFileAccess }) => new NodeFileAccess().append(${JSON.stringify(path)}, "y".repeat(2000))).then(() => console.log("appended"), (error) => console.log(error.code))`;
+    const run = spawnSync("sh", ["-c", `ulimit -f 1; exec "${process.execPath}" --import tsx -e '${script}'`], { encoding: "utf8" });
+    expect(run.stdout.trim()).toBe("EFBIG");
+    expect(await readFile(path, "utf8")).toBe("x".repeat(400));
+  });
+
   it("a replacement that cannot be created leaves nothing behind", async () => {
     const dir = await tempDir();
     await expect(files.replacement(join(dir, "missing", "log"))).rejects.toThrow();
