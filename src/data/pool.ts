@@ -135,6 +135,12 @@ export class DriverPool {
     await (await this.get(prefix)).driver.ping();
   }
 
+  /** The failures of opened drivers that only a restart ends (Driver.fault): what liveness reports. */
+  async faults(): Promise<Error[]> {
+    const opened = await Promise.all([...this.drivers.values()].map((driver) => driver.catch(() => null)));
+    return [...opened, this.provided].flatMap((driver) => driver?.fault?.() ?? []);
+  }
+
   async close(): Promise<void> {
     const drivers = [...this.drivers.values()];
     this.drivers.clear();

@@ -206,6 +206,12 @@ export interface Driver {
   /** Resolves when the store answers (readiness, HEALTH_ENDPOINT); rejects with why it does not. */
   ping(): Promise<void>;
   /**
+   * A failure the driver cannot recover from while the process runs (the memory store after its
+   * journal could not be written), or null: liveness then fails, so that a supervisor restarts
+   * the process (docs/deploy.md). A database that is only unreachable is no such failure.
+   */
+  fault?(): Error | null;
+  /**
    * The change log (docs/contracts.md §3, docs/feed.md): once `record` was called for a
    * collection, every write method above records each document it changes, in the same atomic
    * step as the write where the store allows. Absent on a driver without one; a resource with

@@ -32,12 +32,20 @@ function reply(ctx: RequestContext, status: number, body: string, type = "applic
 export async function answerOperational(ctx: RequestContext, state: OperationalState): Promise<Response> {
   if (ctx.method !== "GET" && ctx.method !== "HEAD") throw new HttpError(405, undefined, { headers: { Allow: "GET, HEAD" } });
   if (ctx.endpoint.kind === "metrics") return reply(ctx, 200, state.metrics!.text(), CONTENT_TYPE);
-  // Liveness touches nothing: a process that answers is alive, whatever its database does.
-  if (!state.readiness) return reply(ctx, 200, JSON.stringify({ status: "ok" }));
+  // Liveness touches no database: a process that answers is alive, whatever its database does,
+  // unless a store of its own failed in a way only a restart mends (Driver.fault).
+  if (!state.readiness) return liveness(ctx, state);
   if (state.shuttingDown) return reply(ctx, 503, JSON.stringify({ status: "shutting down", checks: {} }));
   const checks = await readiness(state);
   const ready = Object.values(checks).every((check) => check === "ok");
   return reply(ctx, ready ? 200 : 503, JSON.stringify({ status: ready ? "ok" : "unavailable", checks }));
+}
+
+async function liveness(ctx: RequestContext, { pool, logger }: OperationalState): Promise<Response> {
+  const faults = await pool.faults();
+  if (faults.length === 0) return reply(ctx, 200, JSON.stringify({ status: "ok" }));
+  logger.error("liveness: the store failed and needs a restart", null, faults[0]);
+  return reply(ctx, 503, JSON.stringify({ status: "failed" }));
 }
 
 /**

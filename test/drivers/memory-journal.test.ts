@@ -8,6 +8,7 @@ import { ObjectId } from "bson";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { NodeFileAccess } from "../../adapters/node-files.ts";
 import { MemoryDriver } from "../../src/drivers/memory/index.ts";
+import { createHandler } from "../../src/handler.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, FileLockedError, type FileAccess, type FileReplacement, type Target } from "../../src/drivers/types.ts";
 import { rejection } from "./conformance.ts";
 
@@ -384,6 +385,29 @@ describe("memory driver: journal", () => {
     expect(await rejection(driver.insertMany(people, [{ n: 1 }]))).toBeInstanceOf(DatabaseUnavailableError);
     expect(await rejection(driver.find(people, { filter: {} }))).toBeInstanceOf(DatabaseUnavailableError);
     expect(await rejection(driver.insertMany(people, [{ n: 2 }]))).toBeInstanceOf(DatabaseUnavailableError);
+  });
+
+  it("after a failed append liveness fails too, so a supervisor restarts the process (HTTP)", async () => {
+    const files = new HeldFiles();
+    const handler = createHandler(
+      { DB_URI: "file:journal", HEALTH_ENDPOINT: "health", RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { notes: { schema: { n: { type: "integer" } } } } },
+      { services: { files } },
+    );
+    const post = (n: number) => handler(new Request("http://x/notes", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ n }) }));
+    expect((await post(1)).status).toBe(201);
+    expect((await handler(new Request("http://x/health"))).status).toBe(200);
+    files.failAppends = true;
+    const error = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    expect((await post(2)).status).toBe(503);
+    files.failAppends = false;
+    // The disk has room again, but memory may hold what the file does not: only a restart mends it.
+    expect((await post(3)).status).toBe(503);
+    const live = await handler(new Request("http://x/health"));
+    expect(live.status).toBe(503);
+    expect(await live.json()).toEqual({ status: "failed" });
+    expect((await handler(new Request("http://x/health/ready"))).status).toBe(503);
+    error.mockRestore();
+    await handler.app.close();
   });
 
   it("a failed compaction leaves the previous journal in place, and the store working", async () => {

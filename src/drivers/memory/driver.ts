@@ -292,6 +292,11 @@ export class MemoryDriver implements Driver {
     this.assertUsable();
   }
 
+  /** Its journal could not be written: memory may hold what the file does not, until a restart replays it. */
+  fault(): Error | null {
+    return this.commits.journal?.failure ?? null;
+  }
+
   /** Rewrites the journal as the current state, atomically; writes go on meanwhile. */
   async compact(): Promise<void> {
     this.assertUsable();

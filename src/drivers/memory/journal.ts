@@ -288,7 +288,8 @@ export class Journal {
   }
 
   private fail(error: unknown, waiters: Waiter[]): DatabaseUnavailableError {
-    this.broken = new DatabaseUnavailableError(`the journal ${this.path} could not be written`, { cause: error });
+    // The cause in the message: the log line is often all an operator has (EFBIG, ENOSPC, EPERM).
+    this.broken = new DatabaseUnavailableError(`the journal ${this.path} could not be written (${(error as Error).message})`, { cause: error });
     for (const waiter of waiters) waiter.reject(this.broken);
     return this.broken;
   }
