@@ -123,6 +123,21 @@ export interface LoadedOriginal {
 }
 
 /**
+ * A PATCH's or PUT's write of one document, conditional on `etag`: a duplicate unique value is
+ * answered as the store reports it, a document no longer there or changed meanwhile with 404/412.
+ */
+export async function writeConditionally(services: Services, ctx: CallScope, where: Filter, etag: string | undefined, write: () => Promise<boolean>): Promise<void> {
+  let written: boolean;
+  try {
+    written = await write();
+  } catch (error) {
+    if (error instanceof DuplicateKeyError) throw duplicateFailure(services.config, ctx, error);
+    throw error;
+  }
+  if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
+}
+
+/**
  * Eve's patch_internal: the core that PATCH and server code (src/internal.ts) share, and that a
  * PATCH of plain fields on a resource with update operators ends in, `loaded` then given.
  */
@@ -165,14 +180,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
     for (const key of Object.keys(updates)) $set[key] = updated[key];
 
     const conditional = writeCondition(config, resource, original, etag);
-    let written: boolean;
-    try {
-      written = await services.data.update(ctx, resource, conditional, { $set });
-    } catch (error) {
-      if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
-      throw error;
-    }
-    if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
+    await writeConditionally(services, ctx, where, etag, () => services.data.update(ctx, resource, conditional, { $set }));
   } finally {
     if (release) release();
   }

@@ -2,17 +2,17 @@
 // given id when UPSERT_ON_PUT is on and the item does not exist.
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
-import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
+import type { Doc, Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
 import { postInternal } from "./post.ts";
-import { duplicateFailure, validateWrite } from "./patch.ts";
+import { validateWrite, writeConditionally } from "./patch.ts";
 import type { Reply } from "../render/reply.ts";
 import { requireDocument, type PayloadSource } from "../request/payload.ts";
 import { convertPathValue, pathFields } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
 import { writeResponse } from "./bandwidth.ts";
-import { checkImmutableId, conditionalWriteFailed, writeCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
+import { checkImmutableId, writeCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
 import { withoutKey } from "../util/objects.ts";
 
 /** The HTTP method (src/methods/conditional.ts reads the request for the core). */
@@ -52,14 +52,8 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
     if (config.IF_MATCH) document[config.ETAG] = documentEtag(document, resource.etag_ignore_fields);
 
     const conditional = writeCondition(config, resource, original, etag);
-    let written: boolean;
-    try {
-      written = await services.data.replace(ctx, resource, conditional, document);
-    } catch (error) {
-      if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
-      throw error;
-    }
-    if (!written) await conditionalWriteFailed(services.data, ctx, where, etag);
+    const replacement = document;
+    await writeConditionally(services, ctx, where, etag, () => services.data.replace(ctx, resource, conditional, replacement));
   } finally {
     if (release) release();
   }
