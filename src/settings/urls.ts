@@ -13,9 +13,23 @@ export type UrlPart = string | PathParam;
 
 const URL_PARAM = /<regex\((["'])(.*?)\1\):(\w+)>/g;
 
-/** Werkzeug converter syntax `regex("…")` → the regex source. */
+/**
+ * Werkzeug's named converters as Eve settings use them (`item_url: "int"`), by the pattern
+ * Werkzeug matches them with. The value found is typed by the lookup field's schema type
+ * (src/routing/lookup.ts), so `int` wants the field declared `integer`.
+ */
+const NAMED_CONVERTERS: Record<string, string> = {
+  int: "\\d+",
+  string: "[^/]+",
+  default: "[^/]+",
+  uuid: "[A-Fa-f0-9]{8}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{4}-[A-Fa-f0-9]{12}",
+};
+
+/** Werkzeug converter syntax `regex("…")`, or a named converter (`int`), → the regex source. */
 export function converterRegex(spec: string): string {
-  const match = /^regex\((["'])(.*)\1\)$/s.exec(spec.trim());
+  const trimmed = spec.trim();
+  if (Object.hasOwn(NAMED_CONVERTERS, trimmed)) return NAMED_CONVERTERS[trimmed]!;
+  const match = /^regex\((["'])(.*)\1\)$/s.exec(trimmed);
   return match ? match[2]! : spec;
 }
 

@@ -140,6 +140,31 @@ describe("ids typed by the schema", () => {
 // Eve casts a URL's 24 hex digits to an ObjectId on the id field whatever the schema types it, so
 // a resource that declares `_id` a string still finds what it created without one (the store
 // named it by an ObjectId): tests/versioning.py TestVersioningWithCustomIdField::test_getitem.
+// Werkzeug's named converters, as Eve settings write them (`'item_url': 'int'`).
+describe("item_url as a named converter", () => {
+  const api = testApi({
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH"],
+    DOMAIN: {
+      numbered: { item_url: "int", schema: { _id: { type: "integer" }, name: { type: "string" } } },
+      keyed: { item_url: "uuid", schema: { _id: { type: "string" }, name: { type: "string" } } },
+    },
+  });
+  afterAll(() => api.close());
+
+  it("int and uuid route items by Werkzeug's patterns", async () => {
+    expect((await api.post("/numbered", { _id: 12, name: "twelve" })).status).toBe(201);
+    const item = await api.get("/numbered/12");
+    expect(item.status).toBe(200);
+    expect(await json(item)).toMatchObject({ _id: 12, name: "twelve", _links: { self: { href: "numbered/12" } } });
+    expect((await api.get("/numbered/x12")).status).toBe(404);
+    const uuid = "48c00ee9-4dbe-413f-9fc3-d5f12a91de1c";
+    expect((await api.post("/keyed", { _id: uuid, name: "u" })).status).toBe(201);
+    expect((await api.get(`/keyed/${uuid}`)).status).toBe(200);
+    expect((await api.get("/keyed/48c00ee9")).status).toBe(404);
+  });
+});
+
 describe("an _id typed string on documents the store named", () => {
   const api = testApi({
     RESOURCE_METHODS: ["GET", "POST"],
