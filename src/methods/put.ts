@@ -41,7 +41,9 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
     const validated = validating instanceof Promise ? await validating : validating;
 
     stamp = now();
-    document = { ...validated, ...path.undeclared, [config.LAST_UPDATED]: stamp, [config.DATE_CREATED]: original[config.DATE_CREATED] };
+    document = { ...validated, ...path.undeclared, [config.LAST_UPDATED]: stamp };
+    // A document another program stored without one keeps none (read as the epoch), never null.
+    if (original[config.DATE_CREATED] !== undefined) document[config.DATE_CREATED] = original[config.DATE_CREATED];
     if (resource.soft_delete) document[config.DELETED] = false;
     document[resource.id_field] = original[resource.id_field];
     if (resource.auth_field && original[resource.auth_field] !== undefined) document[resource.auth_field] = original[resource.auth_field];
