@@ -6,7 +6,7 @@
 // still written as text by src/render/pyjson.ts: one byte writer for both, with a leaf hook and
 // indentation, made the handler slower on every runtime (same section), so json.dumps' rules
 // live in both, held to each other and to Eve's recorded output by test/render/.
-import { ObjectId, Decimal128 } from "bson";
+import { ObjectId, Decimal128, Long } from "bson";
 import { bytesToBase64 } from "./plain.ts";
 import { pyNumber, sortedKeys } from "./pyjson.ts";
 import { objectIdHex } from "../util/objectid.ts";
@@ -141,6 +141,8 @@ class AsciiWriter {
     // written after the ETag then find them made.
     else if (value instanceof ObjectId) this.ascii(`{"$oid": "${objectIdHex(value)}"}`);
     else if (value instanceof Decimal128) this.ascii(`{"$numberDecimal": "${value.toString()}"}`);
+    // Relaxed Extended JSON writes an Int64 as a plain number, every digit kept.
+    else if (value instanceof Long) this.ascii(value.toString());
     else if (value instanceof Uint8Array) this.ascii(`{"$binary": {"base64": "${bytesToBase64(value)}", "subType": "00"}}`);
     else return false;
     return true;

@@ -4,7 +4,7 @@
 // PATCH, PUT and DELETE work on them (Eve's tests insert their fixtures this way: tests/methods/
 // patch.py, put.py, delete.py); the conditional write stays atomic. And a PUT whose If-Match
 // names a document that is gone is refused instead of re-creating it.
-import { ObjectId } from "bson";
+import { Long, ObjectId } from "bson";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Settings } from "../../src/settings/types.ts";
 import { json, testApi } from "../support/api.ts";
@@ -59,6 +59,13 @@ describe("documents without a stored ETag", () => {
     expect((await api.delete(`/people/${c.id}`, { "If-Match": "1".repeat(40) })).status).toBe(412);
     expect((await api.delete(`/people/${c.id}`, { "If-Match": c.etag })).status).toBe(204);
     expect((await api.get(`/people/${c.id}`)).status).toBe(404);
+  });
+
+  it("an Int64 past 2^53 is served with every digit, as Eve serves a Python int", async () => {
+    const { id } = await foreign({ name: "big", age: Long.fromString("1152921504606846977") });
+    const text = await (await api.get(`/people/${id}`)).text();
+    expect(text).toContain('"age": 1152921504606846977');
+    expect(await (await api.get(`/people?where=${encodeURIComponent(JSON.stringify({ name: "big" }))}`)).text()).toContain('"age": 1152921504606846977');
   });
 
   it("with fields outside the schema, take the ETag GET showed (the projected view) for PATCH, PUT and DELETE", async () => {
