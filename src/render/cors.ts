@@ -27,7 +27,9 @@ export function compileCors(config: Config): CorsPolicy | null {
     origins: new Set(origins),
     any: origins.includes("*"),
     // Eve uses re.match (anchored at the start); X_DOMAINS_RE entries are expected to end in $.
-    patterns: patterns.map((p) => new RegExp(p.startsWith("^") ? p : `^(?:${p})`)),
+    // Python's re.match anchors at the start whatever the pattern holds: `^a|b` lets b float in
+    // JavaScript, so every pattern is wrapped, its own ^ included.
+    patterns: patterns.map((p) => new RegExp(`^(?:${p})`)),
     allowHeaders: list(config.X_HEADERS).join(", "),
     exposeHeaders: list(config.X_EXPOSE_HEADERS).join(", "),
     maxAge: String(config.X_MAX_AGE),
