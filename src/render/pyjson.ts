@@ -45,7 +45,23 @@ function keyPrefix(key: string): string {
 export function pyNumber(value: number): string {
   if (Number.isNaN(value)) return "NaN";
   if (!Number.isFinite(value)) return value > 0 ? "Infinity" : "-Infinity";
-  return String(value);
+  // A whole number JavaScript holds exactly is written as Python writes an int (1.0 arrives as
+  // 1: the two cannot be told apart); anything else is a float, written as repr() writes it
+  // (1e-07, 1e-05, -0.0, 1e+20), which String() does not.
+  return Number.isSafeInteger(value) && !Object.is(value, -0) ? String(value) : floatRepr(value);
+}
+
+/** Python's repr() of a float (json.dumps writes floats so, and Eve's XML renderer too). */
+export function floatRepr(n: number): string {
+  if (Number.isNaN(n)) return "nan";
+  if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
+  const [mantissa, exponentText] = n.toExponential().split("e") as [string, string];
+  const exponent = Number(exponentText);
+  if (exponent >= -4 && exponent < 16) {
+    const text = Object.is(n, -0) ? "-0" : String(n);
+    return /[.e]/.test(text) ? text : text + ".0";
+  }
+  return `${mantissa}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
 }
 
 /** Text `replace` has already written as json.dumps would: copied into the output as it is. */

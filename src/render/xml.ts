@@ -9,6 +9,7 @@
 // (legitimate document field names) as markup instructions.
 import type { Config } from "../settings/normalize.ts";
 import { toPlain } from "./plain.ts";
+import { floatRepr } from "./pyjson.ts";
 
 type Dict = Record<string, unknown>;
 
@@ -19,19 +20,6 @@ function isDict(value: unknown): value is Dict {
 /** markupsafe.escape */
 function escape(text: string): string {
   return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&#34;", "'": "&#39;" })[c]!);
-}
-
-/** Python's repr() of a float. */
-function floatRepr(n: number): string {
-  if (Number.isNaN(n)) return "nan";
-  if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
-  const [mantissa, exponentText] = n.toExponential().split("e") as [string, string];
-  const exponent = Number(exponentText);
-  if (exponent >= -4 && exponent < 16) {
-    const text = String(n);
-    return /[.e]/.test(text) ? text : text + ".0";
-  }
-  return `${mantissa}e${exponent < 0 ? "-" : "+"}${String(Math.abs(exponent)).padStart(2, "0")}`;
 }
 
 /** Python's repr() of a str. */

@@ -102,6 +102,16 @@ describe("CORS", () => {
     expect(response.headers.get("access-control-allow-origin")).toBe("https://good.example");
   });
 
+  it("anchors every X_DOMAINS_RE alternative at the start, as Python's re.match does", async () => {
+    const alternatives = testApi(peopleSettings({ X_DOMAINS_RE: ["^http://a\\.example$|http://b\\.example$"] }));
+    const allowed = async (origin: string) => (await alternatives.get("/people", { Origin: origin })).headers.get("access-control-allow-origin");
+    expect(await allowed("http://a.example")).toBe("http://a.example");
+    expect(await allowed("http://b.example")).toBe("http://b.example");
+    expect(await allowed("xhttp://b.example")).toBeNull();
+    expect(await allowed("http://evil.example/http://b.example")).toBeNull();
+    await alternatives.close();
+  });
+
   it("allows any origin with '*'", async () => {
     const open = testApi(peopleSettings({ X_DOMAINS: "*" }));
     expect((await open.get("/", { Origin: "https://x.example" })).headers.get("access-control-allow-origin")).toBe("https://x.example");
@@ -171,5 +181,20 @@ describe("bad input", () => {
     expect((await api.post("/people", [])).status).toBe(400);
     expect((await api.post("/people", [1, 2])).status).toBe(422);
     expect((await api.post("/people", "null")).status).toBe(400);
+  });
+});
+
+// Python's json.dumps writes floats by repr(): exponents with a sign and two digits.
+describe("floats in JSON", () => {
+  const api = testApi({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { nums: { schema: { f: { type: "float" }, l: { type: "list" } } } } });
+  afterAll(() => api.close());
+
+  it("are written as Python writes them, in bodies and in XML alike", async () => {
+    const created = await json(await api.post("/nums", '{"f": 0.5, "l": [1e-7, 0.00001, 1e20, 0.1, 123456789012.5, 7]}', { "Content-Type": "application/json" }));
+    const text = await (await api.get(`/nums/${created._id}`)).text();
+    expect(text).toContain('"f": 0.5, "l": [1e-07, 1e-05, 1e+20, 0.1, 123456789012.5, 7]');
+    const xml = await (await api.get(`/nums/${created._id}`, { Accept: "application/xml" })).text();
+    expect(xml).toContain("<l>1e-07</l>");
+    expect(xml).toContain("<l>1e+20</l>");
   });
 });

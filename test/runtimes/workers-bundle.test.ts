@@ -43,8 +43,10 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // concurrent POSTs of one value otherwise both stored. Plus 0.1 KB for more of what they found:
 // a dotted key's parts counted toward MAX_JSON_DEPTH (forms too), sorts of more than 32 fields
 // refused, X-HTTP-Method-Override to HEAD refused; and liveness asking the drivers for a fault
-// only a restart mends (the journal's); Int64 values past 2^53 written with every digit.
-const TARGET_GZIP = 119.4 * 1024;
+// only a restart mends (the journal's); Int64 values past 2^53 written with every digit. Plus
+// 0.25 KB for floats written as Python's repr() writes them in every JSON body and ETag (1e-07,
+// 1e+20, -0.0), which moved the XML renderer's float writer into the entry.
+const TARGET_GZIP = 119.65 * 1024;
 
 let dir: string;
 let build: WorkerBuild;
