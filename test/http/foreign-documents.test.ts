@@ -8,6 +8,7 @@ import { Long, ObjectId } from "bson";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Settings } from "../../src/settings/types.ts";
 import { json, testApi } from "../support/api.ts";
+import { ON_DATA_API } from "../support/drivers.ts";
 import { documentEtag } from "../../src/render/etag.ts";
 
 const settings: Settings = {
@@ -61,7 +62,8 @@ describe("documents without a stored ETag", () => {
     expect((await api.get(`/people/${c.id}`)).status).toBe(404);
   });
 
-  it("an Int64 past 2^53 is served with every digit, as Eve serves a Python int", async () => {
+  // Not over the Data API: its relaxed Extended JSON rounds such a value on the way (docs/drivers.md).
+  it.skipIf(ON_DATA_API)("an Int64 past 2^53 is served with every digit, as Eve serves a Python int", async () => {
     const { id } = await foreign({ name: "big", age: Long.fromString("1152921504606846977") });
     const text = await (await api.get(`/people/${id}`)).text();
     expect(text).toContain('"age": 1152921504606846977');

@@ -149,6 +149,8 @@ export class ScopedDriver implements Driver {
  * of MongoDB's checks and aggregation expressions; tests name such gaps with this flag.
  */
 export const ON_MONGODB_EMULATOR = process.env.MONGODB_EMULATOR === "1" && (process.env.EVEREST_TEST_DB ?? "").includes("mongodb");
+/** The HTTP suite runs over the Data API, whose relaxed Extended JSON carries every number as a double. */
+export const ON_DATA_API = (process.env.EVEREST_TEST_DB ?? "").startsWith("data-api");
 
 /**
  * The driver EVEREST_TEST_DB asks for, or undefined for everest's own choice from the settings.
