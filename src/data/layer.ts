@@ -294,16 +294,27 @@ export class DataLayer {
 
 const GEO_TYPES = new Set(["point", "multipoint", "linestring", "multilinestring", "polygon", "multipolygon", "geometrycollection"]);
 
-/**
- * Top-level `unique` fields the store keeps a unique index on, so uniqueness holds under
- * concurrent writers; soft-deleted documents must not collide, so soft-delete resources (and
- * ones whose datasource filter narrows what `unique` sees) rely on the validator's query alone.
- */
-export function uniqueIndexFields(resource: Resource): string[] {
-  if (resource.soft_delete || resource.datasource.filter) return [];
+/** Top-level `unique` fields but `_id`, which the store itself keeps unique. */
+function topLevelUniqueFields(resource: Resource): string[] {
   return Object.entries(resource.schema)
     .filter(([field, rules]) => rules?.unique === true && field !== "_id")
     .map(([field]) => field);
+}
+
+/**
+ * Soft-deleted documents must not collide, so soft-delete resources (and ones whose datasource
+ * filter narrows what `unique` sees) get no unique index and rely on the validator's query alone.
+ */
+const indexesUnique = (resource: Resource): boolean => !resource.soft_delete && !resource.datasource.filter;
+
+/** Top-level `unique` fields the store keeps a unique index on, so uniqueness holds under concurrent writers. */
+export function uniqueIndexFields(resource: Resource): string[] {
+  return indexesUnique(resource) ? topLevelUniqueFields(resource) : [];
+}
+
+/** Top-level `unique` fields no index guards (see above): src/methods/unique-claims.ts holds them. */
+export function unindexedUniqueFields(resource: Resource): string[] {
+  return indexesUnique(resource) ? [] : topLevelUniqueFields(resource);
 }
 
 /** The unique indexes above, 2dsphere on geo fields, `mongo_indexes` taken as given. */

@@ -95,6 +95,8 @@ function driverSettings(config: Config): DriverSettings {
 
 export class DriverPool {
   private readonly drivers = new Map<string, Promise<Driver>>();
+  /** The drivers above that have opened (what liveness asks for faults). */
+  private readonly opened = new Set<Driver>();
 
   constructor(
     private readonly config: Config,
@@ -119,7 +121,7 @@ export class DriverPool {
     let driver = this.drivers.get(uri);
     if (!driver) {
       driver = createDriver(uri, { databaseName: database, settings: driverSettings(this.config), services: this.services });
-      driver.catch(() => this.drivers.delete(uri));
+      driver.then((opened) => this.opened.add(opened), () => this.drivers.delete(uri));
       this.drivers.set(uri, driver);
     }
     return { driver: await driver, database };
@@ -135,15 +137,18 @@ export class DriverPool {
     await (await this.get(prefix)).driver.ping();
   }
 
-  /** The failures of opened drivers that only a restart ends (Driver.fault): what liveness reports. */
-  async faults(): Promise<Error[]> {
-    const opened = await Promise.all([...this.drivers.values()].map((driver) => driver.catch(() => null)));
-    return [...opened, this.provided].flatMap((driver) => driver?.fault?.() ?? []);
+  /**
+   * The failures of opened drivers that only a restart ends (Driver.fault): what liveness
+   * reports. Drivers still opening are not waited for: liveness touches no database.
+   */
+  faults(): Error[] {
+    return [...this.opened, this.provided].flatMap((driver) => driver?.fault?.() ?? []);
   }
 
   async close(): Promise<void> {
     const drivers = [...this.drivers.values()];
     this.drivers.clear();
+    this.opened.clear();
     await Promise.all(drivers.map(async (d) => (await d.catch(() => null))?.close()));
     await this.provided?.close();
   }

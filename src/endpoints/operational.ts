@@ -41,8 +41,8 @@ export async function answerOperational(ctx: RequestContext, state: OperationalS
   return reply(ctx, ready ? 200 : 503, JSON.stringify({ status: ready ? "ok" : "unavailable", checks }));
 }
 
-async function liveness(ctx: RequestContext, { pool, logger }: OperationalState): Promise<Response> {
-  const faults = await pool.faults();
+function liveness(ctx: RequestContext, { pool, logger }: OperationalState): Response {
+  const faults = pool.faults();
   if (faults.length === 0) return reply(ctx, 200, JSON.stringify({ status: "ok" }));
   logger.error("liveness: the store failed and needs a restart", null, faults[0]);
   return reply(ctx, 503, JSON.stringify({ status: "failed" }));

@@ -6,8 +6,9 @@ const NOT_UNICODE = "The JSON document holds an unpaired surrogate";
 
 /**
  * Refuses prototype keys, absurd nesting (a dotted key's parts count as levels), numbers too
- * large for a double and unpaired surrogates anywhere in a parsed JSON value (or a form's fields). JSON.parse reads `1e400` as Infinity, which no JSON answer can
- * hold again: stored, every later read of the document (a page, the feed) would be invalid JSON.
+ * large for a double and unpaired surrogates anywhere in a parsed JSON value (or a form's
+ * fields). JSON.parse reads `1e400` as Infinity, which no JSON answer can hold again: stored,
+ * every later read of the document (a page, the feed) would be invalid JSON.
  * It reads `"\ud800"` as a string no UTF-8 store can hold: MongoDB's driver and SQLite would
  * store U+FFFD in its place and answer 2xx, so the same request would keep different data on
  * each store; a body of invalid UTF-8 bytes is refused the same way (src/request/payload.ts).

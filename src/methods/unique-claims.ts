@@ -5,19 +5,16 @@
 // both be stored. Within one process a write holds the values it gives such fields from its
 // lookups to its write, so that the second waits for the first and then finds its value taken.
 // Several instances are not covered: docs/deploy.md says so.
+import { unindexedUniqueFields } from "../data/layer.ts";
 import type { Doc } from "../drivers/types.ts";
 import type { Resource } from "../settings/normalize.ts";
 
+/** unindexedUniqueFields per resource: it depends on the settings alone, and every write asks. */
 const unguarded = new WeakMap<Resource, string[]>();
 
-/** The top-level `unique` fields of a resource that no index guards (see above). */
 function unguardedFields(resource: Resource): string[] {
   let fields = unguarded.get(resource);
-  if (!fields) {
-    const lookupsOnly = resource.soft_delete || resource.datasource.filter;
-    fields = lookupsOnly ? Object.entries(resource.schema).filter(([field, rules]) => rules?.unique === true && field !== "_id").map(([field]) => field) : [];
-    unguarded.set(resource, fields);
-  }
+  if (!fields) unguarded.set(resource, (fields = unindexedUniqueFields(resource)));
   return fields;
 }
 

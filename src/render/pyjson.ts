@@ -48,8 +48,11 @@ export function pyNumber(value: number): string {
   // A whole number JavaScript holds exactly is written as Python writes an int (1.0 arrives as
   // 1: the two cannot be told apart); anything else is a float, written as repr() writes it
   // (1e-07, 1e-05, -0.0, 1e+20), which String() does not.
-  return Number.isSafeInteger(value) && !Object.is(value, -0) ? String(value) : floatRepr(value);
+  return isPythonInt(value) ? String(value) : floatRepr(value);
 }
+
+/** A number written as Python writes an int: whole, held exactly, and not -0 (a float in Python). */
+export const isPythonInt = (value: number): boolean => Number.isSafeInteger(value) && !Object.is(value, -0);
 
 /** Python's repr() of a float (json.dumps writes floats so, and Eve's XML renderer too). */
 export function floatRepr(n: number): string {

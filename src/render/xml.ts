@@ -9,7 +9,7 @@
 // (legitimate document field names) as markup instructions.
 import type { Config } from "../settings/normalize.ts";
 import { toPlain } from "./plain.ts";
-import { floatRepr } from "./pyjson.ts";
+import { floatRepr, isPythonInt } from "./pyjson.ts";
 
 type Dict = Record<string, unknown>;
 
@@ -42,7 +42,7 @@ function pyStr(value: unknown, inContainer = false): string {
   if (value === null || value === undefined) return "None";
   if (typeof value === "string") return inContainer ? stringRepr(value) : value;
   if (typeof value === "boolean") return value ? "True" : "False";
-  if (typeof value === "number") return Number.isSafeInteger(value) ? String(value) : floatRepr(value);
+  if (typeof value === "number") return isPythonInt(value) ? String(value) : floatRepr(value);
   if (Array.isArray(value)) return "[" + value.map((v) => pyStr(v, true)).join(", ") + "]";
   if (isDict(value)) return "{" + Object.entries(value).map(([k, v]) => `${stringRepr(k)}: ${pyStr(v, true)}`).join(", ") + "}";
   return String(value);

@@ -78,7 +78,7 @@ export async function readMultipart(ctx: RequestContext, config: Config): Promis
     into.set(key, [...(into.get(key) ?? []), value]);
   };
   for (const [key, value] of form) {
-    if (typeof value === "string") add(fields, key, config.MULTIPART_FORM_FIELDS_AS_JSON ? jsonField(value, config.MAX_JSON_DEPTH) : value);
+    if (typeof value === "string") add(fields, key, config.MULTIPART_FORM_FIELDS_AS_JSON ? jsonField(value) : value);
     // A file input left empty still sends a part, with no name and no content. Bun gives that
     // part's File an undefined name rather than "", so a missing name counts as empty too.
     else if (value.name || value.size > 0) add(files, key, value);
@@ -90,7 +90,7 @@ export async function readMultipart(ctx: RequestContext, config: Config): Promis
     const values = [...(fields.get(key) ?? []), ...(files.get(key) ?? [])];
     document[key] = config.AUTO_COLLAPSE_MULTI_KEYS && values.length > 1 ? values : values[0];
   }
-  // Its dotted keys nest as a JSON body's do, and are held to the same depth.
+  // Held to a JSON body's checks, JSON-encoded fields included; its dotted keys nest as a body's do.
   checkJsonShape(document, config.MAX_JSON_DEPTH);
   if (config.AUTO_CREATE_LISTS) {
     for (const [field, rules] of Object.entries(ctx.resource?.schema ?? {})) {
@@ -100,14 +100,14 @@ export async function readMultipart(ctx: RequestContext, config: Config): Promis
   return document;
 }
 
-/** A JSON-encoded form value; text that is not JSON stays the string it is (Eve quotes it). */
-function jsonField(text: string, maxDepth: number): unknown {
-  let value: unknown;
+/**
+ * A JSON-encoded form value; text that is not JSON stays the string it is (Eve quotes it). Its
+ * shape is checked with the whole document's (readMultipart).
+ */
+function jsonField(text: string): unknown {
   try {
-    value = JSON.parse(text);
+    return JSON.parse(text);
   } catch {
     return text;
   }
-  checkJsonShape(value, maxDepth);
-  return value;
 }

@@ -45,8 +45,9 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // refused, X-HTTP-Method-Override to HEAD refused; and liveness asking the drivers for a fault
 // only a restart mends (the journal's); Int64 values past 2^53 written with every digit. Plus
 // 0.25 KB for floats written as Python's repr() writes them in every JSON body and ETag (1e-07,
-// 1e+20, -0.0), which moved the XML renderer's float writer into the entry.
-const TARGET_GZIP = 119.65 * 1024;
+// 1e+20, -0.0), which moved the XML renderer's float writer into the entry. Plus 0.05 KB for the
+// pool's set of opened drivers, so that liveness never waits for one still opening.
+const TARGET_GZIP = 119.7 * 1024;
 
 let dir: string;
 let build: WorkerBuild;
