@@ -204,6 +204,14 @@ describe.skipIf(!uri)("mongodb driver", () => {
       expect(await db.collection("fs.chunks").countDocuments({ files_id: _id })).toBe(0);
     });
 
+    it("writes GridFS files as Eve does, the content type at the file document's top level", async () => {
+      const database = fresh().database!;
+      const id = await driver.media(database).put(new TextEncoder().encode("abc"), { filename: "a.txt", contentType: "text/plain" });
+      const stored = await client.db(database).collection("fs.files").findOne({ _id: new ObjectId(id) });
+      expect(stored).toMatchObject({ filename: "a.txt", contentType: "text/plain", length: 3 });
+      expect(await driver.media(database).get(id)).toMatchObject({ contentType: "text/plain" });
+    });
+
     it("refuses what the server refuses as an invalid query", async () => {
       const t = fresh();
       await driver.insertMany(t, [{ n: 1 }]);

@@ -34,15 +34,19 @@ export function gridFsMedia(db: () => Promise<Db>): MediaStore {
   return {
     put: async (data, meta) => {
       const bucket = new GridFSBucket(await db(), { bucketName: BUCKET });
+      const contentType = meta.contentType ?? "application/octet-stream";
       return run(async () => {
         const upload = bucket.openUploadStream(meta.filename ?? "", {
-          metadata: { contentType: meta.contentType ?? "application/octet-stream", ...(meta.resource ? { resource: meta.resource } : {}) },
+          metadata: { contentType, ...(meta.resource ? { resource: meta.resource } : {}) },
         });
         // pipeline, not pipe: a failing upload stream must fail the put, not leave it waiting.
         if (data instanceof Uint8Array) {
           upload.end(data);
           await finished(upload);
         } else await pipeline(Readable.fromWeb(data.stream() as NodeReadableStream), upload);
+        // Eve (pymongo's gridfs) reads the type from the file document's top level, and this
+        // driver's upload stream no longer writes it there: set it so Eve serves these files too.
+        await (await db()).collection(`${BUCKET}.files`).updateOne({ _id: upload.id }, { $set: { contentType } });
         return upload.id.toHexString();
       });
     },
