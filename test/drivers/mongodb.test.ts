@@ -212,6 +212,30 @@ describe.skipIf(!uri)("mongodb driver", () => {
       expect(await driver.media(database).get(id)).toMatchObject({ contentType: "text/plain" });
     });
 
+    it("stores a whole number past int32 as int64, as pymongo stores a Python int, and reads it back as a number", async () => {
+      const t = fresh();
+      const big = 3_000_000_000;
+      const raw = client.db(t.database).collection(t.collection);
+      const longs = async (field: string) => raw.countDocuments({ [field]: { $type: "long" } });
+      await driver.insertMany(t, [{ n: 1, a: big, list: [1, -big], sub: { x: big, y: 2.5 } }]);
+      expect(await longs("a")).toBe(1);
+      expect(await longs("list")).toBe(1);
+      expect(await longs("sub.x")).toBe(1);
+      expect(await raw.countDocuments({ n: { $type: "int" }, "sub.y": { $type: "double" } })).toBe(1);
+      const one = async () => (await driver.find(t, { filter: { n: 1 } }))[0];
+      expect(await one()).toMatchObject({ a: big, list: [1, -big], sub: { x: big, y: 2.5 } });
+      await driver.updateOne(t, { n: 1 }, { $set: { b: big + 1 } });
+      expect(await longs("b")).toBe(1);
+      await driver.findOneAndUpdate(t, { n: 1 }, { $inc: { c: big } });
+      expect(await longs("c")).toBe(1);
+      await driver.updateMany(t, { n: 1 }, { $set: { d: -big } });
+      expect(await longs("d")).toBe(1);
+      await driver.replaceOne(t, { n: 1 }, { ...(await one())!, e: big, f: 1e300 });
+      expect(await longs("e")).toBe(1);
+      expect(await raw.countDocuments({ f: { $type: "double" } })).toBe(1);
+      expect(await one()).toMatchObject({ a: big, b: big + 1, c: big, d: -big, e: big, f: 1e300 });
+    });
+
     it("refuses what the server refuses as an invalid query", async () => {
       const t = fresh();
       await driver.insertMany(t, [{ n: 1 }]);

@@ -34,6 +34,7 @@ import { MongoChangeLog } from "./changes.ts";
 import { ownBson, sameDocument } from "./own-bson.ts";
 import { DUPLICATE_KEY_CODES, run, translateError } from "./errors.ts";
 import { gridFsMedia } from "./media.ts";
+import { withInt64s } from "./int64.ts";
 import { findOneAndUpdate, PartlyWritten, updateMany } from "./modify.ts";
 
 /** IndexOptionsConflict and IndexKeySpecsConflict: an index of that name or key exists with other options. */
@@ -114,7 +115,7 @@ export class MongoDriver implements Driver {
     for (const doc of docs) if (doc._id === undefined) doc._id = new ObjectId();
     const collection = await this.collection(target);
     try {
-      await collection.insertMany(docs, { ordered: true });
+      await collection.insertMany(docs.map(withInt64s), { ordered: true });
     } catch (error) {
       if (!(error instanceof MongoBulkWriteError)) throw translateError(error);
       // Ordered: everything before the first rejected document went in, nothing after it did.
@@ -139,14 +140,14 @@ export class MongoDriver implements Driver {
   async replaceOne(target: Target, filter: Filter, doc: Doc): Promise<boolean> {
     const collection = await this.collection(target);
     if (this.changes.isRecorded(target)) {
-      const found = await run(() => collection.findOneAndReplace(filter, doc, { returnDocument: "before" }));
+      const found = await run(() => collection.findOneAndReplace(filter, withInt64s(doc), { returnDocument: "before" }));
       if (!found) return false;
       const before = ownBson(found);
       const { _id: _ignored, ...fields } = doc;
       await run(() => this.changes.write(target, [{ op: "replace", before, after: { _id: before._id, ...fields } }]));
       return true;
     }
-    const result = await run(() => collection.replaceOne(filter, doc));
+    const result = await run(() => collection.replaceOne(filter, withInt64s(doc)));
     return result.matchedCount > 0;
   }
 
@@ -158,7 +159,7 @@ export class MongoDriver implements Driver {
       return (await run(() => collection.findOne(filter, { projection: { _id: 1 } }))) !== null;
     }
     if (this.changes.isRecorded(target)) {
-      const found = await run(() => collection.findOneAndUpdate(filter, operators, { returnDocument: "before" }));
+      const found = await run(() => collection.findOneAndUpdate(filter, withInt64s(operators), { returnDocument: "before" }));
       if (!found) return false;
       const before = ownBson(found);
       // Read back rather than worked out here, so the image is what the server made of the operators.
@@ -166,7 +167,7 @@ export class MongoDriver implements Driver {
       if (after && !sameDocument(before, after)) await run(() => this.changes.write(target, [{ op: "update", before, after }]));
       return true;
     }
-    const result = await run(() => collection.updateOne(filter, operators));
+    const result = await run(() => collection.updateOne(filter, withInt64s(operators)));
     return result.matchedCount > 0;
   }
 

@@ -13,6 +13,7 @@ import { modifiedCopies, requirement } from "../memory/modify.ts";
 import { valueKey } from "../memory/values.ts";
 import { run, translateError } from "./errors.ts";
 import { ownBson, sameDocument } from "./own-bson.ts";
+import { withInt64s } from "./int64.ts";
 
 /** Tries of a findOneAndUpdate whose document met its requirement only by the time it was looked at again. */
 const ATTEMPTS = 10;
@@ -23,13 +24,14 @@ export function freshEtag(): string {
 }
 
 /** The update as MongoDB takes it: the stamp's field set to a fresh value, empty operators dropped (MongoDB refuses them). */
-function serverUpdate(update: Update, stamp: ModifyOptions["stamp"]): { update: Doc; etag: string | null } {
+/** `update` as the operators work it out here; `wire` as it is sent (src/drivers/mongodb/int64.ts). */
+function serverUpdate(update: Update, stamp: ModifyOptions["stamp"]): { update: Doc; wire: Doc; etag: string | null } {
   const operators: Doc = {};
   for (const [operator, fields] of Object.entries(update)) if (fields && Object.keys(fields).length > 0) operators[operator] = fields;
-  if (!stamp) return { update: operators, etag: null };
+  if (!stamp) return { update: operators, wire: withInt64s(operators), etag: null };
   const etag = freshEtag();
   operators.$set = { ...(operators.$set as Doc | undefined), [stamp.field]: etag };
-  return { update: operators, etag };
+  return { update: operators, wire: withInt64s(operators), etag };
 }
 
 /**
@@ -45,7 +47,7 @@ export async function findOneAndUpdate(collection: Collection<Doc>, filter: Filt
   const require = options.require;
   const full = require ? { $and: [filter, require] } : filter;
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const found = await run(() => collection.findOneAndUpdate(full, sent.update, { returnDocument: "before" }));
+    const found = await run(() => collection.findOneAndUpdate(full, sent.wire, { returnDocument: "before" }));
     if (found) {
       const before = ownBson(found);
       return { before, after: after(before, sent.update) };
@@ -84,7 +86,7 @@ export async function updateMany(client: MongoClient, collection: Collection<Doc
         if (befores.length === 0) return [];
         const ids = befores.map((doc) => doc._id);
         const byIds: Filter = { _id: { $in: ids } };
-        await run(() => collection.updateMany(byIds, sent.update, { session }));
+        await run(() => collection.updateMany(byIds, sent.wire, { session }));
         return paired(befores, await findAll(collection, byIds, session));
       });
     } catch (error) {
@@ -98,7 +100,7 @@ export async function updateMany(client: MongoClient, collection: Collection<Doc
   const ids = befores.map((doc) => doc._id);
   const require = options.require ? [options.require] : [];
   try {
-    await run(() => collection.updateMany({ $and: [scoped, { _id: { $in: ids } }, ...require] }, sent.update));
+    await run(() => collection.updateMany({ $and: [scoped, { _id: { $in: ids } }, ...require] }, sent.wire));
   } catch (error) {
     throw new PartlyWritten(error, await written(collection, befores, sent, options.stamp).catch(() => []));
   }
