@@ -82,6 +82,13 @@ describe("everest serve", () => {
     expect(run.output).toMatch(sqlite ? /the sqlite driver needs node:sqlite, in Node 22\.5 or later/ : /unsupported database URI scheme 'unknown:'/);
     expect(run.output).not.toMatch(/everest serving/);
   });
+
+  it("stops at start-up, naming the journal, when its directory does not exist", async () => {
+    const journal = join(dir, "missing", "data.journal");
+    const run = await serve(file("j.json", '{"DOMAIN": {"people": {}}}'), "--db", `file:${journal}`);
+    expect(run.code).toBe(1);
+    expect(run.output).toContain(`cannot open the journal ${journal}: its directory does not exist`);
+  });
 });
 
 describe("settings files that cannot be used", () => {

@@ -3,6 +3,7 @@
 // tries again instead of failing. Two instances started at once over a new file met it about one
 // start in ten; here a connection refuses the switch as such a race does, the set number of times.
 import { describe, expect, it } from "vitest";
+import { createSqliteDriver } from "../../src/drivers/sqlite/index.ts";
 import { bunPort } from "../../src/drivers/sqlite/bun.ts";
 import { nodePort } from "../../src/drivers/sqlite/node.ts";
 import type { SyncDatabase } from "../../src/drivers/sqlite/sync.ts";
@@ -54,5 +55,14 @@ describe.skipIf(!available)("sqlite: opening a file another process is setting u
     expect(() => port(db)).toThrow(/SQL logic error/);
     expect(db.refused).toBe(1);
     db.close();
+  });
+});
+
+describe.skipIf(!available)("sqlite: a file that cannot be opened", () => {
+  it("is refused naming the file and the likely cause", async () => {
+    const path = `${await tempFile()}.missing/data.db`;
+    await expect(createSqliteDriver({ uri: `sqlite:${path}`, databaseName: "everest", settings: {} })).rejects.toThrow(
+      `cannot open the SQLite database '${path}': unable to open database file (does its directory exist, and may this process write there?)`,
+    );
   });
 });

@@ -19,7 +19,7 @@ export interface Persistence {
 
 /** Claims the journal at `path`, replays it into `databases`, and starts compacting it when due. */
 export async function openJournal(files: FileAccess, path: string, policy: Partial<CompactionPolicy> | undefined, databases: Databases): Promise<Persistence> {
-  const lock = await files.lock(path);
+  const lock = await files.lock(path).catch((error: unknown) => Promise.reject(unopenable(path, error)));
   let journal: Journal;
   let baseline: number;
   try {
@@ -34,6 +34,14 @@ export async function openJournal(files: FileAccess, path: string, policy: Parti
   const compactor = new Compactor(files, journal, () => capture(databases), { ...DEFAULT_COMPACTION, ...policy }, baseline);
   compactor.check();
   return { journal, compactor };
+}
+
+/** A file system error (ENOENT, EACCES) names the lock file, not the journal, and no cause: say both. */
+function unopenable(path: string, error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== "string") return error;
+  const reason = code === "ENOENT" ? "its directory does not exist" : (error as Error).message;
+  return new Error(`cannot open the journal ${path}: ${reason}`, { cause: error });
 }
 
 interface CapturedCollection {

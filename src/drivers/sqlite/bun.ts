@@ -1,6 +1,6 @@
 // The sqlite driver's port to bun:sqlite. Like node:sqlite its calls are synchronous; its
 // errors carry the extended result code as `errno`.
-import { openSynchronous, type SyncDatabase } from "./sync.ts";
+import { openFile, openSynchronous, type SyncDatabase } from "./sync.ts";
 import type { SqlPort } from "./port.ts";
 
 interface BunSqliteModule {
@@ -10,7 +10,7 @@ interface BunSqliteModule {
 export async function openBunSqlite(path: string): Promise<SqlPort> {
   const specifier = "bun:sqlite";
   const module = (await import(specifier)) as BunSqliteModule;
-  return bunPort(new module.Database(path, { create: true, strict: true }));
+  return bunPort(openFile(path, () => new module.Database(path, { create: true, strict: true })));
 }
 
 export function bunPort(db: SyncDatabase): SqlPort {

@@ -1,6 +1,6 @@
 // The sqlite driver's port to node:sqlite, the SQLite built into Node ≥ 22.5 and Deno. Its calls
 // are synchronous, so a batch runs between BEGIN and COMMIT with nothing else interleaved.
-import { openSynchronous, type SyncDatabase } from "./sync.ts";
+import { openFile, openSynchronous, type SyncDatabase } from "./sync.ts";
 import type { SqlPort } from "./port.ts";
 
 interface NodeSqliteModule {
@@ -20,7 +20,7 @@ export async function openNodeSqlite(path: string): Promise<SqlPort> {
     const running = typeof process !== "undefined" ? ` (this is Node ${process.versions.node})` : "";
     throw new Error(`the sqlite driver needs node:sqlite, in ${REQUIRED} or later and in Deno${running}`, { cause: error });
   }
-  return nodePort(new module.DatabaseSync(path));
+  return nodePort(openFile(path, () => new module.DatabaseSync(path)));
 }
 
 /** The port over an open node:sqlite connection, whose errors carry the extended result code as `errcode`. */

@@ -16,6 +16,19 @@ export interface SyncDatabase {
   close(): void;
 }
 
+/**
+ * Opens a database file with `open`, naming the file in its error: SQLite's own ("unable to open
+ * database file") names neither it nor the usual cause.
+ */
+export function openFile(path: string, open: () => SyncDatabase): SyncDatabase {
+  try {
+    return open();
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot open the SQLite database '${path}': ${reason} (does its directory exist, and may this process write there?)`, { cause: error });
+  }
+}
+
 // busy_timeout first: switching a new file to WAL takes a lock, and a second process opening the
 // file at that moment failed at once with "database is locked" instead of waiting for it.
 export const OPEN_PRAGMAS = ["PRAGMA busy_timeout = 5000", "PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL"];
