@@ -27,7 +27,7 @@ import { positiveWhole } from "../util/numbers.ts";
 import { checkWritablePaths } from "../auth/field-writes.ts";
 import { validationEnv } from "./post.ts";
 import { keepPathValues } from "../routing/lookup.ts";
-import { afterChange, checkBody, hookUpdates, mergeGuards, operatorPaths, splitBody, stampOf, storeUpdate, unmetIssues, type CheckedBody } from "./updates.ts";
+import { afterChange, checkBody, givenValues, hookUpdates, mergeGuards, operatorPaths, splitBody, stampOf, storeUpdate, unmetIssues, type CheckedBody } from "./updates.ts";
 
 /** What a request says in `Prefer` about a write by filter: every document, and at most how many. */
 function preferences(request: Request): { all: boolean; maxAffected: number | null } {
@@ -123,6 +123,19 @@ export async function patchManyInternal(services: Services, ctx: CallScope, filt
   const plain = keepPathValues(ctx, resource, config, services.validators.get(resource.name)!.expanded(split.plain));
   if (resource.id_field in plain) throw immutableIdError(resource.id_field);
   if (resource.auth_field && resource.auth_field in plain && ctx.requestAuthValue != null) plain[resource.auth_field] = ctx.requestAuthValue;
+  // Held from the lookups of `unique` to the write where no index guards it (unique-claims.ts).
+  const held = services.claims.hold(resource, [givenValues(plain, operators)]);
+  const release = held && (await held);
+  try {
+    return await patchMatching(services, ctx, filter, limit, plain, operators);
+  } finally {
+    if (release) release();
+  }
+}
+
+async function patchMatching(services: Services, ctx: CallScope, filter: Filter, limit: number | null, plain: Doc, operators: Doc | null): Promise<Reply> {
+  const resource = ctx.resource!;
+  const config = services.config;
   const originals = await matching(services, ctx, filter, limit);
   if (originals.length === 0) return summary(services, ctx, 0, "updated", [], () => ({}));
 

@@ -16,7 +16,7 @@ import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, itemWriteMethod, loadOriginal, requiredEtag, writeCondition, type Precondition } from "./conditional.ts";
 import { duplicateFailure, patchInternal, validateWrite, validationFailure } from "./patch.ts";
 import { validationEnv } from "./post.ts";
-import { afterChange, checkBody, hookUpdates, operatorPaths, splitBody, stampOf, storeUpdate, unmetFailure } from "./updates.ts";
+import { afterChange, checkBody, givenValues, hookUpdates, operatorPaths, splitBody, stampOf, storeUpdate, unmetFailure } from "./updates.ts";
 import { checkWritablePaths } from "../auth/field-writes.ts";
 import type { Issues } from "../validation/types.ts";
 
@@ -47,7 +47,7 @@ export async function operatorPatchInternal(services: Services, ctx: CallScope, 
   // Field rules (docs/contracts.md §4): a path the caller may not write refuses the request first.
   if (resource.field_rules) checkWritablePaths(ctx, resource, operatorPaths(operators), original);
   // Held from the lookups of `unique` to the write where no index guards it (unique-claims.ts).
-  const held = services.claims.hold(resource, original[config.DELETED] === true ? [given, original] : [given]);
+  const held = services.claims.hold(resource, original[config.DELETED] === true ? [givenValues(given, operators), original] : [givenValues(given, operators)]);
   const release = held && (await held);
   let updates: Doc;
   let update: Update;

@@ -26,6 +26,12 @@ export function splitBody(payload: Doc): { plain: Doc; operators: Doc | null } {
   return { plain, operators };
 }
 
+/** The values a body gives fields outright, its plain ones and its `$set`: what src/methods/unique-claims.ts holds. */
+export function givenValues(plain: Doc, operators: Doc | null): Doc {
+  const set = operators?.$set;
+  return isPlainObject(set) ? { ...plain, ...set } : plain;
+}
+
 /** The paths a body's update operators name, as sent (what field rules check before anything else). */
 export function operatorPaths(operators: Doc): string[] {
   return Object.values(operators).flatMap((fields) => (isPlainObject(fields) ? Object.keys(fields) : []));

@@ -211,7 +211,14 @@ describe("unique on an optional, nullable field", () => {
 describe("unique without an index, under concurrent writes", () => {
   const api = testApi({
     DOMAIN: {
-      notes: { soft_delete: true, resource_methods: ["GET", "POST"], item_methods: ["GET", "PATCH", "PUT", "DELETE"], schema: { name: { type: "string", unique: true }, n: { type: "integer" } } },
+      notes: {
+        soft_delete: true,
+        resource_methods: ["GET", "POST", "PATCH"],
+        item_methods: ["GET", "PATCH", "PUT", "DELETE"],
+        update_operators: ["$set", "$inc"],
+        patch_by_filter: true,
+        schema: { name: { type: "string", unique: true }, n: { type: "integer" } },
+      },
     },
   });
   afterAll(() => api.close());
@@ -231,6 +238,20 @@ describe("unique without an index, under concurrent writes", () => {
     );
     expect(answers.map((r) => r.status).filter((s) => s === 200)).toHaveLength(1);
     expect(await named("taken")).toBe(1);
+  });
+
+  it("lets one of many concurrent $set PATCHes and PATCHes by filter give documents one value", async () => {
+    const docs = await Promise.all(Array.from({ length: 6 }, async (_, i) => json(await api.post("/notes", { name: `f${i}`, n: i }))));
+    const answers = await Promise.all(
+      docs.map((doc, i) =>
+        i % 3 === 0
+          ? api.patch(`/notes/${doc._id}`, { $set: { name: "claimed" } }, { "If-Match": doc._etag })
+          : api.patch(`/notes?where=${encodeURIComponent(JSON.stringify({ n: i }))}`, i % 3 === 1 ? { name: "claimed" } : { $set: { name: "claimed" } }),
+      ),
+    );
+    expect(answers.map((r) => r.status).filter((s) => s === 200)).toHaveLength(1);
+    expect(answers.every((r) => r.status === 200 || r.status === 422)).toBe(true);
+    expect(await named("claimed")).toBe(1);
   });
 
   it("lets one of two restores of deleted documents holding one value through", async () => {
