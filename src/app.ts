@@ -7,7 +7,7 @@ import { DataLayer } from "./data/layer.ts";
 import { DriverPool } from "./data/pool.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
 import { HttpError, internalErrorResponse } from "./errors.ts";
-import { Hooks, type HookCallback } from "./events/hooks.ts";
+import { checkHookName, Hooks, type HookCallback, type HookName } from "./events/hooks.ts";
 import { mediaFeature } from "./features/media.ts";
 import { serveMedia } from "./endpoints/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
@@ -52,7 +52,7 @@ import type { Services } from "./services.ts";
 
 export interface HandlerOptions {
   /** `{event: callback | callback[]}`, Eve's event names. More can be added with `app.on`. */
-  hooks?: Record<string, HookCallback | HookCallback[]>;
+  hooks?: { [event in HookName]?: HookCallback | HookCallback[] };
   /** A driver instance to use instead of one built from DB_URI / DB_DRIVER. */
   driver?: Driver;
   /** Runtime services (file access for the journal, fetch) injected by the adapter. */
@@ -162,6 +162,7 @@ export class App {
     this.router = compileRouter(this.config);
     this.cors = compileCors(this.config);
     this.explorerFiles = options.services?.explorerFiles ?? packageFiles;
+    for (const event of Object.keys(options.hooks ?? {})) checkHookName(event, Object.keys(this.config.DOMAIN));
     this.hooks.register(options.hooks);
     this.services = {
       config: this.config,
@@ -181,7 +182,8 @@ export class App {
   }
 
   /** Subscribes a callback to an event (`on_insert`, `on_fetched_item_people`, …). */
-  on(event: string, callback: HookCallback): this {
+  on(event: HookName, callback: HookCallback): this {
+    checkHookName(event, Object.keys(this.config.DOMAIN));
     this.hooks.on(event, callback);
     return this;
   }

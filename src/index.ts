@@ -3,7 +3,7 @@ export { createHandler, type Handler } from "./handler.ts";
 export { App, type HandlerOptions } from "./app.ts";
 export { RequestContext } from "./context.ts";
 export { HttpError, abort } from "./errors.ts";
-export { Hooks, type HookCallback } from "./events/hooks.ts";
+export { Hooks, type HookCallback, type HookName } from "./events/hooks.ts";
 export type { Settings, ResourceSettings, FieldSchema, FieldType, Schema, HttpMethod, DataRelation, CustomRules, CustomTypes, PrefixedDatabaseSetting } from "./settings/types.ts";
 export type { Config, Resource } from "./settings/normalize.ts";
 export type { FieldAccessHook, FieldAccessRequest } from "./settings/field-rules.ts";

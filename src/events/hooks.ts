@@ -5,6 +5,47 @@
 
 export type HookCallback = (...args: any[]) => unknown;
 
+type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+/** The events everest fires, each also as `<event>_<resource>` (docs/documents.md gives their arguments). */
+type ResourceEvent =
+  | `on_pre_${Method}`
+  | `on_post_${Method}`
+  | "on_fetched_resource"
+  | "on_fetched_item"
+  | "on_fetched_diffs"
+  | "on_insert"
+  | "on_inserted"
+  | "on_replace"
+  | "on_replaced"
+  | "on_update"
+  | "on_updated"
+  | "on_delete_item"
+  | "on_deleted_item"
+  | "on_delete_resource"
+  | "on_delete_resource_originals"
+  | "on_deleted_resource";
+
+/** An event a hook may listen to: `on_insert`, `on_insert_people`, `on_pre_GET`, `before_aggregation`, … */
+export type HookName = ResourceEvent | `${ResourceEvent}_${string}` | "before_aggregation" | "after_aggregation" | "on_oplog_push";
+
+/** ResourceEvent, then what may follow it; a regular expression, so that the Worker's entry carries no list. */
+const EVENT = /^(on_(?:(?:pre|post)_(?:GET|POST|PATCH|PUT|DELETE)|fetched_(?:resource|item|diffs)|insert(?:ed)?|replaced?|updated?|deleted?_item|delete_resource(?:_originals)?|deleted_resource))(?:_(.+))?$/;
+const GENERIC = /^(?:before_aggregation|after_aggregation|on_oplog_push)$/;
+
+/**
+ * Refuses a name no event has: a misspelt event or resource would otherwise register a hook
+ * that never fires, which nothing shows until it is missed.
+ */
+export function checkHookName(name: string, resources: readonly string[]): void {
+  if (GENERIC.test(name)) return;
+  // Greedy, so `on_delete_resource_originals` is one event; then the shorter event with a resource.
+  for (const match of [EVENT.exec(name), /^(on_delete_resource)_(.+)$/.exec(name)]) {
+    if (match && (match[2] === undefined || resources.includes(match[2]))) return;
+  }
+  throw new Error(`no event is called '${name}': a hook listens to one of Eve's events (docs/documents.md), or to <event>_<resource> for a resource of DOMAIN`);
+}
+
 export class Hooks {
   private readonly callbacks = new Map<string, HookCallback[]>();
 
@@ -61,9 +102,9 @@ export class Hooks {
   }
 
   /** Registers every `{event: callback | callback[]}` pair. */
-  register(map: Record<string, HookCallback | HookCallback[]> | undefined): this {
+  register(map: Record<string, HookCallback | HookCallback[] | undefined> | undefined): this {
     for (const [event, value] of Object.entries(map ?? {})) {
-      for (const callback of Array.isArray(value) ? value : [value]) this.on(event, callback);
+      if (value) for (const callback of Array.isArray(value) ? value : [value]) this.on(event, callback);
     }
     return this;
   }

@@ -2,9 +2,11 @@
 // per-resource, in order, async awaited, several per event; a callback aborts with a status;
 // pre-hooks add to the lookup; fetch hooks change what is sent while ETag and Last-Modified keep
 // describing what is stored.
+import type { HookName } from "../../src/events/hooks.ts";
 import { ObjectId } from "bson";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { abort } from "../../src/errors.ts";
+import { createHandler } from "../../src/handler.ts";
 import type { Doc } from "../../src/drivers/types.ts";
 import type { FieldSchema, Settings } from "../../src/settings/types.ts";
 import { json, testApi, type TestApi } from "../support/api.ts";
@@ -30,7 +32,8 @@ beforeEach(() => {
 });
 afterEach(() => api.close());
 
-const on = (event: string, callback: (...args: any[]) => unknown) => api.handler.app.on(event, callback);
+// Names made in loops: checked when registered, as any name is.
+const on = (event: string, callback: (...args: any[]) => unknown) => api.handler.app.on(event as HookName, callback);
 
 async function create(body: Doc): Promise<{ _id: string; _etag: string; _updated: string }> {
   const response = await api.post("/people", body);
@@ -67,6 +70,27 @@ function record(): Array<[string, ...unknown[]]> {
   }
   return seen;
 }
+
+describe("names", () => {
+  const domain = { DOMAIN: { people: {}, people_archive: {} } };
+
+  it("a misspelt event or resource is refused when registered", () => {
+    const refusal = (name: string) => `no event is called '${name}': a hook listens to one of Eve's events (docs/documents.md), or to <event>_<resource> for a resource of DOMAIN`;
+    expect(() => createHandler(domain, { hooks: { on_insrt: () => {} } as never })).toThrow(refusal("on_insrt"));
+    expect(() => createHandler(domain, { hooks: { on_insert_peple: () => {} } })).toThrow(refusal("on_insert_peple"));
+    const app = createHandler(domain).app;
+    expect(() => app.on("on_fetched_itme" as HookName, () => {})).toThrow(refusal("on_fetched_itme"));
+    expect(() => app.on("on_oplog_push_people" as HookName, () => {})).toThrow(refusal("on_oplog_push_people"));
+    expect(() => app.on("on_delete_resource_originals_nobody" as HookName, () => {})).toThrow(refusal("on_delete_resource_originals_nobody"));
+  });
+
+  it("every event, generic and per resource, is accepted, resource names with underscores included", () => {
+    const app = createHandler(domain).app;
+    for (const name of ["on_pre_GET", "on_post_DELETE_people", "on_delete_resource_originals", "on_delete_resource_originals_people_archive", "on_fetched_diffs_people", "before_aggregation", "after_aggregation", "on_oplog_push"]) {
+      expect(() => app.on(name as HookName, () => {})).not.toThrow();
+    }
+  });
+});
 
 describe("names, arguments and order", () => {
   it("POST: pre, insert, inserted, post", async () => {
