@@ -26,6 +26,15 @@ interface BunApi {
 
 const bun = (): BunApi => (globalThis as unknown as { Bun: BunApi }).Bun;
 
+/**
+ * Bun hands a relative URL (`/people`) where the Host header is missing, empty or invalid.
+ * Without one (HTTP/1.0) the request is for this server, as Node and Deno take it; an invalid
+ * one stays relative, and the handler answers it 400.
+ */
+function withOrigin(request: Request, origin: string): Request {
+  return request.url.startsWith("/") && !request.headers.get("host") ? new Request(origin + request.url, request) : request;
+}
+
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<RunningServer> {
   const host = options.host ?? DEFAULT_HOST;
   const server = bun().serve({
@@ -33,12 +42,12 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
     hostname: host,
     // Development mode answers a failure with Bun's error page, stack and source included.
     development: false,
-    fetch: (request, server) => handler(request, { ...options.env, clientIp: server.requestIP(request)?.address ?? null }),
+    fetch: (request, server) => handler(withOrigin(request, serverUrl(host, server.port)), { ...options.env, clientIp: server.requestIP(request)?.address ?? null }),
     error: adapterFailure,
   });
   // stop() lets requests in flight finish, stop(true) cuts them.
   const close = shutdown(handler, options, { stop: () => server.stop(), force: () => void server.stop(true) });
-  onSignals(options, close, (signal, stop) => process.once(signal, stop), (code) => process.exit(code));
+  onSignals(options, close, (signal, stop) => process.on(signal, stop), (code) => process.exit(code));
   return Promise.resolve({ url: serverUrl(host, server.port), close });
 }
 

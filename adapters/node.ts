@@ -360,7 +360,7 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
     server.once("error", reject);
     server.listen(options.port ?? DEFAULT_PORT, host, () => {
       const url = serverUrl(host, (server.address() as AddressInfo).port);
-      onSignals(options, close, (signal, stop) => process.once(signal, stop), (code) => process.exit(code));
+      onSignals(options, close, (signal, stop) => process.on(signal, stop), (code) => process.exit(code));
       resolve({ server, url, close });
     });
   });

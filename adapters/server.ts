@@ -78,10 +78,20 @@ export function shutdown(handler: FetchHandler, options: ServeOptions, server: S
   });
 }
 
-/** Installs the signal handlers (unless `signals: false`): shut down, then exit 0, or 1 when shutting down failed. */
+/**
+ * Installs the signal handlers (unless `signals: false`): shut down, then exit 0, or 1 when
+ * shutting down failed. `listen` must keep listening after the first signal: a second one,
+ * SIGINT or SIGTERM, during the drain ends the process at once with 1 (docs/deploy.md).
+ */
 export function onSignals(options: ServeOptions, close: () => Promise<void>, listen: (signal: "SIGINT" | "SIGTERM", stop: () => void) => void, exit: (code: number) => void): void {
   if (options.signals === false) return;
-  const stop = () =>
+  let draining = false;
+  const stop = () => {
+    if (draining) {
+      console.error("ERROR a second signal during the shutdown: exiting without waiting for the drain");
+      return exit(1);
+    }
+    draining = true;
     void close().then(
       () => exit(0),
       (error: unknown) => {
@@ -89,6 +99,7 @@ export function onSignals(options: ServeOptions, close: () => Promise<void>, lis
         exit(1);
       },
     );
+  };
   listen("SIGINT", stop);
   listen("SIGTERM", stop);
 }

@@ -9,7 +9,8 @@ export type AccessLogFormat = "text" | "json";
 export interface AccessEntry {
   clientIp: string | null;
   method: string;
-  url: URL;
+  /** The path and query string as the request sent them. */
+  target: string;
   status: number;
   durationMs: number;
 }
@@ -17,7 +18,7 @@ export interface AccessEntry {
 /** The line for a request answered just now. */
 export function formatAccessLine(format: AccessLogFormat, entry: AccessEntry): string {
   const time = new Date().toISOString();
-  const path = entry.url.pathname + entry.url.search;
+  const path = entry.target;
   const ms = Math.round(entry.durationMs * 10) / 10;
   if (format === "json") {
     return JSON.stringify({ time, client: entry.clientIp, method: entry.method, path, status: entry.status, duration_ms: ms });

@@ -263,7 +263,7 @@ export class App {
     }
     if (this.timed) {
       const durationMs = performance.now() - started;
-      if (this.accessLog) (await this.accessLog)({ clientIp: ctx.clientIp, method: request.method, url: ctx.url, status: response.status, durationMs });
+      if (this.accessLog) (await this.accessLog)({ clientIp: ctx.clientIp, method: request.method, target: ctx.path + ctx.query, status: response.status, durationMs });
       if (operations.metrics) (await operations.metrics).observe(ctx.resource?.name ?? "", ctx.endpoint === UNROUTED ? "none" : ctx.endpoint.kind, ctx.method, response.status, durationMs / 1000);
     }
     return response;
@@ -272,6 +272,7 @@ export class App {
   private async handle(ctx: RequestContext): Promise<Response> {
     const config = this.config;
     if (this.operations.closed) throw new HttpError(503, "The service has shut down.", { headers: { "Retry-After": "1" } });
+    if (ctx.unreadableUrl) throw new HttpError(400, "The request's Host header or target is not valid.");
     const match = this.router.match(ctx.path);
     if (!match) {
       ctx.endpoint = UNROUTED;
@@ -303,7 +304,7 @@ export class App {
 
     const dispatching = this.dispatch(ctx);
     const reply = dispatching instanceof Promise ? await dispatching : dispatching;
-    if (LOGGED_WRITES.has(ctx.method)) this.logger.info(`${ctx.method} ${ctx.resource?.name ?? ctx.url.pathname}: ${reply.status}`, ctx);
+    if (LOGGED_WRITES.has(ctx.method)) this.logger.info(`${ctx.method} ${ctx.resource?.name ?? ctx.path}: ${reply.status}`, ctx);
     const rendering = renderReply(this.rendering, ctx, reply);
     const response = rendering instanceof Promise ? await rendering : rendering;
     if (!this.hooks.empty) await this.emitPost(ctx, response);

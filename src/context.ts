@@ -7,7 +7,11 @@ import type { PlainHeaders } from "./http/known-body.ts";
 /** A call made by an HTTP request: the scope plus the request itself and what is built from it. */
 export class RequestContext extends CallScope {
   readonly request: Request;
-  #url?: URL;
+  /**
+   * The request's URL makes no URL (Bun hands `/people` for a request without a usable Host;
+   * Deno and Bun pass `Host: a b` on): App.fetch answers 400 before anything else.
+   */
+  readonly unreadableUrl: boolean;
   /** Bytes of body this request may send (MAX_BODY_SIZE). */
   readonly maxBodySize: number;
   /** The raw body, once read (auth checks such as HMAC need it before the method does). */
@@ -18,19 +22,21 @@ export class RequestContext extends CallScope {
   readonly executionCtx: unknown;
 
   constructor(request: Request, maxBodySize: number, env?: unknown, executionCtx?: unknown) {
-    const { origin, path, query } = urlParts(request.url);
+    const parts = urlParts(request.url);
+    const { origin, path, query } = parts ?? NO_URL;
     super({ method: request.method.toUpperCase(), origin, path, query, clientIp: () => clientIpOf(request, env), rendered: true });
+    this.unreadableUrl = parts === null;
     this.maxBodySize = maxBodySize;
     this.request = request;
     this.env = env;
     this.executionCtx = executionCtx;
   }
-
-  /** The request's URL parsed, for the logs; nothing on the way to an answer needs it. */
-  get url(): URL {
-    return (this.#url ??= new URL(this.request.url));
-  }
 }
+
+const NO_URL = { origin: "", path: "", query: "" };
+
+/** A host and port any URL parser takes; anything else (IPv6, `a b`) is asked of URL. */
+const PLAIN_HOST = /^[\w.:-]+$/;
 
 /**
  * Origin, path and query of a URL as Request.url always gives it (already parsed and serialised
@@ -38,13 +44,16 @@ export class RequestContext extends CallScope {
  * URL parse per request cost 2.5% of a POST's server time on Deno, where it is a call out of
  * JavaScript. Anything unexpected goes through URL.
  */
-function urlParts(href: string): { origin: string; path: string; query: string } {
+function urlParts(href: string): { origin: string; path: string; query: string } | null {
   const scheme = href.indexOf("://");
   const slash = scheme > 0 ? href.indexOf("/", scheme + 3) : -1;
   if (slash < 0 || !href.startsWith("http")) {
+    if (!URL.canParse(href)) return null;
     const url = new URL(href);
     return { origin: url.origin, path: url.pathname, query: url.search };
   }
+  // Runtimes that serialise a parsed URL give a valid host; Deno and Bun pass the Host header on as it came.
+  if (!PLAIN_HOST.test(href.slice(scheme + 3, slash)) && !URL.canParse(href)) return null;
   const hash = href.indexOf("#", slash);
   const end = hash < 0 ? href.length : hash;
   const question = href.indexOf("?", slash);

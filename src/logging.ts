@@ -27,7 +27,7 @@ const RANK: Record<LogLevel, number> = { DEBUG: 10, INFO: 20, WARNING: 30, ERROR
 export function createLogger(sink: (record: LogRecord) => void, level: LogLevel = "WARNING"): Logger {
   const emit = (recordLevel: LogLevel) => (message: string, ctx?: RequestContext | null, error?: unknown) => {
     if (RANK[recordLevel] < RANK[level]) return;
-    sink({ level: recordLevel, message, clientip: ctx?.clientIp ?? null, url: ctx?.url.href ?? null, method: ctx?.method ?? null, error });
+    sink({ level: recordLevel, message, clientip: ctx?.clientIp ?? null, url: ctx?.request.url ?? null, method: ctx?.method ?? null, error });
   };
   return { log: sink, debug: emit("DEBUG"), info: emit("INFO"), warning: emit("WARNING"), error: emit("ERROR") };
 }

@@ -116,6 +116,26 @@ describe.skipIf(runtime === "workers")(`graceful shutdown (${runtime})`, () => {
     process.kill(restarted.pid, "SIGTERM");
     expect((await restarted.exited).code).toBe(0);
   });
+
+  it.each([["SIGTERM", "SIGTERM"], ["SIGTERM", "SIGINT"]] as Array<[NodeJS.Signals, NodeJS.Signals]>)(
+    "%s, then %s during the drain: the process ends at once, exit 1 (docs/deploy.md)",
+    async (first, second) => {
+      const server = await serve("memory");
+      let release!: () => void;
+      // A request that stays in flight: the drain would wait SHUTDOWN_TIMEOUT for it.
+      const slow = write(server.url, "held", new Promise((resolve) => (release = resolve)));
+      await pause(300);
+      process.kill(server.child.pid!, first);
+      await pause(300);
+      process.kill(server.child.pid!, second);
+      const exit = await server.exited;
+      release();
+      await slow;
+      expect(exit.code, server.output()).toBe(1);
+      expect(server.output()).toContain("a second signal during the shutdown");
+      expect(server.output()).not.toContain("SHUTDOWN_TIMEOUT");
+    },
+  );
 });
 
 describe.runIf(runtime === "workers")("serve:workers stopped by SIGTERM", () => {

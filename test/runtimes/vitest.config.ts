@@ -6,7 +6,7 @@ import { WHOLE_FILES } from "./in-process-only.ts";
 export default defineConfig({
   test: {
     root: new URL("../../", import.meta.url).pathname,
-    include: ["test/http/**/*.test.ts", "test/runtimes/journal-lock.test.ts", "test/runtimes/shutdown.test.ts"],
+    include: ["test/http/**/*.test.ts", "test/runtimes/journal-lock.test.ts", "test/runtimes/shutdown.test.ts", "test/runtimes/hosts.test.ts"],
     exclude: WHOLE_FILES,
     globalSetup: ["test/runtimes/global-setup.ts"],
     setupFiles: ["test/runtimes/setup.ts"],
