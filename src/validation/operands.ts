@@ -9,7 +9,23 @@ import { boundGuard, guard, kindGuard, lengthGuard, oneOfGuard, type Guard } fro
 import { pyEqual } from "./walk.ts";
 
 /** Rules every operator leaves alone: they describe the field rather than constrain its value, or are checked elsewhere. */
-const DESCRIPTIVE = ["type", "nullable", "required", "default", "default_setter", "description", "meta", "coerce", "unique", "readonly", "allowed_read_roles", "allowed_write_roles"];
+const DESCRIPTIVE = [
+  "type",
+  "nullable",
+  "required",
+  "default",
+  "default_setter",
+  "description",
+  "meta",
+  "coerce",
+  "unique",
+  "readonly",
+  "versioned",
+  // Field rules: who may write the path is checked before the operators (src/auth/field-writes.ts).
+  "allowed_read_roles",
+  "allowed_write_roles",
+  "field_access",
+];
 
 /** Per operator, the further rules of its field that it keeps (checked statically or by a guard). */
 const KEPT: Record<string, readonly string[]> = {

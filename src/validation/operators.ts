@@ -132,6 +132,22 @@ function refusal(reserved: ReadonlySet<string>, uniqueIndexed: ReadonlySet<strin
 }
 
 /**
+ * A field beside the one at `segments` whose `dependencies` name it (by its name, or its whole
+ * dotted path): a $unset would leave that field stored without what it needs, which the store
+ * cannot be asked to check, so it is refused outright.
+ */
+function dependentOn(level: Schema, segments: string[]): string | undefined {
+  const name = segments[segments.length - 1]!;
+  const path = segments.join(".");
+  for (const [field, def] of Object.entries(level ?? {})) {
+    const needs = isPlainObject(def) ? def.dependencies : undefined;
+    const names = typeof needs === "string" ? [needs] : Array.isArray(needs) ? needs : isPlainObject(needs) ? Object.keys(needs) : [];
+    if (names.some((needed) => needed === name || needed === path || needed === `^${path}`)) return field;
+  }
+  return undefined;
+}
+
+/**
  * The fields each of the resource's operators may change, as dotted paths with their
  * definitions: what the OpenAPI document shows as an operator PATCH's body.
  */
@@ -186,6 +202,11 @@ export function compileOperators(resource: Resource, config: Config, validator: 
             continue;
           }
           taken.push(path);
+          const dependent = operator === "$unset" ? dependentOn(chain!.length > 1 ? (chain![chain!.length - 2]!.schema as Schema) : resource.schema, segments) : undefined;
+          if (dependent !== undefined) {
+            fail(operator, path, `cannot be unset: field '${dependent}' depends on it`);
+            continue;
+          }
           const made = plan(operator, path, operand, chain![chain!.length - 1]!, now);
           if (made.issue !== undefined) fail(operator, path, made.issue);
           else planned.push({ operator, path, segments, plan: made });

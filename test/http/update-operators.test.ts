@@ -303,3 +303,64 @@ describe("update operators and the rest of a PATCH", () => {
     await unindexed.close();
   });
 });
+
+// Rules that describe a field rather than its value leave every operator free to change it.
+describe("update operators on fields with descriptive rules", () => {
+  const api = testApi({
+    UPDATE_OPERATORS: ["$inc", "$mul", "$push", "$addToSet", "$pull"],
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH"],
+    VERSIONING: true,
+    DOMAIN: {
+      pages: {
+        schema: {
+          views: { type: "integer", versioned: false },
+          refs: { type: "list", versioned: false, schema: { type: "integer" } },
+          hits: { type: "integer", field_access: () => true },
+          marks: { type: "list", schema: { type: "string" }, field_access: () => true },
+        },
+      },
+    },
+  });
+  afterAll(() => api.close());
+
+  it("an unversioned counter and list, and fields with field_access, take $inc, $mul, $push, $addToSet and $pull", async () => {
+    const { _id } = await create(api, { views: 1, refs: [1], hits: 1, marks: ["a"] }, "/pages");
+    for (const body of [{ $inc: { views: 1, hits: 2 } }, { $mul: { views: 3 } }, { $push: { refs: 2, marks: "b" } }, { $addToSet: { refs: 3 } }, { $pull: { refs: 1, marks: "a" } }]) {
+      const response = await patch(api, _id, body, undefined, "/pages");
+      expect(response.status, `${JSON.stringify(body)}: ${await response.clone().text()}`).toBe(200);
+    }
+    expect(await stored(api, _id, "/pages")).toMatchObject({ views: 6, refs: [2, 3], hits: 3, marks: ["b"] });
+  });
+});
+
+describe("$unset of a field another depends on", () => {
+  const api = testApi({
+    UPDATE_OPERATORS: ["$unset"],
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH"],
+    DOMAIN: {
+      orders: {
+        schema: {
+          status: { type: "string", allowed: ["active", "archived"] },
+          dep: { type: "integer", dependencies: ["status"] },
+          note: { type: "string" },
+          box: { type: "dict", schema: { size: { type: "integer" }, label: { type: "string", dependencies: { size: [1, 2] } } } },
+        },
+      },
+    },
+  });
+  afterAll(() => api.close());
+
+  it("is refused, naming the dependent field, and nothing is written; other fields unset as before", async () => {
+    const { _id } = await create(api, { status: "active", dep: 1, note: "n", box: { size: 1, label: "l" } }, "/orders");
+    const refused = await patch(api, _id, { $unset: { status: "", "box.size": "" } }, undefined, "/orders");
+    expect(refused.status).toBe(422);
+    expect((await json(refused))._issues).toEqual({ $unset: { status: "cannot be unset: field 'dep' depends on it", "box.size": "cannot be unset: field 'label' depends on it" } });
+    expect(await stored(api, _id, "/orders")).toMatchObject({ status: "active", dep: 1, box: { size: 1 } });
+    expect((await patch(api, _id, { $unset: { note: "", "box.label": "" } }, undefined, "/orders")).status).toBe(200);
+    const after = await stored(api, _id, "/orders");
+    expect(after.note).toBeUndefined();
+    expect(after.box).toEqual({ size: 1 });
+  });
+});
