@@ -235,6 +235,8 @@ export async function deleteManyInternal(services: Services, ctx: CallScope, fil
   const config = services.config;
   const onDeleteResource = services.hooks.emitForResource("on_delete_resource", resource.name);
   if (onDeleteResource) await onDeleteResource;
+  // A `where` on the deleted flag may match documents already deleted: deleting them again changes nothing, as an item DELETE of one is a 404.
+  if (resource.soft_delete) filter = combineFilters(filter, { [config.DELETED]: { $ne: true } });
   const originals = await matching(services, ctx, filter, limit);
   if (originals.length === 0) return summary(services, ctx, 0, "deleted", [], () => ({}));
   const onOriginals = services.hooks.emitForResource("on_delete_resource_originals", resource.name, originals, filter);

@@ -241,7 +241,10 @@ describe("DELETE by filter", () => {
       ["c", true],
       ["d", false],
     ]);
-    // Deleted documents are not deleted again.
+    // Deleted documents are not deleted again, nor counted, even by a `where` that names them.
+    const deletedEtag = all._items[2]._etag;
+    expect((await json(await soft.delete(`/tasks?${where({ _deleted: true })}`)))._meta).toEqual({ matched: 0, deleted: 0 });
+    expect((await json(await soft.get("/tasks?show_deleted=true&sort=title")))._items[2]._etag).toBe(deletedEtag);
     expect((await json(await soft.delete("/tasks", { Prefer: "all" })))._meta).toEqual({ matched: 3, deleted: 3 });
     await soft.close();
   });
