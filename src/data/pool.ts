@@ -134,7 +134,8 @@ export class DriverPool {
 
   /** Whether the database of a prefix answers (readiness): rejects with why not. */
   async ping(prefix: string | null): Promise<void> {
-    await (await this.get(prefix)).driver.ping();
+    const { driver, database } = await this.get(prefix);
+    await driver.ping(database);
   }
 
   /**

@@ -203,8 +203,11 @@ export interface Driver {
    * process, where everyone who counts is.
    */
   countHit?(key: string, windowEnd: number): Promise<number>;
-  /** Resolves when the store answers (readiness, HEALTH_ENDPOINT); rejects with why it does not. */
-  ping(): Promise<void>;
+  /**
+   * Resolves when the store answers (readiness, HEALTH_ENDPOINT) for `database` (the driver's
+   * default without one); rejects with why it does not.
+   */
+  ping(database?: string): Promise<void>;
   /**
    * A failure the driver cannot recover from while the process runs (the memory store after its
    * journal could not be written), or null: liveness then fails, so that a supervisor restarts

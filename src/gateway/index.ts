@@ -259,9 +259,13 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
         // A store only this process serves counts here, where every count meets.
         return { count: driver.countHit ? await driver.countHit(key, windowEnd) : localCounts.hit(key, windowEnd, Date.now()) };
       }
-      case "everest.ping":
+      case "everest.ping": {
+        // A client names the database it serves from: one the gateway does not serve is no readiness.
+        const database = field(body, "database", isString, "a string");
+        if (database !== undefined) allowDatabase(database);
         await driver.ping();
         return {};
+      }
       case "everest.mediaDelete": {
         const database = required(body, "database", isString, "a string");
         allowDatabase(database);

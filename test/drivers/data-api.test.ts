@@ -286,6 +286,20 @@ describe("data-api driver", () => {
     await expect(createDriver(BASE, { databaseName: "app", settings: { DB_OPTIONS: { timeoutMS: "soon" } } })).rejects.toThrow(/timeoutMS/);
   });
 
+  it("is not ready while the gateway refuses its database, and ready once it serves it", async () => {
+    const memory = await MemoryDriver.open({ databaseName: "everest" });
+    const gatewayHandler = createDataApiHandler(memory, { apiKeys: [KEY], databases: ["app"] });
+    const fetch: typeof globalThis.fetch = async (input, init) => gatewayHandler(new Request(input, init));
+    const ready = async (database: string) => {
+      const api = createHandler({ DB_URI: BASE, DB_NAME: database, DATA_API_KEY: KEY, HEALTH_ENDPOINT: "health", DOMAIN: { people: {} } }, { services: { fetch } });
+      const response = await api(new Request("http://everest.test/health/ready"));
+      await api.app.close();
+      return { status: response.status, body: await response.json() };
+    };
+    expect(await ready("everest")).toEqual({ status: 503, body: { status: "unavailable", checks: { database: "unavailable" } } });
+    expect(await ready("app")).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok" } } });
+  });
+
   it("has its collection's changes recorded by a gateway restarted since it asked, from the first write on", async () => {
     const before = await MemoryDriver.open({ databaseName: "everest" });
     let gatewayNow = createDataApiHandler(before, { apiKeys: [KEY] });

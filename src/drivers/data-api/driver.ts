@@ -226,8 +226,8 @@ export class DataApiDriver implements Driver {
     return count(await this.call("everest.countHit", { key, windowEnd }), "count");
   }
 
-  async ping(): Promise<void> {
-    await this.call("everest.ping", {});
+  async ping(database?: string): Promise<void> {
+    await this.call("everest.ping", { database: database ?? this.options.databaseName });
   }
 
   async close(): Promise<void> {
