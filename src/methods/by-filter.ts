@@ -25,6 +25,7 @@ import { duplicateFailure, validateWrite } from "./patch.ts";
 import { fieldMask } from "../auth/field-masks.ts";
 import { positiveWhole } from "../util/numbers.ts";
 import { checkWritablePaths } from "../auth/field-writes.ts";
+import { checkComparedPaths } from "../auth/field-compares.ts";
 import { validationEnv } from "./post.ts";
 import { keepPathValues } from "../routing/lookup.ts";
 import { afterChange, checkBody, givenValues, hookUpdates, mergeGuards, operatorPaths, splitBody, stampOf, storeUpdate, unmetIssues, type CheckedBody } from "./updates.ts";
@@ -203,8 +204,10 @@ async function patchMatching(services: Services, ctx: CallScope, filter: Filter,
  */
 function checkPaths(ctx: CallScope, resource: Resource, plain: Doc, operators: Doc | null, originals: Doc[]): void {
   const paths = [...(operators ? operatorPaths(operators) : []), ...(resource.merge_nested_documents ? [] : Object.keys(plain))];
-  if (!resource.field_rules!.dynamic) return checkWritablePaths(ctx, resource, paths);
-  for (const original of originals) checkWritablePaths(ctx, resource, paths, original);
+  for (const original of resource.field_rules!.dynamic ? originals : [undefined]) {
+    checkWritablePaths(ctx, resource, paths, original);
+    if (operators) checkComparedPaths(ctx, resource, operators, original);
+  }
 }
 
 /**

@@ -18,6 +18,7 @@ import { duplicateFailure, patchInternal, validateWrite, validationFailure } fro
 import { validationEnv } from "./post.ts";
 import { afterChange, checkBody, givenValues, hookUpdates, operatorPaths, splitBody, stampOf, storeUpdate, unmetFailure } from "./updates.ts";
 import { checkWritablePaths } from "../auth/field-writes.ts";
+import { checkComparedPaths } from "../auth/field-compares.ts";
 import type { Issues } from "../validation/types.ts";
 
 /** The HTTP method of such a resource's items. */
@@ -45,7 +46,10 @@ export async function operatorPatchInternal(services: Services, ctx: CallScope, 
   const authField = resource.auth_field;
   if (authField && authField in given && ctx.requestAuthValue != null) given[authField] = ctx.requestAuthValue;
   // Field rules (docs/contracts.md §4): a path the caller may not write refuses the request first.
-  if (resource.field_rules) checkWritablePaths(ctx, resource, operatorPaths(operators), original);
+  if (resource.field_rules) {
+    checkWritablePaths(ctx, resource, operatorPaths(operators), original);
+    checkComparedPaths(ctx, resource, operators, original);
+  }
   // Held from the lookups of `unique` to the write where no index guards it (unique-claims.ts).
   const held = services.claims.hold(resource, original[config.DELETED] === true ? [givenValues(given, operators), original] : [givenValues(given, operators)]);
   const release = held && (await held);

@@ -3,7 +3,8 @@
 // naming it before anything is checked or stored; a `where` naming a field the caller may not
 // read is refused as an unknown field; the answers show only what the caller may read.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { json, type TestApi } from "../support/api.ts";
+import { BasicAuth } from "../../src/auth/auth.ts";
+import { json, testApi, type TestApi } from "../support/api.ts";
 import { expectNoHiddenValue, getAs, login, SECRET, seededApi, type Seeded } from "./field-rules/data.ts";
 
 let api: TestApi;
@@ -120,5 +121,53 @@ describe("writes by filter over several documents under field rules", () => {
     for (const [i, id] of twins.entries()) expect(await asHr(id)).toMatchObject({ login: "twin", profile: { city: "Hamar", ssn: `${SECRET}-ssn-twin${i + 1}` } });
     await expectForbidden(await api.patch(`/employees?${where({ name: "Twin" })}`, { "profile.ssn": "Y" }, login("sam")), "profile.ssn");
     expect((await asHr(twins[0]!)).profile).toEqual({ city: "Hamar", ssn: `${SECRET}-ssn-twin1` });
+  });
+});
+
+// $pull and $addToSet act on what is stored: on a list whose items hold a field the caller may
+// not read (but may write), what they did would tell its values, as a `where` naming it would.
+describe("operators that compare stored values a caller may not read", () => {
+  let cards: TestApi;
+  const as = (user: string) => ({ Authorization: `Basic ${btoa(`${user}:pw`)}` });
+  beforeAll(() => {
+    const users = { hr: { password: "pw", roles: ["hr"] }, dev: { password: "pw", roles: ["dev"] } };
+    cards = testApi({
+      AUTH: new BasicAuth({ users }),
+      ENFORCE_IF_MATCH: false,
+      UPDATE_OPERATORS: ["$pull", "$addToSet"],
+      PATCH_BY_FILTER: true,
+      RESOURCE_METHODS: ["GET", "POST", "PATCH"],
+      ITEM_METHODS: ["GET", "PATCH"],
+      DOMAIN: {
+        cards: {
+          schema: {
+            name: { type: "string" },
+            badges: { type: "list", schema: { type: "dict", schema: { label: { type: "string" }, cost: { type: "integer", allowed_read_roles: ["hr"] } } } },
+            tags: { type: "list", schema: { type: "string" } },
+          },
+        },
+      },
+    });
+  });
+  afterAll(() => cards.close());
+
+  it("refuses $pull naming such a field or testing whole items, and $addToSet on such a list; nothing changes", async () => {
+    const created = await json(await cards.post("/cards", { name: "sam", badges: [{ label: "gold", cost: 100 }], tags: ["a"] }, as("hr")));
+    const stored = async () => json(await cards.get(`/cards/${created._id}`, as("hr")));
+    const before = await stored();
+    const byFilter = `/cards?where=${encodeURIComponent(JSON.stringify({ name: "sam" }))}`;
+    for (const body of [{ $pull: { badges: { cost: 100 } } }, { $pull: { badges: { cost: { $gt: 10 } } } }, { $pull: { badges: { $in: [{ label: "gold", cost: 100 }] } } }, { $addToSet: { badges: { label: "gold", cost: 100 } } }]) {
+      for (const url of [`/cards/${created._id}`, byFilter]) {
+        const refused = await cards.patch(url, body, as("dev"));
+        expect(refused.status, `${url} ${JSON.stringify(body)}`).toBe(400);
+        expect((await json(refused))._error.message).toBe("filter on 'badges' is invalid");
+      }
+    }
+    expect(await stored()).toEqual(before);
+    // What the caller may read it may compare; and a caller who may read it all, everything.
+    expect((await cards.patch(`/cards/${created._id}`, { $pull: { tags: "a" } }, as("dev"))).status).toBe(200);
+    expect((await cards.patch(`/cards/${created._id}`, { $pull: { badges: { label: "silver" } } }, as("dev"))).status).toBe(200);
+    expect((await cards.patch(`/cards/${created._id}`, { $pull: { badges: { cost: 100 } } }, as("hr"))).status).toBe(200);
+    expect((await stored()).badges).toEqual([]);
   });
 });

@@ -1,0 +1,28 @@
+// Field rules on the update operators that read what is stored before they change it
+// (docs/contracts.md §4). A module of its own: only the operator and write-by-filter methods,
+// which load on first use (src/methods/opt-in-loader.ts), import it.
+import type { CallScope } from "../scope.ts";
+import type { Doc } from "../drivers/types.ts";
+import type { Resource } from "../settings/normalize.ts";
+import { fieldMask, pathVisibility } from "./field-masks.ts";
+import { invalidField, probesWithheld } from "../query/withheld.ts";
+import { isPlainObject } from "../util/objects.ts";
+
+/**
+ * Operators whose effect turns on stored values: `$pull` removes the items its condition
+ * matches, `$addToSet` adds an item only where no equal one is stored. On a list whose items
+ * hold fields the caller may not read, what they did (seen in the list afterwards) would tell
+ * those values, so they are refused as a `where` naming such a field is (src/query/withheld.ts).
+ */
+export function checkComparedPaths(ctx: CallScope, resource: Resource, operators: Doc, stored?: Doc): void {
+  const mask = fieldMask(ctx, resource, "read", stored);
+  if (!mask) return;
+  for (const [path, operand] of Object.entries(isPlainObject(operators.$pull) ? operators.$pull : {})) {
+    // As `{"list": {"$elemMatch": operand}}` would test it: fields of the items, or the items whole.
+    const condition = isPlainObject(operand) ? operand : { $eq: operand };
+    if (probesWithheld(mask, path, { $elemMatch: condition })) throw invalidField("filter", path);
+  }
+  for (const path of Object.keys(isPlainObject(operators.$addToSet) ? operators.$addToSet : {})) {
+    if (pathVisibility(mask, path) !== "shown") throw invalidField("filter", path);
+  }
+}
