@@ -215,13 +215,17 @@ describe("memory driver: journal", () => {
     await third.close();
   });
 
-  it("cuts off an unreadable complete last line, and ends a good last line that lost its newline", async () => {
+  it("cuts off a last line a crash left with unwritten pages, and ends a good last line that lost its newline", async () => {
     const path = join(await tempDir(), "journal.jsonl");
     const driver = await journalAt(path);
     await driver.insertMany(people, [{ n: 1 }]);
     await driver.close();
-    await appendFile(path, "garbage\n");
+    // The append's last page reached the disk, the one before it did not (read back as NULs).
+    await appendFile(path, `{"op":"insert","db":"everest","coll":"people","docs":[${"\0".repeat(40)}]}\n`);
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => undefined);
     const reopened = await journalAt(path);
+    expect(warn).toHaveBeenCalledOnce();
+    warn.mockRestore();
     expect(await reopened.count(people, {})).toBe(1);
     await reopened.close();
 
@@ -253,6 +257,21 @@ describe("memory driver: journal", () => {
     const repaired = await journalAt(path);
     expect(await repaired.count(people, {})).toBe(2);
     await repaired.close();
+  });
+
+  it("refuses a whole last line that does not parse (an acknowledged write, damaged), and a file that is no journal", async () => {
+    const path = join(await tempDir(), "journal.jsonl");
+    const driver = await journalAt(path);
+    await driver.insertMany(people, [{ name: "x" }]);
+    await driver.close();
+    const text = await readFile(path, "utf8");
+    await writeFile(path, text.replace('"x"', '"x'));
+    await expect(journalAt(path)).rejects.toThrow(/damaged at line 2\b/);
+    expect(await readFile(path, "utf8")).toBe(text.replace('"x"', '"x'));
+    const other = join(await tempDir(), "notes.txt");
+    await writeFile(other, "hello world\n");
+    await expect(journalAt(other)).rejects.toThrow(/damaged at line 1\b/);
+    expect(await readFile(other, "utf8")).toBe("hello world\n");
   });
 
   it("refuses a line that does not fit the state, such as an update of a document never inserted", async () => {

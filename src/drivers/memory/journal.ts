@@ -91,7 +91,8 @@ async function* lines(chunks: AsyncIterable<Uint8Array>): AsyncGenerator<{ bytes
 
 /**
  * Applies every record of the journal at `path`, reading it in chunks, one line at a time. A
- * last line that does not parse is a write torn by a crash (never acknowledged): it is cut off.
+ * last line that does not parse and has no newline, or NUL bytes where the crash left pages
+ * unwritten, is a write torn by a crash (never acknowledged): it is cut off.
  * Anywhere else a bad line means the file is damaged, and opening it fails with a JournalError
  * naming the line; so does a record of a newer format.
  */
@@ -118,6 +119,10 @@ export async function replayJournal(files: FileAccess, path: string, apply: (rec
         record = text.trim() === "" ? null : (EJSON.parse(text, { relaxed: true }) as JournalRecord);
         if (record !== null && (typeof record !== "object" || typeof record.op !== "string")) throw new Error("not a journal record");
       } catch (error) {
+        // An append ends with its newline, and reaches the disk whole before it is acknowledged.
+        // A crash can leave the start of one (no newline), or its newline with the pages before
+        // it unwritten (NUL bytes); a whole line that does not parse is damage, not a torn write.
+        if (terminated && !bytes.includes(0)) throw damaged(path, number, error);
         torn = { number, offset, error };
         continue;
       }
