@@ -4,7 +4,8 @@
 // aggregation resource's own schema, which describes its output —:
 // - a parameter value naming such a field (a key, a `$field` path, `$$ROOT`) is refused with
 //   the 400 a `where` on it gets, so a client cannot make the pipeline match, sort or group by it;
-// - results lose the fields of those names, and the stored ETag (a hash that includes them).
+// - results lose the fields of those names, and the stored ETag (a hash that includes them), at
+//   any depth: a stage may nest whole stored documents.
 // A computed field that derives from a withheld one is the author's to protect: give it rules
 // in the aggregation resource's schema.
 import type { CallScope } from "../scope.ts";
@@ -12,7 +13,7 @@ import type { Doc } from "../drivers/types.ts";
 import { fieldMask, pathVisibility, withholdFields, type Mask } from "../auth/field-masks.ts";
 import { invalidField } from "../query/withheld.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { isPlainObject, withoutKey } from "../util/objects.ts";
+import { isPlainObject } from "../util/objects.ts";
 
 /** Per aggregation resource, from the settings alone: the resources whose rules hold for it. */
 const ruling = new WeakMap<Resource, Resource[]>();
@@ -63,12 +64,22 @@ export function checkParameterFields(value: unknown, masks: Mask[]): void {
 /** The results as the caller may see them. */
 export function visibleResults(config: Config, ctx: CallScope, resource: Resource, documents: Doc[], masks: Mask[]): Doc[] {
   return documents.map((document) => {
-    let shown = document;
-    for (const mask of masks) shown = withholdFields(shown, mask);
     // The output's own rules may depend on each result (field_access).
     const own = resource.field_rules && fieldMask(ctx, resource, "read", document);
-    if (own) shown = withholdFields(shown, own);
-    const withheld = masks.length > 0 || own !== null;
-    return withheld && Object.hasOwn(shown, config.ETAG) ? withoutKey(shown, config.ETAG) : shown;
+    const all = own ? [...masks, own] : masks;
+    return all.length > 0 ? (withheldAtAnyDepth(config.ETAG, document, all) as Doc) : document;
   });
+}
+
+/**
+ * `value` without the masks' fields and the stored ETag, in it and in every document within it:
+ * a stage may nest whole stored documents (`{$push: "$$ROOT"}`, `{$replaceRoot: {newRoot:
+ * {inner: "$$ROOT"}}}`), whose withheld fields are there under the same names.
+ */
+function withheldAtAnyDepth(etag: string, value: unknown, masks: Mask[]): unknown {
+  if (Array.isArray(value)) return value.map((item) => withheldAtAnyDepth(etag, item, masks));
+  if (!isPlainObject(value)) return value;
+  const out: Doc = {};
+  for (const [key, member] of Object.entries(masks.reduce(withholdFields, value))) if (key !== etag) out[key] = withheldAtAnyDepth(etag, member, masks);
+  return out;
 }

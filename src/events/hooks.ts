@@ -43,7 +43,7 @@ export function checkHookName(name: string, resources: readonly string[]): void 
   for (const match of [EVENT.exec(name), /^(on_delete_resource)_(.+)$/.exec(name)]) {
     if (match && (match[2] === undefined || resources.includes(match[2]))) return;
   }
-  throw new Error(`no event is called '${name}': a hook listens to one of Eve's events (docs/documents.md), or to <event>_<resource> for a resource of DOMAIN`);
+  throw new Error(`no event is called '${name}': hooks listen to Eve's events (docs/documents.md), or <event>_<resource> for a resource of DOMAIN`);
 }
 
 export class Hooks {

@@ -163,6 +163,19 @@ describe("field rules on reads", () => {
     expect(await (await getAs(api, "hana", path)).text()).toContain(String(SALARY.boss));
   });
 
+  it("aggregations that nest whole stored documents ($push of $$ROOT, $replaceRoot): withheld at any depth", async () => {
+    for (const name of ["grouped", "wrapped"]) {
+      const path = `/${name}?aggregate={"$status":"active"}`;
+      const response = await getAs(api, "sam", path);
+      expect(response.status).toBe(200);
+      const text = await response.text();
+      expectNoHiddenValue(text);
+      expect(text).toContain("Boss");
+      expect(text).not.toContain('"_etag"');
+      expect(await (await getAs(api, "hana", path)).text()).toContain(String(SALARY.boss));
+    }
+  });
+
   it("the schema endpoint: the whole schema, which names fields and roles but holds no value", async () => {
     const schema = await json(await getAs(api, "sam", "/schema/employees"));
     expect(schema.salary).toEqual({ type: "integer", allowed_read_roles: ["hr"], allowed_write_roles: ["hr"] });

@@ -75,7 +75,7 @@ describe("names", () => {
   const domain = { DOMAIN: { people: {}, people_archive: {} } };
 
   it("a misspelt event or resource is refused when registered", () => {
-    const refusal = (name: string) => `no event is called '${name}': a hook listens to one of Eve's events (docs/documents.md), or to <event>_<resource> for a resource of DOMAIN`;
+    const refusal = (name: string) => `no event is called '${name}': hooks listen to Eve's events (docs/documents.md), or <event>_<resource> for a resource of DOMAIN`;
     expect(() => createHandler(domain, { hooks: { on_insrt: () => {} } as never })).toThrow(refusal("on_insrt"));
     expect(() => createHandler(domain, { hooks: { on_insert_peple: () => {} } })).toThrow(refusal("on_insert_peple"));
     const app = createHandler(domain).app;

@@ -86,6 +86,9 @@ const settings: Settings = {
     headcount: { datasource: { source: "employees", aggregation: { pipeline: [{ $group: { _id: "$by", count: { $sum: 1 } } }, { $sort: { _id: 1 } }] } } },
     // A pipeline that hands out stored documents as they are.
     roster: { datasource: { source: "employees", aggregation: { pipeline: [{ $match: { status: "$status" } }, { $sort: { name: 1 } }] } } },
+    // Pipelines that nest whole stored documents in what they hand out.
+    grouped: { datasource: { source: "employees", aggregation: { pipeline: [{ $match: { status: "$status" } }, { $group: { _id: "$status", docs: { $push: "$$ROOT" } } }] } } },
+    wrapped: { datasource: { source: "employees", aggregation: { pipeline: [{ $match: { status: "$status" } }, { $replaceRoot: { newRoot: { inner: "$$ROOT" } } }] } } },
     scans: {
       schema: { title: { type: "string" }, scan: { type: "media", allowed_read_roles: hr, allowed_write_roles: hr } },
     },
