@@ -141,9 +141,10 @@ export const CONDITIONAL_GET: Parameter[] = [
   header("If-Modified-Since", "the date of a cached copy: 304 when the document has not changed since"),
 ];
 
-/** PATCH, PUT and DELETE of an item. */
-export function ifMatch(resource: Resource): Parameter[] {
+/** PATCH, PUT and DELETE of an item; `creates`: a PUT that may create the document (UPSERT_ON_PUT), which sends none. */
+export function ifMatch(resource: Resource, creates = false): Parameter[] {
   if (!resource.if_match) return [];
-  const required = resource.enforce_if_match;
-  return [header("If-Match", `the document's current ETag${required ? " (required: 428 without it)" : ""}; 412 when it has changed`, required)];
+  const enforced = resource.enforce_if_match;
+  const when = creates ? " (required to replace a stored document, 428 without it; a PUT that creates one sends none: 412 with one)" : " (required: 428 without it)";
+  return [header("If-Match", `the document's current ETag${enforced ? when : ""}; 412 when it has changed`, enforced && !creates)];
 }

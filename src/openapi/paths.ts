@@ -83,7 +83,9 @@ function collectionPath(ctx: PathContext, resource: Resource, names: ResourceNam
   const title = resource.resource_title;
   for (const method of resource.resource_methods) {
     if (method === "GET") {
-      const headers = resource.paged ? PAGED_HEADERS : resource.optimize_pagination_for_speed ? {} : { "X-Total-Count": header("X-Total-Count") };
+      // An aggregation answers no X-Total-Count (docs/endpoints.md).
+      const counted = !resource.optimize_pagination_for_speed && !resource.datasource.aggregation;
+      const headers = resource.paged ? PAGED_HEADERS : counted ? { "X-Total-Count": header("X-Total-Count") } : {};
       ops.get = operation(ctx, resource, method, false, {
         id: `list_${names.item}`,
         summary: resource.datasource.aggregation ? `Run the ${title} aggregation` : `List ${title}`,
@@ -157,15 +159,16 @@ function itemPath(ctx: PathContext, resource: Resource, names: ResourceNames, me
             content: { ...jsonContent(served, config), ...(streams(resource) ? eventStream(config, resource, names.item) : {}) },
           },
           304: { description: "the cached copy is current", headers: etag },
+          ...(resource.soft_delete ? { 404: softDeleted(config, names) } : {}),
         },
-        errors: [404],
+        errors: resource.soft_delete ? [] : [404],
       });
     } else if (method === "PATCH" || method === "PUT") {
       const patch = method === "PATCH";
       ops[method.toLowerCase()] = operation(ctx, resource, method, true, {
         id: `${patch ? "update" : "replace"}_${names.item}`,
         summary: patch ? `Change fields of a ${noun}${resource.update_operators.length ? ", with update operators" : ""}` : `Replace a ${noun}`,
-        parameters: ifMatch(resource),
+        parameters: ifMatch(resource, !patch && resource.upsert_on_put),
         body: body(ref(patch ? names.patch : names.input), hasMedia(resource)),
         responses: {
           200: { description: patch ? "updated" : "replaced", headers: etag, content: written },
@@ -184,6 +187,19 @@ function itemPath(ctx: PathContext, resource: Resource, names: ResourceNames, me
     }
   }
   return ops;
+}
+
+/** A soft-deleting resource's 404: the error, or (as Eve answers) the deleted document with the error in it. */
+function softDeleted(config: Config, names: ResourceNames): unknown {
+  const error = {
+    type: "object",
+    properties: { [config.STATUS]: { type: "array", items: { const: config.STATUS_ERR } }, [config.ERROR]: { type: "object", properties: { code: { const: 404 }, message: { type: "string" } } } },
+    required: [config.STATUS, config.ERROR],
+  };
+  return {
+    description: `Not found; for a document soft-deleted, the document itself (${config.DELETED}: true) with ${config.STATUS} ["${config.STATUS_ERR}"] and ${config.ERROR}`,
+    content: jsonContent({ anyOf: [ref("Error"), { allOf: [ref(names.item), error] }] }, config),
+  };
 }
 
 /** The item path of a resource: its primary lookup and additional_lookup share one template, since OpenAPI cannot tell two `{param}`s apart by pattern. */

@@ -113,7 +113,8 @@ export function resourceSchemas(resource: Resource, config: Config, all: Map<str
   const collection: JsonSchema = {
     type: "object",
     properties: {
-      [config.ITEMS]: { type: "array", items: ref(names.item) },
+      // A pipeline's results are what its stages make, not the source's documents.
+      [config.ITEMS]: { type: "array", items: resource.datasource.aggregation ? { type: "object", description: "a result of the pipeline" } : ref(names.item) },
       ...(resource.hateoas ? { [config.LINKS]: ref("Links") } : {}),
       ...(resource.pagination ? { [config.META]: resource.paged ? pagedMeta(resource, config) : ref("Meta") } : {}),
     },

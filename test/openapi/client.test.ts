@@ -112,3 +112,47 @@ describe("a typed client generated from the document", () => {
     expectDocumented("/notes/{_id}", "get", versions.response, versions.data);
   });
 });
+
+// Answers that are no resource document: an aggregation's results, a soft-deleted document's 404.
+describe("the document against answers beyond the example's", () => {
+  const settings: Settings = {
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH", "PUT", "DELETE"],
+    DOMAIN: {
+      people: { soft_delete: true, schema: { name: { type: "string" }, city: { type: "string" } } },
+      cities: { datasource: { source: "people", aggregation: { pipeline: [{ $match: { city: "$town" } }, { $group: { _id: "$city", n: { $sum: 1 } } }] } } },
+    },
+  };
+  let other: NodeServer;
+  let document: Json;
+  beforeAll(async () => {
+    other = (await serve(createHandler(settings), { port: 0, host: "127.0.0.1", signals: false })) as NodeServer;
+    document = (await dereference(structuredClone(openApiDocument(settings)) as never)) as Json;
+  });
+  afterAll(() => other?.close());
+
+  const documented = async (path: string, template: string, init?: RequestInit) => {
+    const response = await fetch(`${other.url}${path}`, init);
+    const body = await response.json();
+    const answer = document.paths[template][(init?.method ?? "GET").toLowerCase()].responses[String(response.status)];
+    expect(answer, `${path} ${response.status} is documented`).toBeDefined();
+    expect(new Validator(answer.content["application/json"].schema, "2020-12", false).validate(body).errors, `${path} ${response.status}`).toEqual([]);
+    return { response, body };
+  };
+
+  it("an aggregation's results, without X-Total-Count, and a soft-deleted document's 404", async () => {
+    const json = { "Content-Type": "application/json" };
+    const created = await (await fetch(`${other.url}/people`, { method: "POST", headers: json, body: JSON.stringify({ name: "Ada", city: "Rome" }) })).json();
+    const { response, body } = await documented(`/cities?aggregate=${encodeURIComponent('{"$town": "Rome"}')}`, "/cities");
+    expect(body._items).toEqual([{ _id: "Rome", n: 1 }]);
+    expect(response.headers.get("x-total-count")).toBeNull();
+    expect(document.paths["/cities"].get.responses["200"].headers).not.toHaveProperty("X-Total-Count");
+
+    expect((await fetch(`${other.url}/people/${created._id}`, { method: "DELETE", headers: { "If-Match": created._etag } })).status).toBe(204);
+    const gone = await documented(`/people/${created._id}`, "/people/{_id}");
+    expect(gone.response.status).toBe(404);
+    expect(gone.body).toMatchObject({ name: "Ada", _deleted: true, _status: ["ERR"] });
+    const missing = await documented(`/people/${"0".repeat(24)}`, "/people/{_id}");
+    expect(missing.body._status).toBe("ERR");
+  });
+});

@@ -101,6 +101,10 @@ describe("paths and methods", () => {
     expect(op("/notes/{_id}", "delete").parameters).toEqual([expect.objectContaining({ name: "If-Match", required: false })]);
     expect(Object.keys(op("/people/{_id}", "patch").responses)).toEqual(expect.arrayContaining(["200", "412", "422", "428"]));
     expect(Object.keys(op("/notes/{_id}", "patch").responses)).not.toContain("428");
+    // A PUT that may create the document (UPSERT_ON_PUT, on by default) sends none when it does.
+    expect(op("/people/{_id}", "put").parameters).toEqual([expect.objectContaining({ name: "If-Match", required: false, description: expect.stringContaining("a PUT that creates one sends none") })]);
+    const strict = openApiDocument({ ...everything(), UPSERT_ON_PUT: false }) as Json;
+    expect(strict.paths["/people/{_id}"].put.parameters).toEqual([expect.objectContaining({ name: "If-Match", required: true })]);
   });
 });
 

@@ -793,9 +793,9 @@ export interface operations {
     replace_people: {
         parameters: {
             query?: never;
-            header: {
-                /** @description the document's current ETag (required: 428 without it); 412 when it has changed */
-                "If-Match": string;
+            header?: {
+                /** @description the document's current ETag (required to replace a stored document, 428 without it; a PUT that creates one sends none: 412 with one); 412 when it has changed */
+                "If-Match"?: string;
             };
             path: {
                 /** @description the document's _id, or its lastname (GET only) */
@@ -1068,9 +1068,9 @@ export interface operations {
     replace_works: {
         parameters: {
             query?: never;
-            header: {
-                /** @description the document's current ETag (required: 428 without it); 412 when it has changed */
-                "If-Match": string;
+            header?: {
+                /** @description the document's current ETag (required to replace a stored document, 428 without it; a PUT that creates one sends none: 412 with one); 412 when it has changed */
+                "If-Match"?: string;
             };
             path: {
                 /** @description the document's _id */
@@ -1337,7 +1337,23 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["400"];
-            404: components["responses"]["404"];
+            /** @description Not found; for a document soft-deleted, the document itself (_deleted: true) with _status ["ERR"] and _error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | (components["schemas"]["notes"] & {
+                        _status: "ERR"[];
+                        _error: {
+                            /** @constant */
+                            code?: 404;
+                            message?: string;
+                        };
+                    });
+                    "application/xml": string;
+                };
+            };
             406: components["responses"]["406"];
             503: components["responses"]["503"];
         };
@@ -1345,9 +1361,9 @@ export interface operations {
     replace_notes: {
         parameters: {
             query?: never;
-            header: {
-                /** @description the document's current ETag (required: 428 without it); 412 when it has changed */
-                "If-Match": string;
+            header?: {
+                /** @description the document's current ETag (required to replace a stored document, 428 without it; a PUT that creates one sends none: 412 with one); 412 when it has changed */
+                "If-Match"?: string;
             };
             path: {
                 /** @description the document's _id */
@@ -1617,9 +1633,9 @@ export interface operations {
     replace_images: {
         parameters: {
             query?: never;
-            header: {
-                /** @description the document's current ETag (required: 428 without it); 412 when it has changed */
-                "If-Match": string;
+            header?: {
+                /** @description the document's current ETag (required to replace a stored document, 428 without it; a PUT that creates one sends none: 412 with one); 412 when it has changed */
+                "If-Match"?: string;
             };
             path: {
                 /** @description the document's _id */
