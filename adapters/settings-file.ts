@@ -33,11 +33,16 @@ export async function loadSettingsFile(path: string): Promise<Settings> {
   const absolute = resolve(path);
   if (/\.json$/i.test(absolute)) {
     const text = await readFile(absolute, "utf8");
+    let parsed: unknown;
     try {
-      return JSON.parse(text) as Settings;
+      parsed = JSON.parse(text);
     } catch {
       throw await jsonSyntaxError(path, text);
     }
+    if (!parsed || typeof parsed !== "object" || Array.isArray(parsed)) {
+      throw new Error(`${path}: the settings must be a JSON object ({"DOMAIN": {…}, …}), not ${Array.isArray(parsed) ? "a list" : JSON.stringify(parsed)}`);
+    }
+    return parsed as Settings;
   }
   let module: Record<string, unknown>;
   try {
@@ -47,7 +52,11 @@ export async function loadSettingsFile(path: string): Promise<Settings> {
     if (TYPESCRIPT.test(absolute) && (code === "ERR_UNKNOWN_FILE_EXTENSION" || code === "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING")) {
       throw new Error(typeStrippingHelp(path), { cause: error });
     }
-    throw error;
+    // A syntax error or a throw while the module runs: say which file, and how to see where.
+    const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    const commonJs = error instanceof SyntaxError && /\bexport\b|\bimport\b/.test(error.message) && /\.[jt]s$/i.test(absolute);
+    const hint = commonJs ? ' (in a project whose package.json does not say "type": "module", name it .mjs or .mts)' : "";
+    throw new Error(`${path}: the settings module failed to load: ${reason}${hint}`, { cause: error });
   }
   const settings = module.default;
   if (!settings || typeof settings !== "object") {

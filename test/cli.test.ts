@@ -97,6 +97,21 @@ describe("settings files that cannot be used", () => {
     await expect(loadSettingsFile(path)).rejects.toThrow(`${path}:4:3: not valid JSON (PropertyNameExpected)`);
   });
 
+  it("JSON that is no object: the file and what it must be", async () => {
+    for (const [name, text, what] of [["null.json", "null", "null"], ["text.json", '"hello"', '"hello"'], ["number.json", "42", "42"], ["list.json", "[]", "a list"]]) {
+      const path = file(name!, text!);
+      await expect(loadSettingsFile(path)).rejects.toThrow(`${path}: the settings must be a JSON object ({"DOMAIN": {…}, …}), not ${what}`);
+    }
+  });
+
+  it("a module that does not parse or throws while it runs: the file and the error", async () => {
+    const broken = file("broken.mjs", "export default { DOMAIN: {\n");
+    // Its message is the loader's (Node's, or Vite's under the test runner).
+    await expect(loadSettingsFile(broken)).rejects.toThrow(`${broken}: the settings module failed to load: `);
+    const throwing = file("throwing.mjs", 'throw new Error("no secret set");\n');
+    await expect(loadSettingsFile(throwing)).rejects.toThrow(`${throwing}: the settings module failed to load: Error: no secret set`);
+  });
+
   it("a module with named exports only: what to export", async () => {
     const path = file("named.mjs", "export const settings = { DOMAIN: {} };\n");
     await expect(loadSettingsFile(path)).rejects.toThrow("a settings module must default-export the settings object (it exports 'settings'; e.g. `export default settings;`)");
