@@ -174,8 +174,12 @@ describe("oplog with authentication", () => {
     const guarded: Settings["DOMAIN"] = { ...settings().DOMAIN, notes: { authentication: Users, auth_field: "owner", schema: { text: { type: "string" } } } };
     expect(warnings({ DOMAIN: guarded })).toEqual([expect.stringMatching(/^OPLOG_ENDPOINT: anyone may read the log, which records the writes to 'notes', .*DOMAIN\['oplog'\]/)]);
     expect(warnings({ DOMAIN: { ...guarded, oplog: { authentication: Users } } })).toEqual([]);
-    expect(warnings({ DOMAIN: { ...guarded, oplog: { authentication: Users, public_methods: ["GET"] } } })).toHaveLength(1);
+    expect(warnings({ DOMAIN: { ...guarded, oplog: { authentication: Users, public_methods: ["GET"] } } })).toEqual([expect.stringMatching(/: take GET out of its public_methods$/)]);
+    expect(warnings({ AUTH: Users, PUBLIC_METHODS: ["GET"], DOMAIN: guarded })).toEqual([expect.stringMatching(/: take GET out of its public_methods$/)]);
     expect(warnings({ AUTH: Users, DOMAIN: guarded })).toEqual([]);
+    // An aggregation endpoint takes no writes: the log records none of its.
+    const counted: Settings["DOMAIN"] = { ...guarded, counts: { authentication: Users, datasource: { source: "notes", aggregation: { pipeline: [{ $count: "n" }] } } } };
+    expect(warnings({ DOMAIN: counted })).toEqual([expect.not.stringContaining("'counts'")]);
     expect(warnings({ OPLOG_ENDPOINT: null, DOMAIN: guarded })).toEqual([]);
     expect(warnings({})).toEqual([]);
   });

@@ -50,7 +50,9 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // for hook names checked when registered (src/events/hooks.ts): a misspelt event or resource
 // registered a hook that silently never fired. Plus 0.1 KB for a request URL that names no
 // valid host (Deno and Bun pass `Host: a b` on) answered 400, where it was a 500 after the write.
-const TARGET_GZIP = 120.1 * 1024;
+// Plus 0.1 KB for aggregation results withheld from at any depth (a nested $$ROOT leaked the
+// fields a caller may not read) and the oplog's warning naming the fix that applies.
+const TARGET_GZIP = 120.2 * 1024;
 
 let dir: string;
 let build: WorkerBuild;
