@@ -22,8 +22,12 @@ export const ASSET_GROUP = "__asset";
 /** Set on HEALTH_ENDPOINT's readiness path (`<health>/ready`); absent on its liveness path. */
 export const PROBE_GROUP = "__probe";
 
+/**
+ * A literal part of a path, as a request's (percent-encoded) path holds it: a resource named
+ * `ünï` is asked for as `/%C3%BC%C3%B1%C3%AF`, which Werkzeug decodes before it matches.
+ */
 function escapeRegex(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return encodeURI(text).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** A resource `url` with `<regex("…"):name>` segments → regex source with named groups. */

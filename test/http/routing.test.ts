@@ -90,7 +90,7 @@ describe("URL_PREFIX and API_VERSION", () => {
 describe("resource url", () => {
   const api = testApi({
     RESOURCE_METHODS: ["GET", "POST"],
-    DOMAIN: { accounts: { url: "admin/accounts", schema: { name: { type: "string" } } } },
+    DOMAIN: { accounts: { url: "admin/accounts", schema: { name: { type: "string" } } }, "üñï": { schema: { name: { type: "string" } } } },
   });
   afterAll(() => api.close());
 
@@ -98,7 +98,18 @@ describe("resource url", () => {
     const created = await json(await api.post("/admin/accounts", { name: "a" }));
     expect(created._links.self.href).toBe(`admin/accounts/${created._id}`);
     expect((await api.get(`/admin/accounts/${created._id}`)).status).toBe(200);
-    expect((await json(await api.get("/")))._links.child).toEqual([{ href: "admin/accounts", title: "admin/accounts" }]);
+    expect((await json(await api.get("/")))._links.child).toEqual([
+      { href: "admin/accounts", title: "admin/accounts" },
+      { href: "üñï", title: "üñï" },
+    ]);
+  });
+
+  it("may hold characters a request's path percent-encodes", async () => {
+    const created = await api.post("/%C3%BC%C3%B1%C3%AF", { name: "a" });
+    expect(created.status).toBe(201);
+    const id = (await json(created))._id;
+    expect((await api.get(`/%C3%BC%C3%B1%C3%AF/${id}`)).status).toBe(200);
+    expect((await json(await api.get("/%C3%BC%C3%B1%C3%AF")))._meta.total).toBe(1);
   });
 });
 
