@@ -24,7 +24,10 @@ export function writeResponse(response: Response, res: ServerResponse): Promise<
     return void res.end(parts.body ?? undefined);
   }
   const bytes = knownBody(response);
-  res.writeHead(response.status, headersFor(response));
+  const headers = headersFor(response);
+  // No body: say so, as Deno's and Bun's servers do, rather than open a chunked one that stays empty.
+  if (!bytes && !response.body && response.status !== 204 && response.status !== 304 && res.req?.method !== "HEAD") headers["content-length"] ??= "0";
+  res.writeHead(response.status, headers);
   if (bytes) return void res.end(bytes);
   if (!response.body) return void res.end();
   return writeStream(response.body, res);

@@ -56,6 +56,16 @@ function expectEnvelope(response: RawResponse, status: number): void {
   expect(JSON.parse(response.body)).toEqual({ _status: "ERR", _error: { code: status, message: STATUS_MESSAGES[status] ?? expect.stringMatching(/^The |^One /) } });
 }
 
+describe("node adapter: answers without a body", () => {
+  it("say their length is 0, as Deno's and Bun's do, rather than open an empty chunked body", async () => {
+    const options = await send("OPTIONS /notes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    expect(options.status).toBe(200);
+    expect(options.headers["content-length"]).toBe("0");
+    expect(options.headers).not.toHaveProperty("transfer-encoding");
+    expect(options.body).toBe("");
+  });
+});
+
 describe("node adapter: what the HTTP parser refuses", () => {
   it("answers an unknown method token with 405 and Allow", async () => {
     const response = await send("FOO /notes HTTP/1.1\r\nHost: x\r\n\r\n");
