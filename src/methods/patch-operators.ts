@@ -9,13 +9,14 @@ import { requireDocument, type PayloadSource } from "../request/payload.ts";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import { now } from "../util/clock.ts";
-import { withoutKey } from "../util/objects.ts";
+import { isPlainObject, withoutKey } from "../util/objects.ts";
 import { keepPathValues } from "../routing/lookup.ts";
 import { requirementOf } from "../validation/guards.ts";
 import { writeResponse } from "./bandwidth.ts";
 import { checkImmutableId, conditionalWriteFailed, itemWriteMethod, loadOriginal, requiredEtag, writeCondition, type Precondition } from "./conditional.ts";
-import { duplicateFailure, patchInternal, validateWrite, validationFailure } from "./patch.ts";
-import { validationEnv } from "./post.ts";
+import { patchInternal, validateWrite, validationFailure } from "./patch.ts";
+import { duplicateIssues, validationEnv } from "./post.ts";
+import { fieldMask } from "../auth/field-masks.ts";
 import { afterChange, checkBody, givenValues, hookUpdates, operatorPaths, splitBody, stampOf, storeUpdate, unmetFailure } from "./updates.ts";
 import { checkWritablePaths } from "../auth/field-writes.ts";
 import { checkComparedPaths } from "../auth/field-compares.ts";
@@ -77,7 +78,7 @@ export async function operatorPatchInternal(services: Services, ctx: CallScope, 
       change = await services.data.modify(ctx, resource, writeCondition(config, resource, original, etag), update, { stamp: stampOf(config, resource), require: requirementOf(guards) });
     } catch (error) {
       if (error instanceof UnmetRequirementError) throw unmetFailure(config, guards, error);
-      if (error instanceof DuplicateKeyError) throw duplicateFailure(config, ctx, error);
+      if (error instanceof DuplicateKeyError) throw validationFailure(config, byOperator(duplicateIssues(error, fieldMask(ctx, resource, "read")), operators));
       throw error;
     }
   } finally {
@@ -90,4 +91,15 @@ export async function operatorPatchInternal(services: Services, ctx: CallScope, 
   const answer = answering instanceof Promise ? await answering : answering;
   // The ETag the caller is shown (src/read/visible.ts), which its next If-Match will carry.
   return { status: 200, body: answer, etag: config.IF_MATCH ? (answer[config.ETAG] as string) : undefined };
+}
+
+/** Issues of fields an operator changed, keyed by that operator then the field, as the operators' own refusals are (docs/updates.md). */
+function byOperator(issues: Issues, operators: Doc): Issues {
+  const keyed: Issues = {};
+  for (const [field, issue] of Object.entries(issues)) {
+    const operator = Object.keys(operators).find((name) => isPlainObject(operators[name]) && Object.hasOwn(operators[name] as Doc, field));
+    if (operator) ((keyed[operator] ??= {}) as Issues)[field] = issue;
+    else keyed[field] = issue;
+  }
+  return keyed;
 }

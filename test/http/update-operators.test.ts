@@ -294,6 +294,15 @@ describe("update operators and the rest of a PATCH", () => {
     expect(await json(clash)).toMatchObject({ _status: "ERR", _issues: { $set: { code: "value 'taken' is not unique" } } });
     expect((await patch(indexed, first._id, { $set: { code: "other" } })).status).toBe(200);
     await indexed.close();
+    // An $inc the index refuses is reported under its operator too.
+    const serials = testApi({ UPDATE_OPERATORS: ["$inc"], RESOURCE_METHODS: ["GET", "POST"], ITEM_METHODS: ["GET", "PATCH"], DOMAIN: { tickets: { schema: { serial: { type: "integer", unique: true } } } } });
+    const ten = await create(serials, { serial: 10 }, "/tickets");
+    await create(serials, { serial: 11 }, "/tickets");
+    const bumped = await patch(serials, ten._id, { $inc: { serial: 1 } }, undefined, "/tickets");
+    expect(bumped.status).toBe(422);
+    expect((await json(bumped))._issues).toEqual({ $inc: { serial: "value '11' is not unique" } });
+    expect((await stored(serials, ten._id, "/tickets")).serial).toBe(10);
+    await serials.close();
     const unindexed = testApi(settings({ SOFT_DELETE: true }));
     const { _id } = await create(unindexed, { ...start, code: "soft" });
     expect(await json(await patch(unindexed, _id, { $set: { code: "x" } }))).toEqual({
