@@ -75,7 +75,7 @@ export function fieldIssue(operator: string, def: FieldSchema): string | null {
     types.size > 0 && [...types].every((type) => (typeof wanted === "string" ? type === wanted : wanted.has(type)));
   switch (operator) {
     case "$currentDate":
-      return types.has("datetime") ? null : MESSAGES.type(def.type);
+      return types.has("datetime") ? null : "$currentDate needs a field of datetime type";
     case "$unset":
       return def.required ? MESSAGES.required : null;
     case "$inc":
