@@ -95,6 +95,13 @@ export function storeUpdate(resource: Resource, updates: Doc, original: Doc | nu
     else if (key === "$currentDate") for (const path of Object.keys(value as Doc)) $set[path] = now;
     else update[key] = { ...(update[key] ?? {}), ...(value as Doc) };
   }
+  // The request's own fields and operators were checked apart (checkBody); a hook that sets a
+  // field an operator changes makes an update no store can apply: the server's fault, named.
+  for (const [operator, fields] of Object.entries(update)) {
+    if (operator === "$set") continue;
+    const clash = Object.keys(fields).find((path) => Object.keys($set).some((set) => set === path || set.startsWith(`${path}.`) || path.startsWith(`${set}.`)));
+    if (clash !== undefined) throw new Error(`an on_update hook set '${clash}', which the request's ${operator} changes: one update cannot do both`);
+  }
   return update as Update;
 }
 

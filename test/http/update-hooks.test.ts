@@ -7,6 +7,7 @@ import { MemoryDriver } from "../../src/drivers/memory/index.ts";
 import { abort } from "../../src/errors.ts";
 import type { Change, Doc, Driver, Filter, ModifyManyOptions, Target, Update } from "../../src/drivers/types.ts";
 import type { Settings } from "../../src/settings/types.ts";
+import { createLogger } from "../../src/logging.ts";
 import { json, testApi, type TestApi } from "../support/api.ts";
 import { testDriver } from "../support/drivers.ts";
 
@@ -69,6 +70,17 @@ describe("hooks of update operators and writes by filter", () => {
     const where = encodeURIComponent(JSON.stringify({ title: { $in: ["a", "c"] } }));
     expect((await api.delete(`/tasks?where=${where}`)).status).toBe(200);
     expect(seen).toEqual(["on_delete_resource", ["originals", ["a", "c"], { title: { $in: ["a", "c"] } }], "on_deleted_resource"]);
+  });
+
+  it("a hook that sets a field an operator of the request changes: a 500 naming both in the log, nothing written", async () => {
+    const logged: string[] = [];
+    api = testApi(settings, { logger: createLogger((record) => void logged.push(`${record.message} ${(record.error as Error | undefined)?.message ?? ""}`)) });
+    const { _id } = await json(await api.post("/tasks", { title: "a", points: 1 }));
+    on("on_update_tasks", (updates: Doc) => void (updates.points = 99));
+    expect((await api.patch(`/tasks/${_id}`, { $inc: { points: 1 } })).status).toBe(500);
+    expect((await api.patch("/tasks", { $inc: { points: 1 } }, { Prefer: "all" })).status).toBe(500);
+    expect((await json(await api.get(`/tasks/${_id}`))).points).toBe(1);
+    expect(logged.filter((line) => line.includes("an on_update hook set 'points', which the request's $inc changes"))).toHaveLength(2);
   });
 
   it("a hook that aborts refuses the write by filter before anything is written", async () => {
