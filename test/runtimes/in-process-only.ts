@@ -19,6 +19,7 @@ export const IN_PROCESS_ONLY: Record<string, InProcessOnly> = {
   "test/http/access-log.test.ts": { why: "collects the access log lines with an accessLog function in HandlerOptions" },
   "test/http/hooks-logging.test.ts": { why: "collects log records with a logger function and raises errors from hooks" },
   "test/http/hooks.test.ts": { why: "subscribes callbacks with app.on in every test" },
+  "test/http/liveness-opening.test.ts": { why: "registers a MongoDB driver whose opening never ends, in this process" },
   "test/http/update-hooks.test.ts": { why: "subscribes callbacks with app.on, or brings a driver that fails on purpose in HandlerOptions" },
   "test/http/unique-index.test.ts": {
     why: "compares the index's answers with those of an on_insert hook's path, a function given in HandlerOptions; shares one driver between two APIs, wraps it, collects log records and drops a collection behind the API's back",
