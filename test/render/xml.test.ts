@@ -78,9 +78,9 @@ describe("renderXml details", () => {
   });
 
   it("writes leaves as Python's str(): True, None, floats, nested lists", () => {
-    expect(xml({ a: true, b: null, c: 1.5, d: 1e16, e: 3, f: 1e-5, g: [[1, "x'y"], { k: false }] })).toBe(
+    expect(xml({ a: true, b: null, c: 1.5, d: 1e16, e: 3, f: 1e-5, g: [[1, "x'y"], { k: false }], h: -0 })).toBe(
       "<resource><a>True</a><b>None</b><c>1.5</c><d>1e+16</d><e>3</e><f>1e-05</f>" +
-        "<g>[1, &#34;x&#39;y&#34;]</g><g><k>False</k></g></resource>",
+        "<g>[1, &#34;x&#39;y&#34;]</g><g><k>False</k></g><h>-0.0</h></resource>",
     );
   });
 
