@@ -3,8 +3,8 @@
 // naming it before anything is checked or stored; a `where` naming a field the caller may not
 // read is refused as an unknown field; the answers show only what the caller may read.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { BasicAuth } from "../../src/auth/auth.ts";
-import { json, testApi, type TestApi } from "../support/api.ts";
+import { json, moduleSettings, testApi, type TestApi } from "../support/api.ts";
+import cardSettings from "./field-rules/cards.ts";
 import { expectNoHiddenValue, getAs, login, SECRET, seededApi, type Seeded } from "./field-rules/data.ts";
 
 let api: TestApi;
@@ -127,28 +127,8 @@ describe("writes by filter over several documents under field rules", () => {
 // $pull and $addToSet act on what is stored: on a list whose items hold a field the caller may
 // not read (but may write), what they did would tell its values, as a `where` naming it would.
 describe("operators that compare stored values a caller may not read", () => {
-  let cards: TestApi;
+  const cards = testApi(moduleSettings(cardSettings, new URL("./field-rules/cards.ts", import.meta.url)));
   const as = (user: string) => ({ Authorization: `Basic ${btoa(`${user}:pw`)}` });
-  beforeAll(() => {
-    const users = { hr: { password: "pw", roles: ["hr"] }, dev: { password: "pw", roles: ["dev"] } };
-    cards = testApi({
-      AUTH: new BasicAuth({ users }),
-      ENFORCE_IF_MATCH: false,
-      UPDATE_OPERATORS: ["$pull", "$addToSet"],
-      PATCH_BY_FILTER: true,
-      RESOURCE_METHODS: ["GET", "POST", "PATCH"],
-      ITEM_METHODS: ["GET", "PATCH"],
-      DOMAIN: {
-        cards: {
-          schema: {
-            name: { type: "string" },
-            badges: { type: "list", schema: { type: "dict", schema: { label: { type: "string" }, cost: { type: "integer", allowed_read_roles: ["hr"] } } } },
-            tags: { type: "list", schema: { type: "string" } },
-          },
-        },
-      },
-    });
-  });
   afterAll(() => cards.close());
 
   it("refuses $pull naming such a field or testing whole items, and $addToSet on such a list; nothing changes", async () => {

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UpdateOperatorName } from "../../src/settings/opt-in.ts";
 import type { Schema, Settings } from "../../src/settings/types.ts";
-import { json, testApi, type TestApi } from "../support/api.ts";
+import { json, moduleSettings, testApi, type TestApi } from "../support/api.ts";
+import pageSettings from "./update-operators/pages.ts";
 
 const ALL: UpdateOperatorName[] = ["$set", "$unset", "$inc", "$mul", "$min", "$max", "$push", "$pull", "$addToSet", "$currentDate"];
 
@@ -315,22 +316,7 @@ describe("update operators and the rest of a PATCH", () => {
 
 // Rules that describe a field rather than its value leave every operator free to change it.
 describe("update operators on fields with descriptive rules", () => {
-  const api = testApi({
-    UPDATE_OPERATORS: ["$inc", "$mul", "$push", "$addToSet", "$pull"],
-    RESOURCE_METHODS: ["GET", "POST"],
-    ITEM_METHODS: ["GET", "PATCH"],
-    VERSIONING: true,
-    DOMAIN: {
-      pages: {
-        schema: {
-          views: { type: "integer", versioned: false },
-          refs: { type: "list", versioned: false, schema: { type: "integer" } },
-          hits: { type: "integer", field_access: () => true },
-          marks: { type: "list", schema: { type: "string" }, field_access: () => true },
-        },
-      },
-    },
-  });
+  const api = testApi(moduleSettings(pageSettings, new URL("./update-operators/pages.ts", import.meta.url)));
   afterAll(() => api.close());
 
   it("an unversioned counter and list, and fields with field_access, take $inc, $mul, $push, $addToSet and $pull", async () => {
