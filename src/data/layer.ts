@@ -317,7 +317,7 @@ export function unindexedUniqueFields(resource: Resource): string[] {
   return indexesUnique(resource) ? [] : topLevelUniqueFields(resource);
 }
 
-/** The unique indexes above, 2dsphere on geo fields, `mongo_indexes` taken as given. */
+/** The unique indexes above, 2dsphere on geo fields, `mongo_indexes` taken as given (but one on a unique index's keys). */
 export function indexSpecs(resource: Resource): IndexSpec[] {
   const specs: IndexSpec[] = uniqueIndexFields(resource).map((field) => ({ keys: [[field, 1]], unique: true, sparse: true, name: `${field}_unique` }));
   for (const [field, rules] of Object.entries(resource.schema)) {
@@ -328,7 +328,10 @@ export function indexSpecs(resource: Resource): IndexSpec[] {
     const { key, options } = Array.isArray(definition)
       ? { key: definition as Array<[string, 1 | -1]>, options: {} as Record<string, unknown> }
       : (definition as { key: Array<[string, 1 | -1]>; options?: Record<string, unknown> });
-    specs.push({ keys: key, name, unique: options?.unique === true, sparse: options?.sparse === true });
+    // A store keeps one index per key pattern: one a `unique` field needs wins over one declared
+    // on the same keys, which would otherwise replace it and leave the field unguarded.
+    const same = (spec: IndexSpec) => spec.unique && spec.keys.length === key.length && spec.keys.every(([field, order], i) => key[i]![0] === field && key[i]![1] === order);
+    if (!specs.some(same)) specs.push({ keys: key, name, unique: options?.unique === true, sparse: options?.sparse === true });
   }
   return specs;
 }
