@@ -66,3 +66,20 @@ describe.skipIf(!available)("sqlite: a file that cannot be opened", () => {
     );
   });
 });
+
+describe.skipIf(!available)("sqlite: a table another client drops while everest serves", () => {
+  it("is answered as unavailable, not as an empty collection; a collection never written is empty", async () => {
+    const path = await tempFile();
+    const driver = await createSqliteDriver({ uri: `sqlite:${path}`, databaseName: "everest", settings: {} });
+    const people = { collection: "people" };
+    await driver.insertMany(people, [{ name: "ada" }]);
+    const other = await database(path);
+    other.exec('DROP TABLE "everest.people"');
+    other.close();
+    for (const read of [() => driver.find(people, { filter: {} }), () => driver.find(people, { filter: { name: "ada" } }), () => driver.deleteMany(people, {})]) {
+      await expect(read()).rejects.toThrow(/the table of everest\.people is missing/);
+    }
+    expect(await driver.find({ collection: "never" }, { filter: {} })).toEqual([]);
+    await driver.close();
+  });
+});

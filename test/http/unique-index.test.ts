@@ -128,7 +128,7 @@ describe("unique without the store's index", () => {
     [", also where mongo_indexes declares an index on the same keys (Eve's way)", { mongo_indexes: { unique_attribute_idx: [["unique_attribute", 1]] } }],
   ])("stores one of many concurrent POSTs of one value, with its index%s", async (_how, extra) => {
     const plain = settings();
-    const api = testApi({ ...plain, DOMAIN: { test_unique: { ...plain.DOMAIN.test_unique, ...extra } } });
+    const api = testApi({ ...plain, DOMAIN: { test_unique: { ...plain.DOMAIN!.test_unique, ...extra } } });
     try {
       const statuses = (await Promise.all(Array.from({ length: 8 }, () => api.post("/test_unique", payload("raced"))))).map((r) => r.status);
       expect(statuses.filter((s) => s === 201)).toHaveLength(1);

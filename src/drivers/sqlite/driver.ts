@@ -22,8 +22,8 @@ import { GUARD_SCHEMA, modifyRows, type ModifyHost } from "./modify.ts";
 import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
 import { selection, type Match, type Page, type Test } from "./select.ts";
 import { keysetFind } from "./keyset.ts";
+import { collectionsRead, WRITING_STAGES } from "./pipelines.ts";
 
-const WRITING_STAGES = new Set(["$out", "$merge"]);
 const RATE_LIMIT_SWEEP_MS = 60_000;
 /** Attempts of a conditional write whose row another writer changed in between. */
 const WRITE_ATTEMPTS = 50;
@@ -42,22 +42,6 @@ async function guarded<T>(work: () => Promise<T>): Promise<T | null> {
 
 function isEmpty(filter: Filter): boolean {
   return Object.keys(filter).length === 0;
-}
-
-/** Collections a pipeline reads besides its own ($lookup, $graphLookup, $unionWith), at any depth. */
-function collectionsRead(value: unknown, out = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) for (const element of value) collectionsRead(element, out);
-  else if (value && typeof value === "object") {
-    for (const [key, inner] of Object.entries(value)) {
-      if ((key === "$lookup" || key === "$graphLookup") && inner && typeof (inner as Doc).from === "string") out.add((inner as Doc).from as string);
-      if (key === "$unionWith") {
-        const name = typeof inner === "string" ? inner : (inner as Doc | null)?.coll;
-        if (typeof name === "string") out.add(name);
-      }
-      collectionsRead(inner, out);
-    }
-  }
-  return out;
 }
 
 export class SqliteDriver implements Driver {
@@ -188,7 +172,7 @@ export class SqliteDriver implements Driver {
     const db = this.changes.database(this.tableName(target));
     if (db === undefined) return this.change(target, deletion);
     // The deleted rows are recorded by the same transaction, read just before it deletes them.
-    const changes = (await guarded(() => this.port.batch([this.changes.deletions(db, target.collection, this.table(target), where), deletion]))) ?? [0, 0];
+    const changes = this.present(target, await guarded(() => this.port.batch([this.changes.deletions(db, target.collection, this.table(target), where), deletion])), [0, 0]);
     this.changes.written(db);
     return changes[1]!;
   }
@@ -311,7 +295,18 @@ export class SqliteDriver implements Driver {
   }
 
   private async read(target: Target, statement: Statement): Promise<Row[]> {
-    return (await guarded(() => this.port.all(statement))) ?? [];
+    return this.present(target, await guarded(() => this.port.all(statement)), []);
+  }
+
+  /**
+   * What a statement on the collection's table gave, or `empty` where the table is not there: a
+   * collection never written reads as empty. One this process created, another client dropped,
+   * and it is not made again behind the data's back: 503 until a restart (docs/drivers.md).
+   */
+  private present<T>(target: Target, result: T | null, empty: T): T {
+    if (result !== null) return result;
+    if (this.tables.has(this.tableName(target))) throw unavailable(new Error(`the table of ${this.tableName(target)} is missing`));
+    return empty;
   }
 
   /** Rows matching `filter` (select.ts); a translation SQLite refuses is dropped for a scan, so it never surfaces as a 500. */
@@ -357,7 +352,7 @@ export class SqliteDriver implements Driver {
   }
 
   private async change(target: Target, statement: Statement): Promise<number> {
-    return (await guarded(() => this.port.run(statement))) ?? 0;
+    return this.present(target, await guarded(() => this.port.run(statement)), 0);
   }
 
   /** A conditional write of one document and, where its collection is recorded, its change, in one transaction. */
