@@ -113,10 +113,12 @@ describe.skipIf(!uri)("mongodb driver", () => {
       await driver.changes.record(t);
       await driver.insertMany(t, [{ _id: 1, n: 1 }, { _id: 2, n: 2 }]);
       const start = await driver.changes.head(t.database);
-      // The emulator undoes a failed update of many documents; MongoDB does not: its way, injected.
-      const partly = vi.spyOn(Collection.prototype, "updateMany").mockImplementationOnce(async function (this: Collection<{ _id: number; n: number }>) {
-        await this.updateOne({ _id: 1 }, { $inc: { n: 10 } });
-        throw new MongoServerError({ message: "E11000 duplicate key error", code: 11000, keyValue: { n: 12 } });
+      // Without transactions the documents are updated one by one: the second one's update refused.
+      const real = Collection.prototype.findOneAndUpdate;
+      let calls = 0;
+      const partly = vi.spyOn(Collection.prototype, "findOneAndUpdate").mockImplementation(function (this: Collection, ...args: unknown[]) {
+        if (this.collectionName === t.collection && ++calls === 2) return Promise.reject(new MongoServerError({ message: "E11000 duplicate key error", code: 11000, keyValue: { n: 12 } }));
+        return (real as (...a: unknown[]) => unknown).apply(this, args) as never;
       });
       try {
         expect(await rejection(driver.updateMany(t, {}, { $inc: { n: 10 } }))).toBeInstanceOf(DuplicateKeyError);

@@ -249,6 +249,22 @@ describe("DELETE by filter", () => {
     await soft.close();
   });
 
+  it("concurrent PATCHes by filter each answer, version and log every document they changed", async () => {
+    const versioned = testApi(settings({ VERSIONING: true, UPDATE_OPERATORS: ["$inc"], ENFORCE_IF_MATCH: false }));
+    await versioned.post("/tasks", seed);
+    const open = where({ status: "open" });
+    const answers = await Promise.all(Array.from({ length: 4 }, () => versioned.patch(`/tasks?${open}`, { $inc: { points: 1 } })));
+    for (const answer of answers) expect((await json(answer))._meta).toEqual({ matched: 3, updated: 3 });
+    const page = await json(await versioned.get(`/tasks?${open}&sort=title`));
+    expect(page._items.map((d: Record<string, unknown>) => [d.title, d.points, d._version])).toEqual([
+      ["a", 5, 5],
+      ["b", 9, 5],
+      ["d", 12, 5],
+    ]);
+    for (const doc of page._items) expect((await json(await versioned.get(`/tasks/${doc._id}?version=all`)))._meta.total).toBe(5);
+    await versioned.close();
+  });
+
   it("with versioning, marking documents deleted is a version of each", async () => {
     const versioned = testApi(settings({ SOFT_DELETE: true, VERSIONING: true }));
     await versioned.post("/tasks", seed);

@@ -12,7 +12,7 @@ import { DatabaseUnavailableError, UnmetRequirementError, type Change, type Doc,
 import { modifiedCopies, requirement } from "../memory/modify.ts";
 import { valueKey } from "../memory/values.ts";
 import { run, translateError } from "./errors.ts";
-import { ownBson, sameDocument } from "./own-bson.ts";
+import { ownBson } from "./own-bson.ts";
 import { withInt64s } from "./int64.ts";
 
 /** Tries of a findOneAndUpdate whose document met its requirement only by the time it was looked at again. */
@@ -23,15 +23,16 @@ export function freshEtag(): string {
   return Array.from(crypto.getRandomValues(new Uint8Array(20)), (byte) => byte.toString(16).padStart(2, "0")).join("");
 }
 
-/** The update as MongoDB takes it: the stamp's field set to a fresh value, empty operators dropped (MongoDB refuses them). */
-/** `update` as the operators work it out here; `wire` as it is sent (src/drivers/mongodb/int64.ts). */
-function serverUpdate(update: Update, stamp: ModifyOptions["stamp"]): { update: Doc; wire: Doc; etag: string | null } {
+/**
+ * The update as MongoDB takes it: the stamp's field set to a fresh value, empty operators dropped
+ * (MongoDB refuses them); `update` as the operators work it out here, `wire` as it is sent
+ * (src/drivers/mongodb/int64.ts).
+ */
+function serverUpdate(update: Update, stamp: ModifyOptions["stamp"]): { update: Doc; wire: Doc } {
   const operators: Doc = {};
   for (const [operator, fields] of Object.entries(update)) if (fields && Object.keys(fields).length > 0) operators[operator] = fields;
-  if (!stamp) return { update: operators, wire: withInt64s(operators), etag: null };
-  const etag = freshEtag();
-  operators.$set = { ...(operators.$set as Doc | undefined), [stamp.field]: etag };
-  return { update: operators, wire: withInt64s(operators), etag };
+  if (stamp) operators.$set = { ...(operators.$set as Doc | undefined), [stamp.field]: freshEtag() };
+  return { update: operators, wire: withInt64s(operators) };
 }
 
 /**
@@ -95,17 +96,25 @@ export async function updateMany(client: MongoClient, collection: Collection<Doc
       await session.endSession();
     }
   }
+  // Without a transaction, one document at a time, each atomic: the server hands back the version
+  // it changed, so each change is known exactly. One updateMany read back by its ETag stamp lost
+  // the documents a concurrent write had changed again since (their answer, log, versions).
   const befores = await matching(collection, scoped, options);
-  if (befores.length === 0) return [];
-  const ids = befores.map((doc) => doc._id);
   const require = options.require ? [options.require] : [];
-  try {
-    await run(() => collection.updateMany({ $and: [scoped, { _id: { $in: ids } }, ...require] }, sent.wire));
-  } catch (error) {
-    throw new PartlyWritten(error, await written(collection, befores, sent, options.stamp).catch(() => []));
+  const changes: Change[] = [];
+  for (const { _id } of befores) {
+    let found: Doc | null;
+    try {
+      found = await run(() => collection.findOneAndUpdate({ $and: [scoped, { _id }, ...require] }, sent.wire, { returnDocument: "before" }));
+    } catch (error) {
+      throw new PartlyWritten(error, changes);
+    }
+    // Gone, moved out of the filter or past its requirement meanwhile: not this write's.
+    if (!found) continue;
+    const before = ownBson(found);
+    changes.push({ before, after: after(before, sent.update) });
   }
-  if (sent.etag === null) return befores.map((before) => ({ before, after: after(before, sent.update) }));
-  return written(collection, befores, sent, options.stamp);
+  return changes;
 }
 
 /**
@@ -120,16 +129,6 @@ export class PartlyWritten extends Error {
     super(`an update of many documents failed after changing ${changes.length} of them`);
     this.name = "PartlyWritten";
   }
-}
-
-/**
- * The documents an update changed, read back: with a stamp, those carrying its ETag value
- * (unless a later write replaced it); without, those no longer stored as they were.
- */
-async function written(collection: Collection<Doc>, befores: Doc[], sent: { etag: string | null }, stamp: ModifyOptions["stamp"]): Promise<Change[]> {
-  const ids = befores.map((doc) => doc._id);
-  if (sent.etag !== null) return paired(befores, await findAll(collection, { _id: { $in: ids }, [stamp!.field]: sent.etag }));
-  return paired(befores, await findAll(collection, { _id: { $in: ids } })).filter(({ before, after }) => !sameDocument(before, after));
 }
 
 /** Each document before with its document after, for those there is one of. */
