@@ -400,6 +400,16 @@ describe("data-api driver", () => {
     expect(await rejection(driver.find(t, { filter: { name: { $regex: "a", $options: "g" } } }))).toBeInstanceOf(InvalidQueryError);
   });
 
+  it.each([100_000, 1_200_000])("reads media through a gateway whose response cap (%i bytes) is below the driver's ranges", async (cap) => {
+    const memory = await MemoryDriver.open({ databaseName: "app" });
+    const driver = driverWith(inProcessFetch(createDataApiHandler(memory, { apiKeys: [KEY], maxResponseBytes: cap })));
+    const data = new Uint8Array(1.5 * 1024 * 1024).map((_, i) => i % 253);
+    const id = await driver.media().put(data, { filename: "pic.bin" });
+    const whole = new Uint8Array(await new Response((await driver.media().get(id))!.read() as ReadableStream).arrayBuffer());
+    expect(whole.length).toBe(data.length);
+    expect(whole.every((byte, i) => byte === data[i])).toBe(true);
+  });
+
   it("reads media larger than one response in ranges", async () => {
     const memory = await MemoryDriver.open({ databaseName: "app" });
     const driver = driverWith(inProcessFetch(createDataApiHandler(memory, { apiKeys: [KEY], maxResponseBytes: 2 * 1024 * 1024 })));

@@ -59,6 +59,7 @@ function failure(action: string, status: number, payload: unknown): Error {
   // An endpoint without everest's extensions: a deployment problem, not a bad query.
   if (code === "UnknownAction") return new UnknownActionError(message);
   if (code === "InvalidPosition") return new InvalidPositionError(message);
+  if (code === "ResponseTooLarge") return new ResponseTooLargeError(message);
   if (status === 400 || status === 413) return new InvalidQueryError(message);
   if ([401, 403, 404, 408, 429, 502, 503, 504].includes(status)) return new DatabaseUnavailableError(message);
   return new Error(message);
@@ -66,6 +67,12 @@ function failure(action: string, status: number, payload: unknown): Error {
 
 /** The endpoint does not know an action (one of everest's extensions, on an endpoint that is not everest's gateway). */
 class UnknownActionError extends Error {}
+
+/** The answer would pass the gateway's response cap: a media read asks for less. */
+class ResponseTooLargeError extends InvalidQueryError {}
+
+/** The smallest media range asked for: a cap below it is not worth streaming through. */
+const MEDIA_CHUNK_MIN = 4096;
 
 function documents(result: Doc, field: string): Doc[] {
   const value = result[field];
@@ -97,6 +104,8 @@ export class DataApiDriver implements Driver {
   private readonly base: string;
   private readonly headers: Record<string, string>;
   readonly changes: DataApiChangeLog;
+  /** Bytes per media read: 1 MiB, less once the gateway's response cap proved smaller. */
+  private mediaChunk = MEDIA_CHUNK;
 
   constructor(private readonly options: DataApiDriverOptions) {
     this.base = options.url.replace(/\/+$/, "");
@@ -243,14 +252,23 @@ export class DataApiDriver implements Driver {
           controller.close();
           return;
         }
-        const last = Math.min(end, next + MEDIA_CHUNK - 1);
-        try {
-          const { data } = await this.call("everest.mediaRead", { database, id, start: next, end: last });
-          if (!(data instanceof Binary)) throw new Error(`media file ${id} is no longer stored`);
-          next = last + 1;
-          controller.enqueue(data.value());
-        } catch (error) {
-          controller.error(error);
+        for (;;) {
+          const last = Math.min(end, next + this.mediaChunk - 1);
+          try {
+            const { data } = await this.call("everest.mediaRead", { database, id, start: next, end: last });
+            if (!(data instanceof Binary)) throw new Error(`media file ${id} is no longer stored`);
+            next = last + 1;
+            controller.enqueue(data.value());
+            return;
+          } catch (error) {
+            // A gateway whose response cap is below the range: ask it for less, from now on.
+            if (error instanceof ResponseTooLargeError && this.mediaChunk > MEDIA_CHUNK_MIN) {
+              this.mediaChunk = Math.max(MEDIA_CHUNK_MIN, this.mediaChunk >> 1);
+              continue;
+            }
+            controller.error(error);
+            return;
+          }
         }
       },
     });
