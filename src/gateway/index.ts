@@ -11,7 +11,7 @@ import { timingSafeEqual } from "../util/compare.ts";
 import { WindowCounts } from "../util/window-counts.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, RATE_LIMIT_COLLECTION, UnmetRequirementError, type Doc, type Driver, type Filter, type Target } from "../drivers/types.ts";
 import { isPlainObject } from "../util/objects.ts";
-import { ACTIONS, decode, EJSON_TYPE, encode, ERROR_STATUS, type Action } from "../drivers/data-api/protocol.ts";
+import { ACTIONS, checkEncodedValues, decode, EJSON_TYPE, encode, ERROR_STATUS, type Action } from "../drivers/data-api/protocol.ts";
 import {
   field,
   GatewayError,
@@ -301,7 +301,9 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
       if (!ACTIONS.has(action)) throw new GatewayError("UnknownAction", `unknown action '${action}'`);
       let body: unknown;
       try {
-        body = decode(await readBody(request, maxRequestBytes));
+        const text = await readBody(request, maxRequestBytes);
+        checkEncodedValues(text);
+        body = decode(text);
       } catch (error) {
         if (error instanceof GatewayError) throw error;
         throw new GatewayError("InvalidParameter", `the request body is not Extended JSON: ${error instanceof Error ? error.message : String(error)}`);

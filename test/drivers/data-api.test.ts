@@ -111,6 +111,10 @@ describe("gateway", () => {
       ["", "InvalidParameter"],
       ["[1, 2]", "InvalidParameter"],
       ['{"dataSource": "x", "database": "app", "collection": "c", "filter": {"_id": {"$oid": "zz"}}}', "InvalidParameter"],
+      // bson would read these as the epoch and as empty bytes.
+      ['{"dataSource": "x", "database": "app", "collection": "c", "filter": {"d": {"$date": "2026-13-45T99:00:00Z"}}}', "InvalidParameter"],
+      ['{"dataSource": "x", "database": "app", "collection": "c", "filter": {"d": {"$date": "notadate"}}}', "InvalidParameter"],
+      ['{"dataSource": "x", "database": "app", "collection": "c", "filter": {"b": {"$binary": {"base64": "!!!", "subType": "00"}}}}', "InvalidParameter"],
       [{ database: "app", collection: "c" }, "MissingParameter"],
       [{ dataSource: "x", collection: "c" }, "MissingParameter"],
       [{ ...scope, database: 5 }, "InvalidParameter"],

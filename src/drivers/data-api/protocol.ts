@@ -103,6 +103,24 @@ export function decode(text: string): unknown {
   return text.includes('"$regularExpression"') || text.includes('"$regex"') ? nativeRegExps(value) : value;
 }
 
+const DATE_TEXT = /"\$date"\s*:\s*"((?:[^"\\]|\\.)*)"/g;
+const BINARY_TEXT = /"\$binary"\s*:\s*(?:\{[^{}]*?"base64"\s*:\s*)?"((?:[^"\\]|\\.)*)"/g;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * bson reads a `$date` text that is no date as the epoch, and skips the characters of a
+ * `$binary` that are not base64: the gateway refuses a request holding such values, as bson
+ * refuses a bad `$oid`, before anything is stored.
+ */
+export function checkEncodedValues(text: string): void {
+  if (text.includes('"$date"')) {
+    for (const [, date] of text.matchAll(DATE_TEXT)) if (Number.isNaN(Date.parse(date!))) throw new Error(`'${date}' is not a date`);
+  }
+  if (text.includes('"$binary"')) {
+    for (const [, data] of text.matchAll(BINARY_TEXT)) if (!BASE64.test(data!)) throw new Error("a $binary value is not base64");
+  }
+}
+
 /** Assigns without ever reaching a prototype, whatever the key (`__proto__` included). */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
