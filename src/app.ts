@@ -200,7 +200,7 @@ export class App {
    */
   async open(): Promise<void> {
     // Binding a resource opens the database of its db_prefix.
-    await Promise.all([this.pool.get(null), ...Object.values(this.config.DOMAIN).map((resource) => this.data.bind(null, resource)), this.rateLimits.open?.()]);
+    await Promise.all([this.pool.open(), ...Object.values(this.config.DOMAIN).map((resource) => this.data.bind(null, resource)), this.rateLimits.open?.()]);
   }
 
   /** The generator is loaded on first use, so that deployments that never serve it do not load it. */

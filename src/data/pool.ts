@@ -5,7 +5,7 @@ import { prefixedNames } from "../settings/defaults.ts";
 import type { Config } from "../settings/normalize.ts";
 import type { PrefixedDbKey } from "../settings/types.ts";
 import { createDriver } from "../drivers/registry.ts";
-import { FileAccessMissingError, type Driver, type DriverSettings, type RuntimeServices } from "../drivers/types.ts";
+import { FileAccessMissingError, RATE_LIMIT_COLLECTION, type Driver, type DriverSettings, type RuntimeServices } from "../drivers/types.ts";
 
 export interface DatabaseSettings {
   uri: string;
@@ -133,9 +133,37 @@ export class DriverPool {
   }
 
   /** Whether the database of a prefix answers (readiness): rejects with why not. */
+  /**
+   * Opens every prefix's database; a store that may refuse collections (Driver.limitsCollections)
+   * is asked for those the settings use now, so a misconfigured allow-list stops start-up.
+   */
+  async open(): Promise<void> {
+    await Promise.all(
+      this.prefixes().map(async (prefix) => {
+        const { driver, database } = await this.get(prefix);
+        if (driver.limitsCollections) await driver.ping(database, this.collections(prefix));
+      }),
+    );
+  }
+
   async ping(prefix: string | null): Promise<void> {
     const { driver, database } = await this.get(prefix);
-    await driver.ping(database);
+    await driver.ping(database, this.collections(prefix));
+  }
+
+  /**
+   * The collections the settings use in a prefix's database: each resource's, its versions', and
+   * (in the default one) the rate-limit counts' where the database keeps them.
+   */
+  private collections(prefix: string | null): string[] {
+    const names = new Set<string>();
+    for (const resource of Object.values(this.config.DOMAIN)) {
+      if (resource.db_prefix !== prefix) continue;
+      names.add(resource.datasource.source);
+      if (resource.versioning) names.add(resource.datasource.source + this.config.VERSIONS);
+    }
+    if (prefix === null && this.config.RATE_LIMIT_STORE === "database") names.add(RATE_LIMIT_COLLECTION);
+    return [...names];
   }
 
   /**

@@ -204,10 +204,13 @@ export interface Driver {
    */
   countHit?(key: string, windowEnd: number): Promise<number>;
   /**
-   * Resolves when the store answers (readiness, HEALTH_ENDPOINT) for `database` (the driver's
-   * default without one); rejects with why it does not.
+   * Resolves when the store answers (start-up, readiness) for `database` (the driver's default
+   * without one) and would serve `collections`; rejects with why it does not. Only a store that
+   * may refuse collections (the Data API gateway's allow-list) looks at them.
    */
-  ping(database?: string): Promise<void>;
+  ping(database?: string, collections?: readonly string[]): Promise<void>;
+  /** The store may refuse collections (the Data API gateway's allow-list): start-up pings it with those the settings use. */
+  readonly limitsCollections?: boolean;
   /**
    * A failure the driver cannot recover from while the process runs (the memory store after its
    * journal could not be written), or null: liveness then fails, so that a supervisor restarts

@@ -20,6 +20,7 @@ import {
   isBinary,
   isCount,
   isDocs,
+  isNames,
   isString,
   keysetRead,
   modifyOptions,
@@ -265,6 +266,7 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
         // A client names the database it serves from: one the gateway does not serve is no readiness.
         const database = field(body, "database", isString, "a string");
         if (database !== undefined) allowDatabase(database);
+        for (const collection of field(body, "collections", isNames, "a list of names") ?? []) allow({ database, collection });
         await driver.ping();
         return {};
       }

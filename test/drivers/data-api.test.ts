@@ -304,6 +304,25 @@ describe("data-api driver", () => {
     expect(await ready("app")).toEqual({ status: 200, body: { status: "ok", checks: { database: "ok" } } });
   });
 
+  it("does not start, and is not ready, while the gateway refuses a collection the settings use", async () => {
+    const memory = await MemoryDriver.open({ databaseName: "app" });
+    const settings = { DB_URI: BASE, DB_NAME: "app", DATA_API_KEY: KEY, HEALTH_ENDPOINT: "health", RATE_LIMIT_STORE: "database", DOMAIN: { people: { versioning: true } } } as const;
+    const api = (collections: string[]) => {
+      const gatewayHandler = createDataApiHandler(memory, { apiKeys: [KEY], databases: ["app"], collections });
+      return createHandler(settings, { services: { fetch: async (input, init) => gatewayHandler(new Request(input, init)) } });
+    };
+    for (const [served, refused] of [[["people", "people_versions"], "_everest_rate_limits"], [["people", "_everest_rate_limits"], "people_versions"]] as const) {
+      const partial = api([...served]);
+      await expect(partial.app.open()).rejects.toThrow(`collection '${refused}' is not served`);
+      expect((await partial(new Request("http://everest.test/health/ready"))).status).toBe(503);
+      await partial.app.close();
+    }
+    const whole = api(["people", "people_versions", "_everest_rate_limits"]);
+    await whole.app.open();
+    expect((await whole(new Request("http://everest.test/health/ready"))).status).toBe(200);
+    await whole.app.close();
+  });
+
   it("has its collection's changes recorded by a gateway restarted since it asked, from the first write on", async () => {
     const before = await MemoryDriver.open({ databaseName: "everest" });
     let gatewayNow = createDataApiHandler(before, { apiKeys: [KEY] });

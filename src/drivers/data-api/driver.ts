@@ -101,6 +101,7 @@ function changeOf(value: unknown): Change {
 
 export class DataApiDriver implements Driver {
   readonly kind = "data-api";
+  readonly limitsCollections = true;
   private readonly base: string;
   private readonly headers: Record<string, string>;
   readonly changes: DataApiChangeLog;
@@ -235,8 +236,8 @@ export class DataApiDriver implements Driver {
     return count(await this.call("everest.countHit", { key, windowEnd }), "count");
   }
 
-  async ping(database?: string): Promise<void> {
-    await this.call("everest.ping", { database: database ?? this.options.databaseName });
+  async ping(database?: string, collections?: readonly string[]): Promise<void> {
+    await this.call("everest.ping", { database: database ?? this.options.databaseName, ...(collections ? { collections } : {}) });
   }
 
   async close(): Promise<void> {
