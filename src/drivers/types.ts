@@ -203,13 +203,9 @@ export interface Driver {
    * process, where everyone who counts is.
    */
   countHit?(key: string, windowEnd: number): Promise<number>;
-  /**
-   * Resolves when the store answers (start-up, readiness) for `database` (the driver's default
-   * without one) and would serve `collections`; rejects with why it does not. Only a store that
-   * may refuse collections (the Data API gateway's allow-list) looks at them.
-   */
+  /** Resolves when the store answers (readiness) for `database` (else its default) and would serve `collections`; rejects with why not. */
   ping(database?: string, collections?: readonly string[]): Promise<void>;
-  /** The store may refuse collections (the Data API gateway's allow-list): start-up pings it with those the settings use. */
+  /** It may refuse collections (the Data API gateway's allow-list): start-up pings it with those the settings use. */
   readonly limitsCollections?: boolean;
   /**
    * A failure the driver cannot recover from while the process runs (the memory store after its
