@@ -134,14 +134,14 @@ export class DriverPool {
 
   /** Whether the database of a prefix answers (readiness): rejects with why not. */
   /**
-   * Opens every prefix's database; a store that may refuse collections (Driver.limitsCollections)
-   * is asked for those the settings use now, so a misconfigured allow-list stops start-up.
+   * Opens every prefix's database; a store that may refuse collections (Driver.checkServed) is
+   * asked for those the settings use now, so a misconfigured allow-list stops start-up.
    */
   async open(): Promise<void> {
     await Promise.all(
       this.prefixes().map(async (prefix) => {
         const { driver, database } = await this.get(prefix);
-        if (driver.limitsCollections) await driver.ping(database, this.collections(prefix));
+        await driver.checkServed?.(database, this.collections(prefix));
       }),
     );
   }

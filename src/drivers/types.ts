@@ -205,8 +205,8 @@ export interface Driver {
   countHit?(key: string, windowEnd: number): Promise<number>;
   /** Resolves when the store answers (readiness) for `database` (else its default) and would serve `collections`; rejects with why not. */
   ping(database?: string, collections?: readonly string[]): Promise<void>;
-  /** It may refuse collections (the Data API gateway's allow-list): start-up pings it with those the settings use. */
-  readonly limitsCollections?: boolean;
+  /** Where a store may refuse collections (a Data API gateway's allow-list): rejects at start-up if it refuses these; unreachable is readiness' to say. */
+  checkServed?(database: string, collections: readonly string[]): Promise<void>;
   /**
    * A failure the driver cannot recover from while the process runs (the memory store after its
    * journal could not be written), or null: liveness then fails, so that a supervisor restarts

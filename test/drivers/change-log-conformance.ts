@@ -46,6 +46,7 @@ export const DRIVER_METHODS: Record<DriverMethod, Scenario | Scenario[] | "no do
   // Rate-limit counts and readiness (docs/contracts.md §7) are not documents.
   countHit: "no document writes",
   ping: "no document writes",
+  checkServed: "no document writes",
   fault: "no document writes",
   insertMany: {
     seed: [],

@@ -61,12 +61,16 @@ function failure(action: string, status: number, payload: unknown): Error {
   if (code === "InvalidPosition") return new InvalidPositionError(message);
   if (code === "ResponseTooLarge") return new ResponseTooLargeError(message);
   if (status === 400 || status === 413) return new InvalidQueryError(message);
-  if ([401, 403, 404, 408, 429, 502, 503, 504].includes(status)) return new DatabaseUnavailableError(message);
+  if (status === 401 || status === 403) return new RefusedError(message);
+  if ([404, 408, 429, 502, 503, 504].includes(status)) return new DatabaseUnavailableError(message);
   return new Error(message);
 }
 
 /** The endpoint does not know an action (one of everest's extensions, on an endpoint that is not everest's gateway). */
 class UnknownActionError extends Error {}
+
+/** The gateway refuses this key, database or collection: no retry mends it, but a request still answers 503. */
+class RefusedError extends DatabaseUnavailableError {}
 
 /** The answer would pass the gateway's response cap: a media read asks for less. */
 class ResponseTooLargeError extends InvalidQueryError {}
@@ -101,7 +105,6 @@ function changeOf(value: unknown): Change {
 
 export class DataApiDriver implements Driver {
   readonly kind = "data-api";
-  readonly limitsCollections = true;
   private readonly base: string;
   private readonly headers: Record<string, string>;
   readonly changes: DataApiChangeLog;
@@ -234,6 +237,15 @@ export class DataApiDriver implements Driver {
   /** Counted by the gateway's own driver (everest's extension action). */
   async countHit(key: string, windowEnd: number): Promise<number> {
     return count(await this.call("everest.countHit", { key, windowEnd }), "count");
+  }
+
+  async checkServed(database: string, collections: readonly string[]): Promise<void> {
+    try {
+      await this.ping(database, collections);
+    } catch (error) {
+      // A gateway not reached yet is readiness' to report; one that refuses these never serves them.
+      if (error instanceof RefusedError) throw error;
+    }
   }
 
   async ping(database?: string, collections?: readonly string[]): Promise<void> {
