@@ -272,8 +272,9 @@ const origins = new Map<string, string>();
 function originOf(host: string): string | null {
   let origin = origins.get(host);
   if (origin === undefined) {
-    if (!URL.canParse(`http://${host}`)) return null;
-    origin = new URL(`http://${host}`).origin;
+    const url = URL.parse(`http://${host}`);
+    if (!url) return null;
+    origin = url.origin;
     if (origins.size >= 64) origins.clear();
     origins.set(host, origin);
   }

@@ -1,7 +1,7 @@
 // What the server adapters (node:http, Deno.serve, Bun.serve) share: their options, what they
 // return, and the answer when the adapter itself fails. Web-standard only, so a Deno or Bun
 // program that imports its adapter loads nothing from node:.
-import { internalErrorResponse } from "../src/errors.ts";
+import { internalErrorResponse, UNREADABLE_URL } from "../src/errors.ts";
 
 export type FetchHandler = (request: Request, env?: unknown, ctx?: unknown) => Promise<Response>;
 
@@ -39,7 +39,7 @@ export function adapterFailure(error: unknown): Response {
 
 /** A request whose Host header or target makes no URL (`Host: a b`): nothing to route. */
 export function unreadableRequestResponse(): Response {
-  const body = '{"_status": "ERR", "_error": {"code": 400, "message": "The request\'s Host header or target is not valid."}}';
+  const body = `{"_status": "ERR", "_error": {"code": 400, "message": ${JSON.stringify(UNREADABLE_URL)}}}`;
   return new Response(body, { status: 400, headers: { "Content-Type": "application/json", "Content-Length": String(body.length) } });
 }
 

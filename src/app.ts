@@ -6,7 +6,7 @@ import type { Endpoint } from "./scope.ts";
 import { DataLayer } from "./data/layer.ts";
 import { DriverPool } from "./data/pool.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
-import { HttpError, internalErrorResponse } from "./errors.ts";
+import { HttpError, internalErrorResponse, UNREADABLE_URL } from "./errors.ts";
 import { checkHookName, Hooks, type HookCallback, type HookName } from "./events/hooks.ts";
 import { mediaFeature } from "./features/media.ts";
 import { serveMedia } from "./endpoints/media.ts";
@@ -272,7 +272,7 @@ export class App {
   private async handle(ctx: RequestContext): Promise<Response> {
     const config = this.config;
     if (this.operations.closed) throw new HttpError(503, "The service has shut down.", { headers: { "Retry-After": "1" } });
-    if (ctx.unreadableUrl) throw new HttpError(400, "The request's Host header or target is not valid.");
+    if (ctx.unreadableUrl) throw new HttpError(400, UNREADABLE_URL);
     const match = this.router.match(ctx.path);
     if (!match) {
       ctx.endpoint = UNROUTED;

@@ -56,6 +56,9 @@ export function badRequest(detail?: string): HttpError {
   return new HttpError(400, undefined, { cause: detail });
 }
 
+/** A request whose Host header or target makes no URL (`Host: a b`): the handler's and the Node adapter's 400. */
+export const UNREADABLE_URL = "The request's Host header or target is not valid.";
+
 /**
  * Eve's 500 as a finished response, for failures the renderer cannot answer (an error while
  * rendering an error, a broken socket around the handler): it says no more than Eve's own does.

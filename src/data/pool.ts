@@ -132,7 +132,6 @@ export class DriverPool {
     return [...new Set<string | null>([null, ...Object.values(this.config.DOMAIN).map((resource) => resource.db_prefix)])];
   }
 
-  /** Whether the database of a prefix answers (readiness): rejects with why not. */
   /**
    * Opens every prefix's database; a store that may refuse collections (Driver.checkServed) is
    * asked for those the settings use now, so a misconfigured allow-list stops start-up.
@@ -146,6 +145,7 @@ export class DriverPool {
     );
   }
 
+  /** Whether the database of a prefix answers and serves its collections (readiness): rejects with why not. */
   async ping(prefix: string | null): Promise<void> {
     const { driver, database } = await this.get(prefix);
     await driver.ping(database, this.collections(prefix));

@@ -264,9 +264,10 @@ export function createDataApiHandler(driver: Driver, options: DataApiHandlerOpti
       }
       case "everest.ping": {
         // A client names the database it serves from: one the gateway does not serve is no readiness.
-        const database = field(body, "database", isString, "a string");
+        const collections = field(body, "collections", isNames, "a list of names");
+        const database = collections ? required(body, "database", isString, "a string") : field(body, "database", isString, "a string");
         if (database !== undefined) allowDatabase(database);
-        for (const collection of field(body, "collections", isNames, "a list of names") ?? []) allow({ database, collection });
+        for (const collection of collections ?? []) allow({ database, collection });
         await driver.ping();
         return {};
       }

@@ -209,6 +209,10 @@ describe("gateway", () => {
     expect(await through({ $out: { db: "other", coll: "people" } })).toBe(403);
     expect(await through({ $merge: { into: "secrets" } })).toBe(403);
     expect((await call("everest.mediaGet", { dataSource: "main", database: "admin", id: new ObjectId().toHexString() })).status).toBe(403);
+    // A ping names the collections an instance uses, in the database it names.
+    expect((await call("everest.ping", { dataSource: "main", database: "app", collections: ["people", "cities"] })).status).toBe(200);
+    expect(await call("everest.ping", { dataSource: "main", database: "app", collections: ["people", "secrets"] })).toMatchObject({ status: 403, body: { error_code: "Forbidden" } });
+    expect(await call("everest.ping", { dataSource: "main", collections: ["people"] })).toMatchObject({ status: 400, body: { error_code: "MissingParameter" } });
   });
 
   it("answers the protocol's standard actions", async () => {
