@@ -74,6 +74,10 @@ export async function buildWorker(options: WorkerBuildOptions): Promise<WorkerBu
     entryNames: basename(outfile, extname(outfile)),
     chunkNames: `${chunks}/[name]-[hash]`,
     metafile: true,
+    // Paths as the project sees them, not where a linked node_modules really lives: those order
+    // the modules in the chunks, and a copy with node_modules linked in otherwise bundled 16 bytes
+    // more (gzip) than the clone it was copied from.
+    preserveSymlinks: true,
     logLevel: "warning",
   });
   return { result, modules: workerModules(result.metafile, outdir, outfile) };
