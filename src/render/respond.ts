@@ -157,7 +157,8 @@ export function renderReply({ config, offers }: Rendering, ctx: RequestContext, 
   if (reply.status === 304) return knownResponse(ctx.request, null, 304, headers);
 
   const offer = offerFor(offers, ctx);
-  headers["content-type"] = offer.format === "xml" ? `${offer.mime}; charset=utf-8` : offer.mime;
+  // Werkzeug, which sets Eve's types, adds a charset to text/* and application/xml, not to application/x-xml.
+  headers["content-type"] = offer.format === "xml" && offer.mime !== "application/x-xml" ? `${offer.mime}; charset=utf-8` : offer.mime;
   if ((reply.body === null && reply.json === undefined) || reply.status === 204) return knownResponse(ctx.request, null, reply.status, headers);
 
   if (offer.format === "xml") {

@@ -14,6 +14,14 @@ describe("renderers", () => {
     );
   });
 
+  it("adds a charset to the XML types Werkzeug gives one, not to application/x-xml", async () => {
+    for (const [accept, type] of [["text/xml", "text/xml; charset=utf-8"], ["application/x-xml", "application/x-xml"]]) {
+      const response = await api.get("/", { Accept: accept! });
+      expect(response.headers.get("content-type")).toBe(type);
+      expect(await response.text()).toContain("<resource>");
+    }
+  });
+
   it("counts Content-Length in bytes: JSON escapes non-ASCII, XML carries it as UTF-8", async () => {
     expect((await api.post("/people", { firstname: "Zoë", lastname: "Ångström" })).status).toBe(201);
     for (const accept of ["application/json", "application/xml"]) {
