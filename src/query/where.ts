@@ -101,6 +101,8 @@ class WhereWalker {
     if (SCRIPT_OPERATORS.has(key) || this.blacklist.has(key)) throw badRequest(`operator ${key} is banned`);
     if (!KNOWN_OPERATORS.has(key) && !this.whitelist.has(key)) throw badRequest(`unknown operator ${key}`);
     if (key === "$regex") checkRegex(operand);
+    // MongoDB refuses any other operand (a regex has no JSON form); mingo would run a string as a match.
+    if (key === "$not" && (!isPlainObject(operand) || Object.keys(operand).length === 0)) throw badRequest("$not expects a non-empty operator expression");
   }
 
   /** A query document: field conditions and logical operators. */

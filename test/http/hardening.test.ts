@@ -98,6 +98,16 @@ describe("user regexes", () => {
     await expect400(await api.get(`/people?where=${q({ name: { $regex: "(unclosed" } })}`));
     await expect400(await api.get(`/people?where=${q({ name: { $regex: { $ne: 1 } } })}`));
     await expect400(await api.get(`/people?where=${q({ name: { $not: { $regex: "b".repeat(300) } } })}`));
+    const notAl = await json(await api.get(`/people?where=${q({ name: { $not: { $regex: "^al" } } })}`));
+    expect(notAl._items.map((p: { name: string }) => p.name)).toEqual(["bob"]);
+  });
+
+  it("refuse a $not whose operand is no operator expression, as MongoDB does", async () => {
+    start({});
+    await api.post("/people", [{ name: "alice" }, { name: "/a/" }]);
+    for (const operand of ["/a/", "alice", 1, null, [], {}]) await expect400(await api.get(`/people?where=${q({ name: { $not: operand } })}`));
+    const found = await json(await api.get(`/people?where=${q({ name: { $not: { $eq: "alice" } } })}`));
+    expect(found._items.map((p: { name: string }) => p.name)).toEqual(["/a/"]);
   });
 });
 
