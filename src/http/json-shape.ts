@@ -4,6 +4,9 @@ import { isRefusedKey } from "../util/objects.ts";
 
 const NOT_UNICODE = "The JSON document holds an unpaired surrogate";
 
+/** `{"a.b.c": 1}` is stored as three levels (src/validation/normalize.ts) and queried as such: counted as such. */
+export const levelsOf = (key: string): number => (key.includes(".") ? key.split(".").length : 1);
+
 /**
  * Refuses prototype keys, absurd nesting (a dotted key's parts count as levels), numbers too
  * large for a double and unpaired surrogates anywhere in a parsed JSON value (or a form's
@@ -25,9 +28,7 @@ export function checkJsonShape(value: unknown, maxDepth: number, depth = 0): voi
     for (const key of Object.keys(value)) {
       if (isRefusedKey(key)) throw new HttpError(400, `Field name '${key}' is not allowed`);
       if (!key.isWellFormed()) throw new HttpError(400, NOT_UNICODE);
-      // `{"a.b.c": 1}` is stored as three levels (src/validation/normalize.ts): counted as such.
-      const levels = key.includes(".") ? key.split(".").length : 1;
-      checkJsonShape((value as Record<string, unknown>)[key], maxDepth, depth + levels);
+      checkJsonShape((value as Record<string, unknown>)[key], maxDepth, depth + levelsOf(key));
     }
   }
 }

@@ -23,6 +23,7 @@ import type { Mask } from "../auth/field-masks.ts";
 import { isPlainObject, isRefusedKey } from "../util/objects.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
 import { SCRIPT_OPERATORS } from "../util/operators.ts";
+import { levelsOf } from "../http/json-shape.ts";
 
 /** Eve's `Mongo.operators`: anything else needs the query whitelist. */
 const KNOWN_OPERATORS = new Set([
@@ -95,7 +96,8 @@ class WhereWalker {
   }
 
   private checkKey(key: string, depth: number, operand: unknown): void {
-    if (depth > this.config.MAX_JSON_DEPTH) throw badRequest("where clause nested too deeply");
+    // A dotted path's parts are levels too: a store nests an expression per part (SQLite's is bounded).
+    if (depth + levelsOf(key) - 1 > this.config.MAX_JSON_DEPTH) throw badRequest("where clause nested too deeply");
     if (isRefusedKey(key)) throw badRequest(`refused key '${key}'`);
     if (!key.startsWith("$")) return;
     if (SCRIPT_OPERATORS.has(key) || this.blacklist.has(key)) throw badRequest(`operator ${key} is banned`);
@@ -121,7 +123,7 @@ class WhereWalker {
         out[key] = this.opaque(value, depth + 1);
       } else {
         this.checkAllowed(key);
-        const converted = this.value(value, key, depth + 1);
+        const converted = this.value(value, key, depth + levelsOf(key));
         if ((this.resource.validate_filters && !this.fits(key, converted)) || (this.hidden && probesWithheld(this.hidden, key, converted))) {
           throw invalidField("filter", key);
         }
@@ -151,7 +153,7 @@ class WhereWalker {
     const out: Record<string, unknown> = {};
     for (const [key, member] of Object.entries(value)) {
       this.checkKey(key, depth, member);
-      if (!key.startsWith("$")) out[key] = this.value(member, `${path}.${key}`, depth + 1);
+      if (!key.startsWith("$")) out[key] = this.value(member, `${path}.${key}`, depth + levelsOf(key));
       else if (VALUE_OPERATORS.has(key)) out[key] = this.value(member, path, depth + 1);
       else out[key] = this.opaque(member, depth + 1);
     }
