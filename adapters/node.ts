@@ -17,7 +17,7 @@ import { Readable } from "node:stream";
 import type { AddressInfo } from "node:net";
 import { BodyError, READ_BODY } from "../src/http/body.ts";
 import { PLAIN_RESPONSE_WANTED } from "../src/http/known-body.ts";
-import { isPlainPath } from "../src/http/plain-path.ts";
+import { isPlainPath, unresolvedUrl } from "../src/http/plain-path.ts";
 import { MAX_HEADER_SIZE, refuse } from "./node-refusal.ts";
 import { writeResponse } from "./node-response.ts";
 import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, serverUrl, shutdown, unreadableRequestResponse, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
@@ -296,6 +296,8 @@ function urlOf(req: IncomingMessage, host: string): string | null {
   const origin = originOf(req.headers.host ?? host);
   if (origin === null) return null;
   if (isPlainTarget(target)) return origin + target;
+  const unresolved = unresolvedUrl(origin, target);
+  if (unresolved !== null) return unresolved;
   // `//x/people` is a path: resolved against the origin, URL would read x as a host and serve /people.
   const url = target.startsWith("//") ? URL.parse(origin + target) : URL.parse(target, origin);
   return url?.href ?? null;

@@ -10,7 +10,7 @@ import type { Runtime } from "../../scripts/serve-command.ts";
 import { killed, serveProcess, workspace, type Served } from "../support/processes.ts";
 
 const runtime = (process.env.EVEREST_TEST_RUNTIME ?? "node") as Runtime;
-const settings = { RESOURCE_METHODS: ["GET", "POST"], ACCESS_LOG: "text", DOMAIN: { people: { schema: { name: { type: "string" } } } } };
+const settings = { RESOURCE_METHODS: ["GET", "POST"], ACCESS_LOG: "text", DOMAIN: { people: { schema: { name: { type: "string" } } }, companies: { schema: { name: { type: "string" } } } } };
 const { settingsFile } = workspace("hosts", settings);
 
 /** Writes `raw` and reads the answer until the server closes the connection. */
@@ -55,5 +55,29 @@ describe.skipIf(runtime === "workers")(`requests without a usable Host (${runtim
     const answer = await send(port, "GET /people HTTP/1.0\r\n\r\n");
     expect(answer.status, server.output()).toBe(200);
     expect(JSON.parse(answer.body)._meta.total).toBe(0);
+  });
+});
+
+// Werkzeug routes `/people/../companies` as written (no route: Eve's 404); URL resolves it to
+// `/companies`. Node's adapter and Deno keep the segments; Bun resolves them before its fetch
+// handler is called (docs/deploy.md, "Paths with dot segments").
+describe.skipIf(runtime === "workers")(`paths with dot segments (${runtime})`, () => {
+  let server: Served;
+  let port: number;
+  beforeAll(async () => {
+    server = await serveProcess(runtime, settingsFile, "memory");
+    port = Number(new URL(server.url!).port);
+  });
+  afterAll(() => killed(server));
+
+  it("are names, not steps up: no resource is reached through another's URL", async () => {
+    const get = (path: string) => send(port, `GET ${path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+    expect((await get("/companies")).status).toBe(200);
+    for (const path of ["/people/../companies", "/people/%2e%2e/companies", "/people/.%2E/companies?max_results=1", "/people/./../companies", "/people/..", "/people/%2E"]) {
+      const answer = await get(path);
+      expect(answer.status, `${path}\n${server.output()}`).toBe(runtime === "bun" ? 200 : 404);
+      if (runtime !== "bun") expect(JSON.parse(answer.body)._error.code).toBe(404);
+    }
+    expect((await get("/people/.hidden")).status).toBe(404);
   });
 });
