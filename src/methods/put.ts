@@ -29,7 +29,8 @@ export async function putInternal(services: Services, ctx: CallScope, lookup: Fi
   const etag = requiredEtag(config, ctx, resource, original, precondition);
   const payload = requireDocument(await source());
   checkImmutableId(resource.id_field, payload, original);
-  const fields = withoutKey(payload, resource.id_field);
+  // An id field the schema declares is validated as sent, as Eve's put_internal does (it may be required).
+  const fields = Object.hasOwn(resource.schema, resource.id_field) ? payload : withoutKey(payload, resource.id_field);
   const path = pathFields(ctx, resource, config);
   // Held from the lookups of `unique` to the write where no index guards it (unique-claims.ts).
   const held = services.claims.hold(resource, [fields]);

@@ -207,3 +207,27 @@ describe("an _id typed string on documents the store named", () => {
     expect(await json(await api.get(`/arbitraryurl/${id}`))).toMatchObject({ _id: id, ref: "ref value 3.............." });
   });
 });
+
+// Eve's put_internal validates the body as sent, the id field with it: a schema that requires
+// its id field (here `sku`) is met by a replacement that repeats it.
+describe("a required id field of the schema", () => {
+  const api = testApi({
+    ITEM_METHODS: ["GET", "PUT"],
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: { skus: { ...products, schema: { title: products.schema.title, sku: { type: "string", required: true, unique: true } } } },
+  });
+  afterAll(() => api.close());
+
+  it("is met by a PUT that repeats it, and missing from one that leaves it out", async () => {
+    const created = await json(await api.post("/skus", { sku: "BBB", title: "first" }));
+    const put = await api.put("/skus/BBB", { sku: "BBB", title: "second" }, { "If-Match": created._etag });
+    expect(put.status).toBe(200);
+    const replaced = await json(put);
+    expect(await json(await api.get("/skus/BBB"))).toMatchObject({ sku: "BBB", title: "second" });
+    const without = await api.put("/skus/BBB", { title: "third" }, { "If-Match": replaced._etag });
+    expect(without.status).toBe(422);
+    expect(await json(without)).toEqual({ _status: "ERR", _issues: { sku: "required field" } });
+    expect((await api.put("/skus/BBB", { sku: "CCC", title: "third" }, { "If-Match": replaced._etag })).status).toBe(400);
+    expect(await json(await api.get("/skus/BBB"))).toMatchObject({ title: "second" });
+  });
+});
