@@ -16,6 +16,7 @@ import { parseJsonOrUndefined } from "./common.ts";
 import { isPlainObject, isRefusedKey } from "../util/objects.ts";
 import { pathVisibility, type Mask } from "../auth/field-masks.ts";
 import { invalidField } from "./withheld.ts";
+import { projectPaths } from "../util/project-paths.ts";
 
 type Flags = Record<string, 0 | 1>;
 
@@ -62,14 +63,25 @@ function included(flags: Flags): Projection | null {
   return Object.keys(out).length ? out : null;
 }
 
+/**
+ * What a base projection sends to the store: its inclusions, or, where it only excludes (a
+ * resource serving unknown fields cannot list what it serves), its exclusions as they are.
+ */
+function sent(base: Flags | null): Projection | null {
+  if (!base) return null;
+  return included(base) ?? (Object.keys(base).length ? { ...base } : null);
+}
+
+/** Whether a base projection serves every field it does not exclude. */
+const servesAny = (base: Flags | null): boolean => !base || !Object.values(base).includes(1);
+
 /** What a read without `?projection=` sends, which depends on the settings alone: made once per resource, frozen. */
 const defaults = new WeakMap<Resource, Projection | null>();
 
 function defaultProjectionOf(resource: Resource, config: Config): Projection | null {
   let projection = defaults.get(resource);
   if (projection === undefined) {
-    const base = defaultProjection(resource, keptFields(resource, config));
-    projection = base && included(base);
+    projection = sent(defaultProjection(resource, keptFields(resource, config)));
     if (projection) Object.freeze(projection);
     defaults.set(resource, projection);
   }
@@ -94,16 +106,19 @@ export function resolveProjection(raw: string | null, resource: Resource, config
   const inclusive = entries.some(([, value]) => value === 1);
   if (inclusive && entries.some(([, value]) => value === 0)) throw badRequest("projection cannot mix inclusion and exclusion");
   const asked = entries.filter(([field]) => !isKept(field));
-  if (entries.length === 0) return base && included(base);
+  if (entries.length === 0) return sent(base);
 
-  if (!base) {
-    const keptFlags = inclusive ? keep.map((field) => [field, 1]) : [];
-    return { ...(Object.fromEntries(asked) as Projection), ...Object.fromEntries(keptFlags) };
+  if (servesAny(base)) {
+    // A resource serving unknown fields: any field may be asked for, and its datasource
+    // exclusions (if any) still hide what the client does not name.
+    if (inclusive) return { ...(Object.fromEntries(asked) as Projection), ...Object.fromEntries(keep.map((field) => [field, 1])) };
+    return { ...(base as Projection | null), ...(Object.fromEntries(asked) as Projection) };
   }
-  const fields: Flags = inclusive ? Object.fromEntries(Object.keys(base).map((f) => [f, keep.includes(f) ? 1 : 0])) : { ...base };
+  const listed = base!;
+  const fields: Flags = inclusive ? Object.fromEntries(Object.keys(listed).map((f) => [f, keep.includes(f) ? 1 : 0])) : { ...listed };
   for (const [field, value] of asked) {
     // Only fields the resource serves can be asked for (no sniffing of private fields).
-    if (field.split(".")[0]! in base) fields[field] = value;
+    if (field.split(".")[0]! in listed) fields[field] = value;
   }
   return included(fields);
 }
@@ -121,6 +136,7 @@ export function resolveProjection(raw: string | null, resource: Resource, config
 export function readView(config: Config, resource: Resource, stored: Doc): Doc {
   const projection = resolveProjection(null, resource, config);
   if (!projection) return stored;
+  if (!Object.values(projection).includes(1)) return projectPaths(stored, projection);
   const shown: Doc = {};
   if (Object.hasOwn(stored, "_id")) shown._id = stored._id;
   for (const field of Object.keys(projection)) {
@@ -128,51 +144,4 @@ export function readView(config: Config, resource: Resource, stored: Doc): Doc {
     if (Object.hasOwn(stored, top)) shown[top] = stored[top];
   }
   return shown;
-}
-
-/**
- * A client's projection applied to a document read whole (a caller shown fewer fields than
- * are stored is read whole so that its ETag is that of the whole of what it may see, whatever
- * it projects): dotted entries keep or drop what they name, through lists too.
- */
-export function projectDocument(document: Doc, projection: Projection): Doc {
-  const inclusive = Object.values(projection).some((flag) => flag === 1);
-  const tree: PathTree = new Map();
-  for (const [field, flag] of Object.entries(projection)) if ((flag === 1) === inclusive) addPath(tree, field.split("."));
-  return (inclusive ? keepPaths : dropPaths)(document, tree) as Doc;
-}
-
-type PathTree = Map<string, PathTree | true>;
-
-function addPath(tree: PathTree, parts: string[]): void {
-  const [first, ...rest] = parts as [string, ...string[]];
-  if (rest.length === 0) return void tree.set(first, true);
-  let sub = tree.get(first);
-  if (sub === true) return;
-  if (!sub) tree.set(first, (sub = new Map()));
-  addPath(sub, rest);
-}
-
-function keepPaths(value: unknown, tree: PathTree): unknown {
-  if (Array.isArray(value)) return value.filter((item) => isPlainObject(item) || Array.isArray(item)).map((item) => keepPaths(item, tree));
-  if (!isPlainObject(value)) return value;
-  const out: Doc = {};
-  for (const key of Object.keys(value)) {
-    const sub = tree.get(key);
-    if (sub === true) out[key] = value[key];
-    else if (sub && (isPlainObject(value[key]) || Array.isArray(value[key]))) out[key] = keepPaths(value[key], sub);
-  }
-  return out;
-}
-
-function dropPaths(value: unknown, tree: PathTree): unknown {
-  if (Array.isArray(value)) return value.map((item) => dropPaths(item, tree));
-  if (!isPlainObject(value)) return value;
-  const out: Doc = {};
-  for (const key of Object.keys(value)) {
-    const sub = tree.get(key);
-    if (sub === undefined) out[key] = value[key];
-    else if (sub !== true) out[key] = dropPaths(value[key], sub);
-  }
-  return out;
 }

@@ -3,7 +3,7 @@
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc, Projection } from "../drivers/types.ts";
-import { projectDocument } from "../query/projection.ts";
+import { projectPaths } from "../util/project-paths.ts";
 import { visibleDocument } from "./visible.ts";
 import { contentEtag } from "../render/etag.ts";
 import type { Resource } from "../settings/normalize.ts";
@@ -48,7 +48,7 @@ export interface ResponseOptions {
 export function buildResponseDocument(services: Services, ctx: CallScope, stored: Doc, resource: Resource, options: ResponseOptions = {}): Doc | Promise<Doc> {
   const config = services.config;
   const visible = resource.field_rules === null ? stored : visibleDocument(config, ctx, resource, stored);
-  const document = reorder(options.project ? projectDocument(visible, options.project) : visible, resource.id_field);
+  const document = reorder(options.project ? projectPaths(visible, options.project) : visible, resource.id_field);
   if (!(config.DATE_CREATED in document)) document[config.DATE_CREATED] = EPOCH;
   if (!(config.LAST_UPDATED in document)) document[config.LAST_UPDATED] = EPOCH;
   if (config.IF_MATCH && !(config.ETAG in document)) document[config.ETAG] = shownEtag(config, resource, document);

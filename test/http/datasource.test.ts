@@ -85,3 +85,59 @@ describe("datasource", () => {
     expect(await names("/people")).toEqual(["Bob", "Di"]);
   });
 });
+
+// A resource that serves unknown fields cannot list what it serves: its datasource projection
+// only excludes, and must still hide, with every meta field kept when the client asks for more.
+describe("a datasource projection that only excludes, on a resource serving unknown fields", () => {
+  const api = testApi({
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH"],
+    DOMAIN: { notes: { allow_unknown: true, datasource: { projection: { secret: 0 } }, schema: { text: { type: "string" } } } },
+  });
+  afterAll(() => api.close());
+  const projected = (path: string, projection: object) => api.get(`${path}?projection=${encodeURIComponent(JSON.stringify(projection))}`);
+
+  it("hides the field by default, shows it when asked, and keeps the other exclusions a client adds", async () => {
+    const created = await json(await api.post("/notes", { text: "t", extra: { deep: [3] }, secret: "s" }));
+    const url = `/notes/${created._id}`;
+    const item = await json(await api.get(url));
+    expect(item).toMatchObject({ text: "t", extra: { deep: [3] }, _etag: created._etag, _updated: created._updated });
+    expect(item).not.toHaveProperty("secret");
+    expect((await json(await api.get("/notes")))._items[0]).not.toHaveProperty("secret");
+
+    const asked = await json(await projected(url, { secret: 1 }));
+    expect(asked).toEqual({ secret: "s", _id: created._id, _created: created._created, _updated: created._updated, _etag: created._etag, _links: asked._links });
+    expect((await json(await projected("/notes", { secret: 1 })))._items[0]).toMatchObject({ secret: "s", _etag: created._etag, _created: created._created });
+
+    const excluded = await json(await projected(url, { extra: 0 }));
+    expect(excluded).toMatchObject({ text: "t", _etag: created._etag });
+    expect(excluded).not.toHaveProperty("extra");
+    expect(excluded).not.toHaveProperty("secret");
+    // Writes check If-Match against the same view the reads tag.
+    expect((await api.patch(url, { text: "u" }, { "If-Match": created._etag })).status).toBe(200);
+  });
+});
+
+describe("a projection of dotted paths", () => {
+  const api = testApi({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { people: { schema: { name: { type: "string" }, addr: { type: "dict", schema: { city: { type: "string" }, zip: { type: "string" } } }, items: { type: "list", schema: { type: "dict", schema: { k: { type: "string" }, v: { type: "integer" } } } } } } } });
+  afterAll(() => api.close());
+  const projected = (path: string, projection: object) => api.get(`${path}?projection=${encodeURIComponent(JSON.stringify(projection))}`);
+
+  it("keeps the fields in the order of the whole document, as MongoDB does", async () => {
+    const created = await json(await api.post("/people", { name: "alice", addr: { city: "Rome", zip: "001" }, items: [{ k: "x", v: 1 }] }));
+    const url = `/people/${created._id}`;
+    const whole = await json(await api.get(url));
+    for (const projection of [{ "addr.city": 1 }, { "items.k": 1 }, { "addr.zip": 0 }]) {
+      const item = await json(await projected(url, projection));
+      expect(Object.keys(item), JSON.stringify(projection)).toEqual(Object.keys(whole).filter((key) => key in item));
+      const page = (await json(await projected("/people", projection)))._items[0];
+      expect(Object.keys(page)).toEqual(Object.keys(item));
+    }
+    expect(await json(await projected(url, { "addr.city": 1 }))).toMatchObject({ addr: { city: "Rome" } });
+    expect((await json(await projected(url, { "addr.city": 1 }))).addr).toEqual({ city: "Rome" });
+    expect((await json(await projected(url, { "items.k": 1 }))).items).toEqual([{ k: "x" }]);
+    // A nested exclusion is dropped on a schema resource, as Eve drops it.
+    expect((await json(await projected(url, { "addr.zip": 0 }))).addr).toEqual({ city: "Rome", zip: "001" });
+    expect(await json(await api.get(url))).toEqual(whole);
+  });
+});

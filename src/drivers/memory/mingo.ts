@@ -1,13 +1,12 @@
 // mingo, set up to behave like MongoDB for the memory driver: script operators refused, one
 // deviation corrected ($count, aggregation.ts), and mingo's own errors reported as the
 // caller's InvalidQueryError.
-// Filters, projections and updates need the query and projection operators, here from the
-// start. Pipelines and `$expr` need the stages, expression and accumulator operators
+// Filters and updates need the query operators, here from the start; projections are applied
+// here (project), not by mingo. Pipelines and `$expr` need the stages, expression and accumulator operators
 // (aggregation.ts), and geo operators need turf (geo.ts): both are imported when an operation
 // first needs them (loadFor), so a bundle keeps them in modules of their own.
 import { Context } from "mingo/core";
 import type { Cursor } from "mingo/cursor";
-import * as projection from "mingo/operators/projection";
 import * as query from "mingo/operators/query";
 import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
@@ -19,9 +18,10 @@ import { assign, copyDocument, copyValue, namesOperator, shallowCopy, valueKey }
 import { setTopLevel } from "./top-level.ts";
 import { isPlainObject } from "../../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../../util/operators.ts";
+import { projectPaths } from "../../util/project-paths.ts";
 
 /** aggregation.ts and geo.ts add their operators to this context when they are loaded. */
-const context = Context.init({ projection, query });
+const context = Context.init({ query });
 
 const OPTIONS: Partial<Options> = { context, scriptEnabled: false };
 
@@ -248,15 +248,28 @@ function makeFieldTest(fields: Projection): FieldTest {
  */
 export function project(docs: Doc[], fields: Projection, copies = false): Doc[] {
   const keep = fieldTest(fields);
-  // mingo excludes a dotted path by deleting it from the nested object it was given: handed the
-  // store's documents, a read with `?projection={"a.b": 0}` deleted `a.b` from the stored one.
-  if (!keep) return cursor(docs.map(copyDocument), fields).all();
+  if (!keep) return docs.map((doc) => projectDotted(copies ? copyDocument(doc) : doc, fields));
   return docs.map((doc) => {
     const out: Doc = {};
     // assign keeps a stored "__proto__" field a field.
     for (const key of Object.keys(doc)) if (keep(key)) assign(out, key, copies ? copyValue(doc[key]) : doc[key]);
     return out;
   });
+}
+
+/**
+ * A projection naming dotted paths, in the document's field order (mingo's put the projected
+ * sub-documents after the other fields), with `_id` kept unless excluded, as MongoDB keeps it.
+ * A projection mixing inclusion and exclusion (other than of `_id`) is refused, as MongoDB does.
+ */
+function projectDotted(doc: Doc, fields: Projection): Doc {
+  const { _id: id, ...paths } = fields;
+  const flags = new Set(Object.values(paths));
+  const operator = Object.keys(paths).find((path) => path.startsWith("$"));
+  if (operator !== undefined) throw new InvalidQueryError(`unknown projection operator ${operator}`);
+  if (flags.size > 1) throw new InvalidQueryError("a projection cannot mix inclusion and exclusion");
+  if (flags.has(1)) return id === 0 || !Object.hasOwn(doc, "_id") ? projectPaths(doc, paths) : projectPaths(doc, { _id: 1, ...paths });
+  return projectPaths(doc, id === 0 ? fields : paths);
 }
 
 /**
