@@ -8,6 +8,9 @@ import { fieldMask, pathVisibility } from "./field-masks.ts";
 import { invalidField, probesWithheld } from "../query/withheld.ts";
 import { isPlainObject } from "../util/objects.ts";
 
+/** Operators whose result, or whether it is allowed, depends on the value stored at the path. */
+const STORED_VALUE_OPERATORS = ["$inc", "$mul", "$min", "$max", "$push", "$addToSet", "$pull"];
+
 /**
  * Operators whose effect turns on stored values: `$pull` removes the items its condition
  * matches, `$addToSet` adds an item only where no equal one is stored. On a list whose items
@@ -17,6 +20,12 @@ import { isPlainObject } from "../util/objects.ts";
 export function checkComparedPaths(ctx: CallScope, resource: Resource, operators: Doc, stored?: Doc): void {
   const mask = fieldMask(ctx, resource, "read", stored);
   if (!mask) return;
+  // Their outcome turns on the stored value: refused under `min`/`max`/`maxlength` or a type the
+  // stored value lacks, each answer would tell something of a value the caller may not read.
+  for (const operator of STORED_VALUE_OPERATORS) {
+    const fields = operators[operator];
+    if (isPlainObject(fields)) for (const path of Object.keys(fields)) if (pathVisibility(mask, path) === "hidden") throw invalidField("filter", path);
+  }
   for (const [path, operand] of Object.entries(isPlainObject(operators.$pull) ? operators.$pull : {})) {
     // As `{"list": {"$elemMatch": operand}}` would test it: fields of the items, or the items whole.
     const condition = isPlainObject(operand) ? operand : { $eq: operand };

@@ -150,4 +150,33 @@ describe("operators that compare stored values a caller may not read", () => {
     expect((await cards.patch(`/cards/${created._id}`, { $pull: { badges: { cost: 100 } } }, as("hr"))).status).toBe(200);
     expect((await stored()).badges).toEqual([]);
   });
+
+  it("refuses operators whose outcome turns on the stored value of a field the caller may not read; $set stays a write", async () => {
+    // $inc under min: 0 answered 422 below the stored credit and 200 above it: a binary search read it.
+    const created = await json(await cards.post("/cards", { name: "kim", credit: 37, slots: ["a", "b"] }, as("hr")));
+    const stored = async () => json(await cards.get(`/cards/${created._id}`, as("hr")));
+    const before = await stored();
+    const byFilter = `/cards?where=${encodeURIComponent(JSON.stringify({ name: "kim" }))}`;
+    const bodies: Array<[Record<string, unknown>, string]> = [
+      [{ $inc: { credit: -38 } }, "credit"],
+      [{ $inc: { credit: -1 } }, "credit"],
+      [{ $mul: { credit: 2 } }, "credit"],
+      [{ $min: { credit: 1 } }, "credit"],
+      [{ $max: { credit: 100 } }, "credit"],
+      [{ $push: { slots: { $each: ["x", "y"] } } }, "slots"],
+      [{ $addToSet: { slots: "a" } }, "slots"],
+      [{ $pull: { slots: "a" } }, "slots"],
+    ];
+    for (const [body, field] of bodies) {
+      for (const url of [`/cards/${created._id}`, byFilter]) {
+        const refused = await cards.patch(url, body, as("dev"));
+        expect(refused.status, `${url} ${JSON.stringify(body)}`).toBe(400);
+        expect((await json(refused))._error.message).toBe(`filter on '${field}' is invalid`);
+      }
+    }
+    expect(await stored()).toEqual(before);
+    expect((await cards.patch(`/cards/${created._id}`, { $set: { credit: 5 } }, as("dev"))).status).toBe(200);
+    expect((await cards.patch(`/cards/${created._id}`, { $inc: { credit: 1 } }, as("hr"))).status).toBe(200);
+    expect((await stored()).credit).toBe(6);
+  });
 });
