@@ -21,7 +21,7 @@ import { brokenGuards, requirementOf } from "../validation/guards.ts";
 import type { Issues } from "../validation/types.ts";
 import { writeResponse } from "./bandwidth.ts";
 import { immutableIdError } from "./conditional.ts";
-import { duplicateFailure, validateWrite } from "./patch.ts";
+import { duplicateFailure, validateWrite, validationFailure } from "./patch.ts";
 import { fieldMask } from "../auth/field-masks.ts";
 import { positiveWhole } from "../util/numbers.ts";
 import { checkWritablePaths } from "../auth/field-writes.ts";
@@ -138,7 +138,10 @@ async function patchMatching(services: Services, ctx: CallScope, filter: Filter,
   const resource = ctx.resource!;
   const config = services.config;
   const originals = await matching(services, ctx, filter, limit);
-  if (originals.length === 0) return summary(services, ctx, 0, "updated", [], () => ({}));
+  if (originals.length === 0) {
+    await refuseInvalidBody(services, ctx, plain, operators);
+    return summary(services, ctx, 0, "updated", [], () => ({}));
+  }
 
   const time = now();
   const one = originals.length === 1 ? originals[0] : undefined;
@@ -194,6 +197,25 @@ async function patchMatching(services: Services, ctx: CallScope, filter: Filter,
   }
   for (const change of changes) await afterChange(services, ctx, resource, update, updates, change);
   return summary(services, ctx, originals.length, "updated", changes, (change) => writeResponse(services, ctx, resource, change.after));
+}
+
+/**
+ * A body that matched no document is still checked as far as no document is needed, so that a
+ * client's mistake shows before the day a document matches: field rules that depend on none,
+ * the operators, and the plain fields as against a document holding nothing (but for their
+ * `dependencies`, which only a document can meet; and where field_access hooks judge each
+ * document, not at all). One 422 for the whole body, as an item PATCH's.
+ */
+async function refuseInvalidBody(services: Services, ctx: CallScope, plain: Doc, operators: Doc | null): Promise<void> {
+  const resource = ctx.resource!;
+  if (resource.field_rules) checkPaths(ctx, resource, plain, operators, []);
+  const parsed = operators ? await (await services.operators(resource)).parse(operators, validationEnv(services, ctx, undefined), now()) : null;
+  let issues: Issues = {};
+  // field_access hooks judge a document: with none, the plain fields wait for one.
+  const document = resource.field_rules?.dynamic ? {} : await validateWrite(services, ctx, plain, {}, "PATCH", (found) => (issues = found), "none");
+  for (const field of Object.keys(issues)) if (resource.schema[field]?.dependencies !== undefined) delete issues[field];
+  const outcome = checkBody(resource, plain, { document, issues }, parsed, true);
+  if (outcome.issues) throw validationFailure(services.config, outcome.issues);
 }
 
 /**

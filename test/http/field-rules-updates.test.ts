@@ -157,6 +157,7 @@ describe("operators that compare stored values a caller may not read", () => {
     const stored = async () => json(await cards.get(`/cards/${created._id}`, as("hr")));
     const before = await stored();
     const byFilter = `/cards?where=${encodeURIComponent(JSON.stringify({ name: "kim" }))}`;
+    const matchingNone = `/cards?where=${encodeURIComponent(JSON.stringify({ name: "nobody" }))}`;
     const bodies: Array<[Record<string, unknown>, string]> = [
       [{ $inc: { credit: -38 } }, "credit"],
       [{ $inc: { credit: -1 } }, "credit"],
@@ -168,7 +169,7 @@ describe("operators that compare stored values a caller may not read", () => {
       [{ $pull: { slots: "a" } }, "slots"],
     ];
     for (const [body, field] of bodies) {
-      for (const url of [`/cards/${created._id}`, byFilter]) {
+      for (const url of [`/cards/${created._id}`, byFilter, matchingNone]) {
         const refused = await cards.patch(url, body, as("dev"));
         expect(refused.status, `${url} ${JSON.stringify(body)}`).toBe(400);
         expect((await json(refused))._error.message).toBe(`filter on '${field}' is invalid`);

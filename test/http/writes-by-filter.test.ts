@@ -82,6 +82,30 @@ describe("PATCH by filter", () => {
     await small.close();
   });
 
+  it("checks a body that matches nothing as far as no document is needed: a mistake shows before a document matches", async () => {
+    const none = `/tasks?${where({ status: "archived" })}`;
+    const refusals: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      [{ $where: "x" }, { $where: "unknown update operator" }],
+      [{ title: 5 }, { title: "must be of string type" }],
+      [{ nosuch: 5 }, { nosuch: "unknown field" }],
+      [{ $inc: { title: 1 } }, {}],
+      [{ status: "lost" }, { status: "unallowed value lost" }],
+      [{ picture: "x" }, {}],
+    ];
+    for (const [body, issues] of refusals) {
+      const refused = await api.patch(none, body);
+      expect(refused.status, JSON.stringify(body)).toBe(422);
+      const answer = await json(refused);
+      expect(answer._status).toBe("ERR");
+      expect(answer._issues).toMatchObject(issues);
+    }
+    // Only a document can meet a rule that depends on its other fields: none matched, none judged.
+    const depending = testApi(settings({ DOMAIN: { tasks: { schema: { title: { type: "string" }, due: { type: "string", dependencies: "title" } } } } }));
+    expect(await json(await depending.patch(`/tasks?${where({ title: "none" })}`, { due: "monday" }))).toEqual({ _status: "OK", _meta: { matched: 0, updated: 0 }, _items: [] });
+    await depending.close();
+    expect(await titles()).toHaveLength(4);
+  });
+
   it("needs a where, unless Prefer: all asks for every document", async () => {
     const everything = [{ $and: [{}] }, { $or: [{ status: "x" }, { $and: [{}, {}] }] }];
     for (const path of ["/tasks", "/tasks?where=", "/tasks?where={}", ...everything.map((filter) => `/tasks?${where(filter)}`)]) {
