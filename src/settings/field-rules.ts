@@ -106,6 +106,26 @@ export function compileFieldRules(resource: string, schema: Record<string, unkno
   return fields ? { resource, fields, dynamic } : null;
 }
 
+/**
+ * A resource's rules with those its siblings over the same collection give the fields it does
+ * not declare: otherwise a resource without rules, over a collection another rules, lets any
+ * caller filter or sort on the fields the other withholds (VALIDATE_FILTERS is off by default)
+ * and learn them. A field the resource declares is its author's to rule. The first sibling that
+ * rules a field rules it here.
+ */
+export function withSiblingRules(own: FieldRuleTree | null, resource: string, declared: Record<string, unknown>, siblings: FieldRuleTree[]): FieldRuleTree | null {
+  const fields = new Map(own?.fields);
+  let dynamic = own?.dynamic ?? false;
+  for (const sibling of siblings) {
+    for (const [name, rule] of sibling.fields) {
+      if (Object.hasOwn(declared, name) || fields.has(name)) continue;
+      fields.set(name, rule);
+      dynamic ||= sibling.dynamic;
+    }
+  }
+  return fields.size === (own?.fields.size ?? 0) ? own : { resource, fields, dynamic };
+}
+
 /** Whether a schema carries any field rule, at any depth (the cheap test before compiling). */
 export function hasFieldRules(value: unknown): boolean {
   if (Array.isArray(value)) return value.some(hasFieldRules);

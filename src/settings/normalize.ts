@@ -4,7 +4,7 @@ import type { Filter, Projection, Sort } from "../drivers/types.ts";
 import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, SETTING_ALIASES, type GlobalConfig } from "./defaults.ts";
 import { oplogDefinition } from "./oplog.ts";
 import { converterRegex, parseUrlParams, displayUrl, type PathParam } from "./urls.ts";
-import { compileFieldRules, type FieldRuleTree } from "./field-rules.ts";
+import { compileFieldRules, withSiblingRules, type FieldRuleTree } from "./field-rules.ts";
 import type { CountStrategy, UpdateOperatorName } from "./opt-in.ts";
 import type { HttpMethod, ResourceSettings, Schema, Settings, SortSetting } from "./types.ts";
 
@@ -237,6 +237,11 @@ export function normalizeSettings(settings: Settings): Config {
   const domain: Record<string, Resource> = {};
   for (const [name, def] of Object.entries(settings.DOMAIN ?? {})) {
     domain[name] = normalizeResource(name, def ?? {}, globals);
+  }
+  const compiled = new Map(Object.values(domain).map((resource) => [resource, resource.field_rules]));
+  for (const resource of Object.values(domain)) {
+    const siblings = Object.values(domain).filter((other) => other !== resource && compiled.get(other) && !other.datasource.aggregation && other.datasource.source === resource.datasource.source && other.db_prefix === resource.db_prefix);
+    if (siblings.length) resource.field_rules = withSiblingRules(resource.field_rules, resource.name, resource.schema, siblings.map((other) => compiled.get(other)!));
   }
   if (globals.OPLOG) {
     const name = globals.OPLOG_NAME;

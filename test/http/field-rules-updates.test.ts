@@ -180,4 +180,19 @@ describe("operators that compare stored values a caller may not read", () => {
     expect((await cards.patch(`/cards/${created._id}`, { $inc: { credit: 1 } }, as("hr"))).status).toBe(200);
     expect((await stored()).credit).toBe(6);
   });
+
+  it("hold on another resource over the same collection for the fields it does not declare", async () => {
+    await cards.post("/cards", { name: "lee", credit: 500, slots: ["a"] }, as("hr"));
+    const q = (filter: object) => encodeURIComponent(JSON.stringify(filter));
+    for (const path of [`/names?where=${q({ credit: 500 })}`, `/names?where=${q({ $or: [{ credit: { $gt: 1 } }] })}`, "/names?sort=-credit", `/names?where=${encodeURIComponent("credit == 500")}`, `/names?projection=${q({ slots: 1 })}`]) {
+      const refused = await cards.get(path, as("dev"));
+      expect(refused.status, path).toBe(400);
+    }
+    const found = await json(await cards.get(`/names?where=${q({ name: "lee" })}`, as("dev")));
+    expect(found._items.map((item: { name: string }) => item.name)).toEqual(["lee"]);
+    expect(found._items[0]).not.toHaveProperty("credit");
+    expect((await json(await cards.get(`/names?where=${q({ credit: 500 })}`, as("hr"))))._items).toHaveLength(1);
+    // A resource that declares the field serves it as its author chose.
+    expect((await json(await cards.get(`/credits?where=${q({ credit: 500 })}`, as("dev"))))._items[0]).toMatchObject({ name: "lee", credit: 500 });
+  });
 });

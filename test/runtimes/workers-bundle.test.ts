@@ -61,8 +61,10 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // refused every replacement) and never a duplicate of itself, and a datasource projection that
 // only excludes applied on a resource serving unknown fields (it hid nothing); the embedded
 // store's dotted projections, now applied in the document's field order by everest's own path
-// projection, no longer load mingo's projection operators (0.27 KB less).
-const TARGET_GZIP = 120.5 * 1024;
+// projection, no longer load mingo's projection operators (0.27 KB less). Plus 0.15 KB for the
+// field rules a resource holds from another over the same collection, for the fields it does not
+// declare: a `where` there read the values the other withheld.
+const TARGET_GZIP = 120.65 * 1024;
 
 let dir: string;
 let build: WorkerBuild;

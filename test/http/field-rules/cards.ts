@@ -24,6 +24,10 @@ const settings: Settings = {
         slots: { type: "list", maxlength: 3, allowed_read_roles: ["hr"], schema: { type: "string" } },
       },
     },
+    // Another resource over the same collection, without rules of its own.
+    names: { datasource: { source: "cards" }, schema: { name: { type: "string" } } },
+    // One that declares a field the other rules: its author serves it.
+    credits: { datasource: { source: "cards" }, schema: { name: { type: "string" }, credit: { type: "integer" } } },
   },
 };
 
