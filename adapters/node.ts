@@ -168,7 +168,7 @@ function readDirect(state: LazyState, limit: number): Promise<Uint8Array> | null
     const chunks: Buffer[] = [];
     let size = 0;
     const done = (error: Error | null) => {
-      req.off("data", onData).off("end", onEnd).off("error", done);
+      req.off("data", onData).off("end", onEnd).off("error", onError);
       if (error) reject(error);
       else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
     };
@@ -180,7 +180,10 @@ function readDirect(state: LazyState, limit: number): Promise<Uint8Array> | null
       } else chunks.push(chunk);
     };
     const onEnd = () => done(null);
-    req.on("data", onData).on("end", onEnd).on("error", done);
+    // node:http ends a body the client abandoned (closed mid-way, broken chunks) with an error:
+    // the client's fault, answered 400 as Werkzeug answers it, not a server error to log.
+    const onError = () => done(new BodyError("incomplete", limit));
+    req.on("data", onData).on("end", onEnd).on("error", onError);
   });
   return state.body;
 }

@@ -1,12 +1,13 @@
 // Reading a request body without trusting its size: refused as soon as it passes the limit,
 // before the rest is read, whether or not Content-Length declared it.
 
-export type BodyProblem = "too-large" | "not-utf8";
+/** `incomplete`: the client closed the connection, or broke its framing, before the body ended. */
+export type BodyProblem = "too-large" | "not-utf8" | "incomplete";
 
 /** Thrown by readTextWithin; callers turn it into their own protocol's error. */
 export class BodyError extends Error {
   constructor(readonly problem: BodyProblem, limit: number) {
-    super(problem === "too-large" ? `the request body exceeds ${limit} bytes` : "the request body is not UTF-8");
+    super(problem === "too-large" ? `the request body exceeds ${limit} bytes` : problem === "incomplete" ? "The request body was not received in full" : "The request body is not valid UTF-8");
     this.name = "BodyError";
   }
 }

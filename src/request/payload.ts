@@ -20,7 +20,7 @@ export function readBodyText(ctx: RequestContext): Promise<string> {
 
 function bodyFailure(error: unknown): never {
   if (!(error instanceof BodyError)) throw error;
-  throw error.problem === "too-large" ? new HttpError(413) : new HttpError(400, "The request body is not valid UTF-8");
+  throw error.problem === "too-large" ? new HttpError(413) : new HttpError(400, error.message);
 }
 
 /** A JSON body parsed and its shape checked (src/http/json-shape.ts), or the 400 saying why not. */

@@ -112,6 +112,29 @@ describe("node adapter: what the HTTP parser refuses", () => {
   });
 });
 
+describe("node adapter: a body the client abandons", () => {
+  it("is the client's 400, not a server error logged: closed mid-body, or broken chunks", async () => {
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      await new Promise<void>((resolve) => {
+        const socket = connect(port, "127.0.0.1", () => {
+          socket.write('POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"n":');
+          setTimeout(() => socket.destroy(), 100);
+        });
+        socket.on("close", () => resolve());
+      });
+      const broken = await send('POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\nzz\r\n{}\r\n0\r\n\r\n');
+      expect(broken.status).toBe(400);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(errors.mock.calls.map((call) => String(call[0]))).toEqual([]);
+    } finally {
+      errors.mockRestore();
+    }
+    const page = JSON.parse((await send("GET /notes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).body);
+    expect(page._meta.total).toBe(0);
+  });
+});
+
 describe("node adapter: request headers", () => {
   // What the handler reads through the adapter's lazy headers must be what undici's Headers
   // holds for the same header lines: absent names, repeated lines, names node keeps once, case.
