@@ -333,13 +333,16 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       if (!request) return void (await writeResponse(unreadableRequestResponse(), res));
       const response = await handler(request, { ...options.env, clientIp: req.socket.remoteAddress ?? null });
       // Once shutdown began, a keep-alive connection is closed after its answer, so it ends
-      // now rather than after keepAliveTimeout.
-      if (closing) res.shouldKeepAlive = false;
+      // now rather than after keepAliveTimeout. node:http closes it once that answer is sent,
+      // after the answers queued before it (pipelined requests answer in order).
+      const closesAfter = closing;
+      if (closesAfter) res.shouldKeepAlive = false;
       const writing = writeResponse(response, res);
       if (writing) await writing;
-      // A response that ends during shutdown (a change stream's final event) would leave its
-      // connection open until keep-alive times it out: it is ended after the response instead.
-      if (closing) req.socket.end();
+      // A response begun before shutdown that ends during it (a change stream's final event)
+      // would leave its connection open until keep-alive times it out: it is ended now. Ending
+      // the socket after every answer lost the answers still queued: a stored POST's 201.
+      if (closing && !closesAfter) req.socket.end();
     } catch (error) {
       const failure = adapterFailure(error);
       // Half a response cannot be turned into an error; a reset at least tells the client it is cut short.

@@ -135,6 +135,29 @@ describe("node adapter: a body the client abandons", () => {
   });
 });
 
+describe("node adapter: shutting down", () => {
+  it("answers a write in flight before it closes a connection that pipelined another request after it", async () => {
+    const own = createHandler({ HEALTH_ENDPOINT: "health", RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { notes: { schema: { n: { type: "integer" } } } } });
+    const running = await serve(own, { port: 0, signals: false });
+    const socket = connect(Number(new URL(running.url).port), "127.0.0.1");
+    let text = "";
+    socket.setEncoding("latin1");
+    socket.on("data", (chunk) => (text += chunk));
+    const closed = new Promise((resolve) => socket.on("close", resolve));
+    const body = '{"n": 1}';
+    socket.write(`POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 3)}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const stopping = running.close();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Readiness answers at once during shutdown, before the POST is stored.
+    socket.write(`${body.slice(3)}GET /health/ready HTTP/1.1\r\nHost: x\r\n\r\n`);
+    await closed;
+    await stopping;
+    expect(text).toMatch(/^HTTP\/1\.1 201 /);
+    expect(text.toLowerCase()).toContain("connection: close");
+  });
+});
+
 describe("node adapter: request headers", () => {
   // What the handler reads through the adapter's lazy headers must be what undici's Headers
   // holds for the same header lines: absent names, repeated lines, names node keeps once, case.
