@@ -10,7 +10,12 @@ import { NodeFileAccess } from "./node-files.ts";
 import { DEFAULT_HOST, DEFAULT_PORT, type RunningServer, type ServeOptions } from "./server.ts";
 import { loadSettingsFile } from "./settings-file.ts";
 
-export const USAGE = "usage: everest serve <settings.json|settings.mjs> [--port 5000] [--host 127.0.0.1] [--db memory|file:PATH|sqlite:PATH|mongodb://…|https://…]";
+export const USAGE = [
+  "usage: everest serve <settings.json|settings.mjs> [--port 5000] [--host 127.0.0.1] [--db memory|file:PATH|sqlite:PATH|mongodb://…|https://…]",
+  "       everest data-api --db … --api-key KEY …   (everest data-api --help)",
+  "       everest openapi <settings.json|settings.mjs> …   (everest openapi --help)",
+  "--port defaults to $PORT, else 5000; --db to $DB_URI, else the database the settings name.",
+].join("\n");
 
 export interface ServeArgs {
   file: string;
