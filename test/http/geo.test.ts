@@ -115,6 +115,10 @@ describe("GeoJSON queries", () => {
       { location: { $geoWithin: { $geometry: { type: "Point", coordinates: COLOSSEUM } } } },
       { location: { $geoWithin: { $circle: [COLOSSEUM, 1] } } },
       { area: { $geoIntersects: { $geometry: { type: "Polygon" } } } },
+      // Out of a longitude's and latitude's bounds: MongoDB refuses the query, the embedded store ran it.
+      { location: { $near: { $geometry: { type: "Point", coordinates: [200, 41.9] } } } },
+      { location: { $near: { $geometry: { type: "Point", coordinates: [12.5, -91] } } } },
+      { area: { $geoIntersects: { $geometry: { type: "LineString", coordinates: [[0, 0], [181, 0]] } } } },
     ];
     for (const query of bad) {
       const resource = "area" in query ? "zones" : "places";

@@ -63,8 +63,10 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // store's dotted projections, now applied in the document's field order by everest's own path
 // projection, no longer load mingo's projection operators (0.27 KB less). Plus 0.15 KB for the
 // field rules a resource holds from another over the same collection, for the fields it does not
-// declare: a `where` there read the values the other withheld.
-const TARGET_GZIP = 120.65 * 1024;
+// declare: a `where` there read the values the other withheld. Plus 0.1 KB for a `$geometry`
+// with a longitude or latitude out of bounds refused as MongoDB refuses it (the embedded store
+// answered it).
+const TARGET_GZIP = 120.75 * 1024;
 
 let dir: string;
 let build: WorkerBuild;
