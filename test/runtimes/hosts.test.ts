@@ -1,9 +1,9 @@
 // What a server on each runtime makes of a request whose Host gives no URL, or whose path has
-// dot segments. Node's adapter answers the Host cases 400 itself; Deno and Bun pass `Host: a b` on in request.url, and Bun hands a relative
-// `/people` where the Host is empty or invalid: the handler must answer 400 in Eve's envelope,
-// not 500, and must never store the write (its access log once failed after the write was done).
-// An HTTP/1.0 request without Host is served, as every runtime serves it. Raw sockets, because
-// fetch clients refuse to send such requests at all.
+// dot segments. Node's adapter answers the Host cases 400 itself; Deno and Bun pass `Host: a b`
+// on in request.url, and Bun hands a relative `/people` where the Host is empty or invalid: the
+// handler must answer 400 in Eve's envelope, not 500, and must never store the write (its access
+// log once failed after the write was done). An HTTP/1.0 request without Host is served, as
+// every runtime serves it. Raw sockets, because fetch clients refuse to send such requests at all.
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runtime } from "../../scripts/serve-command.ts";
