@@ -2,9 +2,9 @@
 // deviation corrected ($count, aggregation.ts), and mingo's own errors reported as the
 // caller's InvalidQueryError.
 // Filters and updates need the query operators, here from the start; projections are applied
-// here (project), not by mingo. Pipelines and `$expr` need the stages, expression and accumulator operators
-// (aggregation.ts), and geo operators need turf (geo.ts): both are imported when an operation
-// first needs them (loadFor), so a bundle keeps them in modules of their own.
+// here (project), not by mingo. Pipelines and `$expr` need the stages, expression and
+// accumulator operators (aggregation.ts), and geo operators need turf (geo.ts): both are imported
+// when an operation first needs them (loadFor), so a bundle keeps them in modules of their own.
 import { Context } from "mingo/core";
 import type { Cursor } from "mingo/cursor";
 import * as query from "mingo/operators/query";
