@@ -288,8 +288,11 @@ export class DataLayer {
       await (await import("./unbuilt-indexes.ts")).buildEach(driver, target, specs, this.logger);
       return new Set();
     }
+    // Imported on first use, as above: only a store no other client reaches drops indexes.
+    if (driver.indexesStay && driver.dropIndexesBut) await (await import("./undeclared-indexes.ts")).dropUndeclared(this.config, indexSpecs, driver.dropIndexesBut.bind(driver), target, resource, this.logger);
     return new Set(driver.indexesStay ? uniqueIndexFields(resource) : []);
   }
+
 }
 
 const GEO_TYPES = new Set(["point", "multipoint", "linestring", "multilinestring", "polygon", "multipolygon", "geometrycollection"]);

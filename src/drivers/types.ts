@@ -193,6 +193,8 @@ export interface Driver {
   aggregate(target: Target, pipeline: Doc[]): Promise<Doc[]>;
   /** Idempotent; a unique index makes later writes that break it throw DuplicateKeyError. */
   createIndexes(target: Target, indexes: IndexSpec[]): Promise<void>;
+  /** Where indexes stay (indexesStay): drops the collection's indexes but those named; the names dropped. */
+  dropIndexesBut?(target: Target, names: string[]): Promise<string[]>;
   media(database?: string): MediaStore;
   /**
    * Counts one request of a rate-limit key in the window that ends at `windowEnd` (epoch ms)
@@ -236,9 +238,8 @@ export interface ChangeRecord {
   op: ChangeOperation;
   /** The document's `_id`. */
   id: unknown;
-  /** The stored document before the change (null for an insert). */
+  /** The stored document before the change (null for an insert), and after it (null for a delete). */
   before: Doc | null;
-  /** The stored document after the change (null for a delete). */
   after: Doc | null;
   at: Date;
 }

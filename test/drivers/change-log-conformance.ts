@@ -41,6 +41,7 @@ export const DRIVER_METHODS: Record<DriverMethod, Scenario | Scenario[] | "no do
   estimatedCount: "no document writes",
   aggregate: "no document writes",
   createIndexes: "no document writes",
+  dropIndexesBut: "no document writes",
   media: "no document writes",
   close: "no document writes",
   // Rate-limit counts and readiness (docs/contracts.md §7) are not documents.

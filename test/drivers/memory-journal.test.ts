@@ -633,3 +633,50 @@ describe("memory journal: the change log", () => {
     await driver.close();
   });
 });
+
+// docs/drivers.md, "Removing `unique`": on the embedded store, no other client can drop an
+// index, so everest drops those no resource declares any more, and the journal remembers it.
+describe("memory journal: a unique the settings no longer hold", () => {
+  const settings = (path: string, unique: boolean) => ({
+    DB_URI: `file:${path}`,
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: {
+      people: { schema: { email: { type: "string", ...(unique ? { unique: true } : {}) }, n: { type: "integer" } }, mongo_indexes: { by_n: [["n", 1]] } },
+      // Another resource over the collection: its declared index stays.
+      admins: { datasource: { source: "people" }, schema: { email: { type: "string" } }, mongo_indexes: { by_email: [["email", -1]] } },
+    },
+  });
+
+  it("stops refusing duplicates once its index is dropped, says so, and stays dropped after a restart", async () => {
+    const dir = await tempDir();
+    const open = (unique: boolean, warnings: string[] = []) => {
+      const handler = createHandler(settings(join(dir, "journal"), unique) as never, { services: { files: new NodeFileAccess() }, logger: { log: () => undefined, debug: () => undefined, info: () => undefined, warning: (message: string) => void warnings.push(message), error: () => undefined } as never });
+      const post = (email: string) => handler(new Request("http://x/people", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email }) }));
+      return { handler, post };
+    };
+    const first = open(true);
+    expect((await first.post("a@x")).status).toBe(201);
+    expect((await first.post("a@x")).status).toBe(422);
+    await first.handler.app.close();
+
+    const warnings: string[] = [];
+    const second = open(false, warnings);
+    expect((await second.post("a@x")).status).toBe(201);
+    expect(warnings.filter((w) => w.includes("dropped"))).toEqual(["index 'email_unique' of 'people' dropped: no resource declares it any more"]);
+    await second.handler.app.close();
+
+    const replayed: string[] = [];
+    const third = open(false, replayed);
+    expect((await third.post("a@x")).status).toBe(201);
+    expect(replayed.filter((w) => w.includes("dropped"))).toEqual([]);
+    const page = await (await third.handler(new Request("http://x/people?max_results=10"))).json();
+    expect(page._meta.total).toBe(3);
+    await third.handler.app.close();
+
+    // Put back, the rule finds duplicates: served by lookups, as docs/drivers.md says.
+    const fourth = open(true);
+    expect((await fourth.post("a@x")).status).toBe(422);
+    expect((await fourth.post("b@x")).status).toBe(201);
+    await fourth.handler.app.close();
+  });
+});

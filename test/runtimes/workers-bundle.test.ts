@@ -65,8 +65,10 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // field rules a resource holds from another over the same collection, for the fields it does not
 // declare: a `where` there read the values the other withheld. Plus 0.1 KB for a `$geometry`
 // with a longitude or latitude out of bounds refused as MongoDB refuses it (the embedded store
-// answered it).
-const TARGET_GZIP = 120.75 * 1024;
+// answered it). Plus 0.2 KB for the embedded store dropping the indexes no resource declares
+// any more (a `unique` removed from the settings went on refusing duplicates, with no way to drop
+// its index): the driver's drop and its journal record; the data layer's side loads on first use.
+const TARGET_GZIP = 120.95 * 1024;
 
 let dir: string;
 let build: WorkerBuild;

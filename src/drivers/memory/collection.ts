@@ -264,6 +264,15 @@ export class Collection {
     return { changed, apply: () => this.install(next, uniques) };
   }
 
+  /** Which of its indexes `keep` does not keep (`_id`'s is none of them), and how to drop them. */
+  prepareDrop(keep: (name: string) => boolean): { dropped: string[]; apply: () => void } {
+    const next = new Map([...this.specs].filter(([name]) => keep(name)));
+    const dropped = [...this.specs.keys()].filter((name) => !next.has(name));
+    if (dropped.length === 0) return { dropped, apply: () => {} };
+    const uniques = this.uniques.filter((unique) => next.get(unique.spec.name) === unique.spec);
+    return { dropped, apply: () => this.install(next, uniques) };
+  }
+
   private install(specs: Map<string, NormalizedIndexSpec>, uniques: UniqueIndex[]): void {
     const paths = new Set(["_id"]);
     for (const spec of specs.values()) {

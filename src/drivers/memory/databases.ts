@@ -110,6 +110,9 @@ export class Databases {
       case "indexes":
         collection.prepareIndexes(record.indexes).apply();
         break;
+      case "dropIndexes":
+        collection.prepareDrop((name) => !record.names.includes(name)).apply();
+        break;
     }
   }
 

@@ -279,6 +279,13 @@ export class MemoryDriver implements Driver {
     if (committing) await committing;
   }
 
+  async dropIndexesBut(target: Target, names: string[]): Promise<string[]> {
+    this.assertUsable();
+    const { dropped, apply } = this.collection(target, true).prepareDrop((name) => names.includes(name));
+    if (dropped.length > 0) await this.commits.other(() => ({ op: "dropIndexes", db: this.databaseName(target), coll: target.collection, names: dropped }), apply);
+    return dropped;
+  }
+
   media(database?: string): MediaStore {
     const db = database ?? this.defaultDatabase;
     return memoryMedia((create) => this.databases.database(db, create)?.media, db, {

@@ -25,13 +25,14 @@ export type JournalRecord =
   | ({ op: "changes"; db: string; continued?: true } & LogState)
   | { op: "clear"; db: string; coll: string }
   | { op: "indexes"; db: string; coll: string; indexes: IndexSpec[] }
+  | { op: "dropIndexes"; db: string; coll: string; names: string[] }
   | { op: "media.put"; db: string; file: { id: string; filename?: string; contentType: string; uploadDate: Date; data: Binary } }
   | { op: "media.delete"; db: string; id: string };
 
 /** Records that change the store, as opposed to the journal's own bookkeeping. */
 export type DataRecord = Exclude<JournalRecord, { op: "format" | "snapshot" }>;
 
-const OPS = new Set<string>(["format", "snapshot", "insert", "replace", "replaceMany", "delete", "clear", "indexes", "media.put", "media.delete", "changes"]);
+const OPS = new Set<string>(["format", "snapshot", "insert", "replace", "replaceMany", "delete", "clear", "indexes", "dropIndexes", "media.put", "media.delete", "changes"]);
 
 export function encodeRecord(record: JournalRecord): string {
   return `${EJSON.stringify(record, { relaxed: false })}\n`;
