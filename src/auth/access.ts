@@ -92,6 +92,11 @@ export class AccessControl {
     this.anyAuth = this.globalAuth !== null || [...this.resourceAuth.values()].some((auth) => auth !== null);
   }
 
+  /** Whether any auth class applies anywhere in the API. */
+  get authenticates(): boolean {
+    return this.anyAuth;
+  }
+
   authFor(resource: Resource | null): Auth | null {
     return resource ? (this.resourceAuth.get(resource.name) ?? null) : this.globalAuth;
   }
@@ -130,12 +135,16 @@ export class AccessControl {
     await enforceRateLimit(this.config, ctx, this.rateLimits, clientOf(ctx, ctx.user));
   }
 
-  /** Whether the caller may read a resource: the home page and the schema endpoint list only those. */
-  async canRead(ctx: RequestContext, resource: Resource): Promise<boolean> {
+  /**
+   * Whether the caller may read a resource's collection (the home page and the schema endpoint
+   * list only those) or, with `item`, its items (the media endpoint serves their files).
+   */
+  async canRead(ctx: RequestContext, resource: Resource, item = false): Promise<boolean> {
     const auth = this.authFor(resource);
-    if (!auth || isPublic(resource.public_methods, "GET")) return true;
+    const { publicMethods, roles } = endpointRequirement(this.config, resource, item, "GET");
+    if (!auth || isPublic(publicMethods, "GET")) return true;
     try {
-      return await auth.authorized(ctx, [...resource.allowed_roles, ...resource.allowed_read_roles], resource.name, "GET");
+      return await auth.authorized(ctx, roles, resource.name, "GET");
     } catch (error) {
       // A check that aborts (403, say) refuses this one resource, not the whole listing.
       if (error instanceof HttpError) return false;

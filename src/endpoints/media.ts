@@ -32,32 +32,39 @@ export function byteRange(header: string | null, size: number): ByteRange {
   return { start, end: match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1) };
 }
 
-/** Per configuration: the media fields that field rules may withhold from a reader. */
+/**
+ * Per configuration: the media fields whose files not every caller may read — under field rules
+ * that restrict reading, in a resource with an owner field (auth_field), or where any auth class
+ * applies (a resource's roles or its own class). With none, every file is public, as in Eve.
+ */
 const guarded = new WeakMap<Config, Array<{ resource: Resource; field: string }>>();
 
-function guardedFields(config: Config): Array<{ resource: Resource; field: string }> {
+function guardedFields(config: Config, authenticates: boolean): Array<{ resource: Resource; field: string }> {
   let fields = guarded.get(config);
   if (!fields) {
-    fields = Object.values(config.DOMAIN).flatMap((resource) =>
-      resource.field_rules ? mediaFields(resource).filter((field) => readRestricted(resource.field_rules!, field)).map((field) => ({ resource, field })) : [],
-    );
+    const restricted = (resource: Resource, field: string) => authenticates || resource.auth_field !== null || (resource.field_rules !== null && readRestricted(resource.field_rules, field));
+    fields = Object.values(config.DOMAIN).flatMap((resource) => mediaFields(resource).filter((field) => restricted(resource, field)).map((field) => ({ resource, field })));
     guarded.set(config, fields);
   }
   return fields;
 }
 
 /**
- * Whether the file is held by a media field the caller may not read, in a document or one of
- * its versions: a file's id is never shown to such a caller, but ids can be guessed in part
- * (an ObjectId counts up), so the endpoint looks for the document that holds the file.
+ * Whether the file is held by a document, or one of its versions, that the caller may not see
+ * with that field: a resource or item it may not read, another user's document (auth_field),
+ * or a media field the field rules withhold. A file's id is never shown to such a caller, but
+ * ids can be guessed in part (an ObjectId counts up), so the endpoint looks for its holder.
  */
-async function withheldFile(services: Services, ctx: RequestContext, id: string): Promise<boolean> {
+async function withheldFile(services: Services, ctx: RequestContext, id: string, fields: Array<{ resource: Resource; field: string }>): Promise<boolean> {
   const value = isObjectIdHex(id) ? new ObjectId(id) : id;
-  for (const { resource, field } of guardedFields(services.config)) {
+  for (const { resource, field } of fields) {
     const holders = resource.versioning ? [resource, shadowResource(services.config, resource)] : [resource];
     for (const holder of holders) {
       const document = await services.data.findOne(ctx, holder, { [field]: value }, { showDeleted: true, wholeCollection: true });
-      const mask = document && fieldMask(ctx, resource, "read", document);
+      if (!document) continue;
+      if (!(await services.access.canRead(ctx, resource, true))) return true;
+      if (!(await services.data.findOne(ctx, holder, { _id: document._id }, { showDeleted: true }))) return true;
+      const mask = fieldMask(ctx, resource, "read", document);
       if (mask && pathVisibility(mask, field) === "hidden") return true;
     }
   }
@@ -68,7 +75,8 @@ async function withheldFile(services: Services, ctx: RequestContext, id: string)
 export async function serveMedia(services: Services, ctx: RequestContext): Promise<Reply> {
   const id = ctx.params[MEDIA_GROUP];
   const file = id ? await (await services.data.media(ctx, null)).get(id) : null;
-  if (!file || (guardedFields(services.config).length > 0 && (await withheldFile(services, ctx, id!)))) throw new HttpError(404);
+  const guarded = guardedFields(services.config, services.access.authenticates);
+  if (!file || (guarded.length > 0 && (await withheldFile(services, ctx, id!, guarded)))) throw new HttpError(404);
   const headers = new Headers({ "Content-Type": file.contentType, "Accept-Ranges": "bytes", "Last-Modified": formatHttpDate(file.uploadDate) });
   const range = byteRange(ctx.request.headers.get("range"), file.length);
   if (range === "unsatisfiable") throw new HttpError(416, undefined, { headers: { "Content-Range": `bytes */${file.length}`, "Accept-Ranges": "bytes" } });
