@@ -104,7 +104,7 @@ class WhereWalker {
     if (!KNOWN_OPERATORS.has(key) && !this.whitelist.has(key)) throw badRequest(`unknown operator ${key}`);
     if (key === "$regex") checkRegex(operand);
     // MongoDB refuses any other operand (a regex has no JSON form); mingo would run a string as a match.
-    if (key === "$not" && (!isPlainObject(operand) || Object.keys(operand).length === 0)) throw badRequest("$not expects a non-empty operator expression");
+    if (key === "$not" && (!isPlainObject(operand) || Object.keys(operand).length === 0)) throw badRequest("$not needs an operator expression");
   }
 
   /** A query document: field conditions and logical operators. */
@@ -256,7 +256,7 @@ function checkOperands(node: unknown): void {
     } else if (key === "$geometry") {
       const test = isPlainObject(value) && typeof value.type === "string" ? GEOMETRY_TESTS.get(value.type) : undefined;
       if (!test || !test(value)) throw badRequest("$geometry must be a valid GeoJSON geometry");
-      if (!onTheSphere(value)) throw badRequest("$geometry has a longitude or latitude out of bounds");
+      if (!onTheSphere(value)) throw badRequest("$geometry is out of bounds");
     } else if (key === "$maxDistance" || key === "$minDistance") {
       if (typeof value !== "number" || !(value >= 0) || !Number.isFinite(value)) throw badRequest(`${key} must be a non-negative number`);
     } else if (key === "$near" || key === "$nearSphere") {

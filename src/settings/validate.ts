@@ -296,6 +296,8 @@ class Validator {
     const idField = (typeof def.id_field === "string" ? def.id_field : this.globals.ID_FIELD) as string;
     const authField = def.auth_field !== undefined ? def.auth_field : this.globals.AUTH_FIELD;
     if (authField === idField) this.problems.push(`${at} auth_field cannot be the id field '${idField}'`);
+    // Writes set it as a top-level key and reads filter on it as a path: `meta.owner` would be neither's.
+    if (typeof authField === "string" && authField.includes(".")) this.problems.push(`${at} auth_field '${authField}' must be a top-level field`);
 
     const prefixKey = def.db_prefix !== undefined ? "db_prefix" : "mongo_prefix";
     const prefix = def[prefixKey];

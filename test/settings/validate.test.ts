@@ -185,6 +185,8 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
       "Resource 'people': field 'location.zip.code' cannot contain '$' or '.'",
     ]);
     expect(problems((s) => (people(s).auth_field = "_id"))).toEqual(["Resource 'people': auth_field cannot be the id field '_id'"]);
+    // A dotted owner was written as a top-level key and filtered on as a path: nobody saw their own documents.
+    expect(problems((s) => (people(s).auth_field = "meta.owner"))).toEqual(["Resource 'people': auth_field 'meta.owner' must be a top-level field"]);
   });
 
   it("a db_prefix without database settings", () => {
