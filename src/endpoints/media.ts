@@ -50,25 +50,27 @@ function guardedFields(config: Config, authenticates: boolean): Array<{ resource
 }
 
 /**
- * Whether the file is held by a document, or one of its versions, that the caller may not see
- * with that field: a resource or item it may not read, another user's document (auth_field),
- * or a media field the field rules withhold. A file's id is never shown to such a caller, but
- * ids can be guessed in part (an ObjectId counts up), so the endpoint looks for its holder.
+ * Whether the file is held by a document, or one of its versions, and by none the caller may
+ * see with that field: every holder is of a resource or item it may not read, another user's
+ * (auth_field), or withheld by field rules. A file's id is never shown to such a caller, but ids
+ * can be guessed in part (an ObjectId counts up), so the endpoint looks for its holders. Several
+ * resources may read one collection: the file is served through any that shows it.
  */
 async function withheldFile(services: Services, ctx: RequestContext, id: string, fields: Array<{ resource: Resource; field: string }>): Promise<boolean> {
   const value = isObjectIdHex(id) ? new ObjectId(id) : id;
+  let held = false;
   for (const { resource, field } of fields) {
     const holders = resource.versioning ? [resource, shadowResource(services.config, resource)] : [resource];
     for (const holder of holders) {
       const document = await services.data.findOne(ctx, holder, { [field]: value }, { showDeleted: true, wholeCollection: true });
       if (!document) continue;
-      if (!(await services.access.canRead(ctx, resource, true))) return true;
-      if (!(await services.data.findOne(ctx, holder, { _id: document._id }, { showDeleted: true }))) return true;
+      held = true;
       const mask = fieldMask(ctx, resource, "read", document);
-      if (mask && pathVisibility(mask, field) === "hidden") return true;
+      if (mask && pathVisibility(mask, field) === "hidden") continue;
+      if ((await services.access.canRead(ctx, resource, true)) && (await services.data.findOne(ctx, holder, { _id: document._id }, { showDeleted: true }))) return false;
     }
   }
-  return false;
+  return held;
 }
 
 /** GET/HEAD `/<MEDIA_ENDPOINT>/<id>`: the file streamed, whole (200/304) or a range (206/416). */

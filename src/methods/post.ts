@@ -12,6 +12,7 @@ import { shadowByName } from "../features/shadow.ts";
 import type { Reply } from "../render/reply.ts";
 import { readPayload } from "../request/payload.ts";
 import { pathFields } from "../routing/lookup.ts";
+import { authFieldFilter } from "../auth/access.ts";
 import { now } from "../util/clock.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { pyStr } from "../validation/pyrepr.ts";
@@ -92,6 +93,8 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   if (items.length === 0) throw new HttpError(400, "Empty bulk insert");
   if (items.length > 1 && !resource.bulk_enabled) throw new HttpError(400, "Bulk insert not allowed");
   const path = pathFields(ctx, resource, config);
+  // A URL naming another user's documents is refused as a GET of it is, not stored as the caller's.
+  if (resource.auth_field) authFieldFilter(ctx, resource, { ...path.declared, ...path.undeclared });
   // Validation works on its own copy, so the client's documents are only copied to add path values.
   const declared = Object.keys(path.declared).length > 0;
   const documentsOnly = (items.length === 1 && isPlainObject(items[0]) ? items : items.filter(isPlainObject)) as Doc[];

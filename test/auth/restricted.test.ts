@@ -28,6 +28,8 @@ const settings: Settings = {
       url: 'boards/<regex("[a-z]+"):board>/notes',
       schema: { board: { type: "string" }, title: { type: "string" } },
     },
+    // The owner in the URL: each user's notes under their own name.
+    usernotes: { ...writable, url: 'users/<regex("[a-z]+"):owner>/notes', datasource: { source: "notes" }, schema: { title: { type: "string" }, owner: { type: "string" } } },
     shared: { ...writable, public_methods: ["GET"], schema: { title: { type: "string" } } },
     // Soft delete leaves uniqueness to the validator's query (no unique index).
     handles: { ...writable, soft_delete: true, schema: { handle: { type: "string", unique: true }, nick: { type: "string", unique_to_user: true } } },
@@ -86,6 +88,18 @@ describe("reads", () => {
     await create("/boards/y/notes", { title: "a2" }, alice);
     expect(await titles(await api.get("/boards/x/notes", alice))).toEqual(["a1"]);
     expect(await titles(await api.get("/boards/x/notes", bob))).toEqual(["b1"]);
+  });
+
+  it("hold where the URL names the owner: another user's URL is Eve's 401, for a POST as for a GET", async () => {
+    const own = await api.post("/users/alice/notes", { title: "mine" }, alice);
+    expect(own.status).toBe(201);
+    expect((await json(own))._links.self.href).toMatch(/^users\/alice\/notes\//);
+    for (const response of [await api.get("/users/alice/notes", bob), await api.post("/users/alice/notes", { title: "planted" }, bob)]) {
+      expect(response.status).toBe(401);
+      expect((await json(response))._error.message).toBe("Incompatible User-Restricted Resource request.");
+    }
+    expect(await titles(await api.get("/notes", alice))).toEqual(["mine"]);
+    expect(await titles(await api.get("/notes", bob))).toEqual([]);
   });
 
   it("hold for embedded documents", async () => {
