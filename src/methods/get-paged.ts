@@ -140,6 +140,8 @@ async function cursorRead(services: Services, ctx: CallScope, { query, filter }:
   const { projection, restore } = withSortFields(common.projection ?? null, sort);
   const found = await services.data.find(ctx, resource, {
     ...common,
+    // The sort fields read for the cursor are removed from the documents: never from the store's own.
+    shared: common.shared === true && restore === null,
     projection,
     filter,
     sort: backward ? reverseSort(sort) : sort,
