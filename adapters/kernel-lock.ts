@@ -106,8 +106,14 @@ function socketName(lockPath: string): string {
   } catch {
     real = lockPath;
   }
-  return `\0everest-lock-${createHash("sha256").update(real).digest("hex").slice(0, 48)}`;
+  // Padded with NULs to the whole of sun_path (108 bytes on Linux): Node 20 binds an abstract
+  // name so padded, Node 22 and later bind it at its own length, a name of its own, so each saw
+  // no lock the other held and two servers wrote one journal. Padded, every version binds one name.
+  return `\0everest-lock-${createHash("sha256").update(real).digest("hex").slice(0, 48)}`.padEnd(SUN_PATH, "\0");
 }
+
+/** The size of a Unix socket address's path on Linux. */
+const SUN_PATH = 108;
 
 function socketLock(lockPath: string): Promise<KernelLock | null> {
   const server: Server = createServer((socket) => socket.destroy());

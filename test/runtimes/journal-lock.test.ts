@@ -61,6 +61,20 @@ describe.skipIf(runtime === "workers")(`one writer per journal (${runtime})`, ()
     await killed(restarted);
   });
 
+  // Node 20 binds an abstract socket name padded to sun_path, Node 22 and later at its own
+  // length: unpadded, each saw no lock the other held, and both wrote one journal.
+  it.runIf(runtime === "node" && process.platform === "linux" && Boolean(process.env.SQLITE_NODE))("a server on another Node version is refused, either way round", async () => {
+    for (const [holder, claimant] of [[undefined, process.env.SQLITE_NODE], [process.env.SQLITE_NODE, undefined]] as const) {
+      const db = `file:${join(dir, `versions-${holder ? "newer" : "suite"}.jsonl`)}`;
+      const first = await serve(db, holder ? { node: holder } : {});
+      expect(first.url, first.output()).not.toBeNull();
+      const second = await serve(db, claimant ? { node: claimant } : {});
+      expect(second.url, second.output()).toBeNull();
+      expect(second.output()).toMatch(new RegExp(`is in use by process ${first.pid}\\b`));
+      await killed(first);
+    }
+  });
+
   it.runIf(process.platform === "linux")("a server killed under a parent that never reaps it is restarted at once on its journal", async () => {
     const db = `file:${join(dir, "orphaned.jsonl")}`;
     const first = await serve(db, { orphaned: true });

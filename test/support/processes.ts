@@ -30,6 +30,8 @@ export interface ServeOptions {
   /** A flag of the serve command to leave out (a Deno permission). */
   without?: string;
   env?: Record<string, string>;
+  /** The Node binary to serve with (runtime "node"): another version than the suite's. */
+  node?: string;
 }
 
 const [major, minor] = process.versions.node.split(".").map(Number) as [number, number];
@@ -65,7 +67,7 @@ export function workspace(name: string, settings: unknown): { dir: string; setti
 /** Starts `serve:<runtime>` on `db` in its own process group; resolves when it serves or exits. */
 export function serveProcess(runtime: Runtime, settingsFile: string, db: string, options: ServeOptions = {}): Promise<Served> {
   const [program, ...args] = serveCommand(runtime);
-  const node = runtime === "node" && db.startsWith("sqlite:") && process.env.SQLITE_NODE ? process.env.SQLITE_NODE : program!;
+  const node = (runtime === "node" && options.node) || (runtime === "node" && db.startsWith("sqlite:") && process.env.SQLITE_NODE ? process.env.SQLITE_NODE : program!);
   const argv = [node, ...args, settingsFile, "--port", "0", "--db", db].filter((arg) => arg !== options.without);
   const [command, ...rest] = options.orphaned ? ["sh", "-c", '"$@" & echo "pid $!"; exec sleep 600', "sh", ...argv] : argv;
   const child = spawn(command!, rest, { cwd: ROOT, detached: true, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...options.env } });
