@@ -44,9 +44,11 @@ function converterFor(types: DataType[]): ((value: unknown) => unknown) | null {
   const convertible = types.filter((t) => t.convert);
   if (!convertible.length) return null;
   if (types.length === 1) return types[0]!.convert!;
-  // Eve applies the conversions in the listed order; the first one that converts wins.
+  // Eve applies the conversions in the listed order; the first one that applies wins, and a
+  // value already of that type needs none (1 stays a number ahead of `boolean`).
   return (value) => {
     for (const type of convertible) {
+      if (type.test(value)) return value;
       const converted = type.convert!(value);
       if (converted !== value && type.test(converted)) return converted;
     }

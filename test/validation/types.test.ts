@@ -87,6 +87,12 @@ describe.each(ENGINES)("types and conversion (%s engine)", (engine) => {
     expect((await converted(["string", "integer"], "12")).document.f).toBe(12);
     expect((await converted(["boolean", "integer"], "12")).document.f).toBe(12);
     expect((await converted(["integer", "string"], 5)).document.f).toBe(5);
+    // A value already of a type listed ahead needs no conversion: 1 stayed a number no longer.
+    expect((await converted(["number", "string", "boolean"], 1)).document.f).toBe(1);
+    expect((await converted(["number", "string", "boolean"], 0)).document.f).toBe(0);
+    expect((await converted(["number", "string", "boolean"], "10")).document.f).toBe(10);
+    expect((await converted(["integer", "boolean"], 1)).document.f).toBe(1);
+    expect((await converted(["boolean", "integer"], 1)).document.f).toBe(true);
   });
 
   it("converts inside sub-documents, lists, positional items and mapping values", async () => {
