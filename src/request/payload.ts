@@ -60,7 +60,7 @@ async function readOtherPayload(ctx: RequestContext, config: Config, contentType
   }
   // Imported on first use: most APIs never receive a form upload (and a Worker's bundle loads it apart).
   if (contentType === "multipart/form-data") return (await import("./multipart.ts")).readMultipart(ctx, config);
-  throw new HttpError(400, "Unknown or no payload format supplied");
+  throw new HttpError(400, "Unknown or no Content-Type header supplied");
 }
 
 /**

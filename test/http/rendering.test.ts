@@ -137,9 +137,12 @@ describe("bad input", () => {
     expect((await json(response))._error.code).toBe(400);
   });
 
-  it("answers an unknown content type with 400", async () => {
-    const response = await api.fetch("/people", { method: "POST", headers: { "Content-Type": "text/plain" }, body: "lastname=x" });
-    expect(response.status).toBe(400);
+  it("answers an unknown or missing content type with Eve's 400 (eve/methods/common.py payload())", async () => {
+    for (const headers of [{ "Content-Type": "text/plain" }, {}]) {
+      const response = await api.fetch("/people", { method: "POST", headers, body: "lastname=x" });
+      expect(response.status).toBe(400);
+      expect(await json(response)).toEqual({ _status: "ERR", _error: { code: 400, message: "Unknown or no Content-Type header supplied" } });
+    }
   });
 
   it("refuses a body over MAX_BODY_SIZE with 413, streamed or declared", async () => {
