@@ -138,7 +138,7 @@ describe("bad input", () => {
   });
 
   it("answers an unknown or missing content type with Eve's 400 (eve/methods/common.py payload())", async () => {
-    for (const headers of [{ "Content-Type": "text/plain" }, {}]) {
+    for (const headers of [{ "Content-Type": "text/plain" }, {}] as Array<Record<string, string>>) {
       const response = await api.fetch("/people", { method: "POST", headers, body: "lastname=x" });
       expect(response.status).toBe(400);
       expect(await json(response)).toEqual({ _status: "ERR", _error: { code: 400, message: "Unknown or no Content-Type header supplied" } });
