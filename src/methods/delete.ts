@@ -4,7 +4,6 @@ import type { RequestContext } from "../context.ts";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
 import type { Doc, Filter } from "../drivers/types.ts";
-import { HttpError } from "../errors.ts";
 import type { Resource } from "../settings/normalize.ts";
 import { documentEtag } from "../render/etag.ts";
 import type { Reply } from "../render/reply.ts";
@@ -38,8 +37,10 @@ export async function deleteItemInternal(services: Services, ctx: CallScope, loo
   const config = services.config;
   const where = lookup;
   const original = await loadOriginal(services.data, ctx, where);
-  if (resource.soft_delete && original[config.DELETED] === true) throw new HttpError(404);
   const etag = requiredEtag(config, ctx, resource, original, precondition);
+  // Deleting a flagged document again changes nothing, and succeeds (Eve's deleteitem_internal,
+  // tests/methods/delete.py TestSoftDelete.test_multiple_softdelete): no hook, no version.
+  if (resource.soft_delete && original[config.DELETED] === true) return NO_CONTENT;
   const onDeleteItem = services.hooks.emitForResource("on_delete_item", resource.name, original);
   if (onDeleteItem) await onDeleteItem;
   if (resource.soft_delete) {

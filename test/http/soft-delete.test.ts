@@ -62,7 +62,15 @@ describe("soft delete", () => {
       expect(response.headers.get("etag")).toBe(`"${body._etag}"`);
       expect(response.headers.get("last-modified")).toBeTruthy();
     }
-    expect((await api.delete(`/items/${item._id}`, { "If-Match": "*" })).status).toBe(404);
+    // Deleted again: 204 and nothing changes (tests/methods/delete.py test_multiple_softdelete).
+    const flagged = await api.get(`/items/${item._id}`);
+    const etag = flagged.headers.get("etag")!;
+    expect((await api.delete(`/items/${item._id}`, { "If-Match": "0".repeat(40) })).status).toBe(412);
+    expect((await api.delete(`/items/${item._id}`, { "If-Match": etag })).status).toBe(204);
+    expect((await api.delete(`/items/${item._id}`, { "If-Match": "*" })).status).toBe(204);
+    const after = await api.get(`/items/${item._id}`);
+    expect(after.status).toBe(404);
+    expect(after.headers.get("etag")).toBe(etag);
   });
 
   it("hides deleted documents from collections unless show_deleted or a where on the flag asks", async () => {
