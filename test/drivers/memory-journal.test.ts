@@ -679,4 +679,23 @@ describe("memory journal: a unique the settings no longer hold", () => {
     expect((await fourth.post("b@x")).status).toBe(201);
     await fourth.handler.app.close();
   });
+
+  it("frees a value held only by a soft-deleted document once soft delete is turned on", async () => {
+    // A unique index (built before soft delete) refused values that only flagged documents held.
+    const dir = await tempDir();
+    const open = (softDelete: boolean) => {
+      const base = settings(join(dir, "journal"), true);
+      const handler = createHandler({ ...base, ITEM_METHODS: ["GET", "DELETE"], DOMAIN: { people: { ...base.DOMAIN.people, soft_delete: softDelete } } } as never, { services: { files: new NodeFileAccess() } });
+      const post = (email: string) => handler(new Request("http://x/people", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email }) }));
+      return { handler, post };
+    };
+    const first = open(false);
+    const created = await (await first.post("a@x")).json();
+    await first.handler.app.close();
+    const second = open(true);
+    expect((await second.handler(new Request(`http://x/people/${created._id}`, { method: "DELETE", headers: { "If-Match": created._etag } }))).status).toBe(204);
+    expect((await second.post("a@x")).status).toBe(201);
+    expect((await second.post("a@x")).status).toBe(422);
+    await second.handler.app.close();
+  });
 });
