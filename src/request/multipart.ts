@@ -7,8 +7,10 @@ import { checkJsonShape } from "../http/json-shape.ts";
 import type { Config } from "../settings/normalize.ts";
 import { isRefusedKey } from "../util/objects.ts";
 
-/** The body as FormData, refused (413) past MAX_BODY_SIZE before it is all read. */
-async function readForm(ctx: RequestContext): Promise<FormData> {
+type Entries = Iterable<[string, FormDataEntryValue]>;
+
+/** The body's form entries, refused (413) past MAX_BODY_SIZE before it is all read. */
+async function readForm(ctx: RequestContext): Promise<Entries> {
   const limit = ctx.maxBodySize;
   if (Number(ctx.request.headers.get("content-length") ?? NaN) > limit) throw new HttpError(413);
   let size = 0;
@@ -37,29 +39,40 @@ async function readForm(ctx: RequestContext): Promise<FormData> {
     if (tooLarge) throw new HttpError(413);
     throw new HttpError(400, "Malformed multipart/form-data", { cause: error });
   }
-  return [...form.values()].includes("") ? withEmptyFiles(form, chunks, contentType) : form;
+  const values = [...form.values()];
+  const mended = values.includes("") || (ON_BUN && values.some((value) => typeof value !== "string"));
+  return mended ? fromPartHeaders(form, chunks, contentType) : form;
 }
 
+/** Bun's formData() gives each file the type its filename suggests, not the one its part sent. */
+const ON_BUN = "Bun" in globalThis;
+
 /**
- * workerd gives a file part with an empty filename — what a browser sends for a file input left
- * empty — as the string "" (cloudflare/workerd#875); such entries become the empty File every
- * other runtime gives, found by reading the parts' headers.
+ * The form as every runtime should give it, from the parts' own headers: workerd gives a file
+ * part with an empty filename — what a browser sends for a file input left empty — as the
+ * string "" (cloudflare/workerd#875), which becomes the empty File the others give; and Bun
+ * types a file by its name (`a.bin` octet-stream whatever the client said), which gets the
+ * Content-Type its part sent back.
  */
-async function withEmptyFiles(form: FormData, chunks: Uint8Array[], contentType: string): Promise<FormData> {
+async function fromPartHeaders(form: FormData, chunks: Uint8Array[], contentType: string): Promise<Entries> {
   const boundary = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
   const parts = (await new Blob(chunks as BlobPart[]).text())
     .split(`--${boundary?.[1] ?? boundary?.[2]}`)
     .slice(1, -1)
     .map((part) => {
-      const disposition = /^content-disposition:(.*)$/im.exec(part.slice(0, part.indexOf("\r\n\r\n")))?.[1] ?? "";
-      return { name: /;\s*name="([^"]*)"/i.exec(disposition)?.[1], file: /;\s*filename\*?=/i.test(disposition) };
+      const head = part.slice(0, part.indexOf("\r\n\r\n"));
+      const disposition = /^content-disposition:(.*)$/im.exec(head)?.[1] ?? "";
+      const type = /^content-type:\s*(.*?)\s*$/im.exec(head)?.[1];
+      return { name: /;\s*name="([^"]*)"/i.exec(disposition)?.[1], file: /;\s*filename\*?=/i.test(disposition), type };
     });
-  const fixed = new FormData();
+  const fixed: Array<[string, FormDataEntryValue]> = [];
   let at = 0;
   for (const [key, value] of form) {
     while (at < parts.length && parts[at]!.name !== key) at++;
     const part = parts[at++];
-    fixed.append(key, value === "" && part?.file ? new File([], "") : value);
+    // The type is set on the File itself: a File made anew, or added to a FormData, is typed again by Bun.
+    if (typeof value !== "string" && part?.type !== undefined && value.type !== part.type) Object.defineProperty(value, "type", { value: part.type });
+    fixed.push([key, value === "" && part?.file ? new File([], "") : value]);
   }
   return fixed;
 }

@@ -166,6 +166,15 @@ describe("media as URLs and the media endpoint", () => {
     expect(new Uint8Array(await response.arrayBuffer())).toEqual(BYTES);
   });
 
+  it("keeps the Content-Type each part sent, whatever its filename says (Bun guessed it from the name)", async () => {
+    for (const [type, name] of [["text/plain", "notes.bin"], ["image/png", "picture.txt"], ["application/x-custom", "data"]]) {
+      const image = await created(api, "/images", [["pic", file(BYTES, type), name]]);
+      const response = await api.get(await mediaPath(api, `/images/${image._id}`));
+      expect(response.headers.get("content-type"), name).toBe(type);
+      expect(new Uint8Array(await response.arrayBuffer())).toEqual(BYTES);
+    }
+  });
+
   it("serves byte ranges: 206 with Content-Range, suffixes, clamping; 416 when unsatisfiable", async () => {
     const { url } = await stored();
     const ranged = async (range: string) => {
