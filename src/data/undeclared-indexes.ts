@@ -9,7 +9,8 @@ import type { Config, Resource } from "../settings/normalize.ts";
 /** `indexSpecs`: those the data layer builds for a resource (src/data/layer.ts), handed in by it. */
 export async function dropUndeclared(config: Config, indexSpecs: (resource: Resource) => IndexSpec[], drop: NonNullable<Driver["dropIndexesBut"]>, target: Target, resource: Resource, logger: Logger): Promise<void> {
   const names: string[] = [];
-  for (const other of Object.values(config.DOMAIN)) {
+  // The resource itself first: a versioned resource's shadow (src/features/shadow.ts) is in no DOMAIN.
+  for (const other of new Set([resource, ...Object.values(config.DOMAIN)])) {
     if (other.datasource.source !== resource.datasource.source || other.db_prefix !== resource.db_prefix) continue;
     const orders = other.pagination_cursor ? (await import("../query/keyset.ts")).orderSpecs(other) : [];
     for (const spec of [...indexSpecs(other), ...orders]) names.push(spec.name!);

@@ -67,7 +67,9 @@ async function withheldFile(services: Services, ctx: RequestContext, id: string,
       held = true;
       const mask = fieldMask(ctx, resource, "read", document);
       if (mask && pathVisibility(mask, field) === "hidden") continue;
-      if ((await services.access.canRead(ctx, resource, true)) && (await services.data.findOne(ctx, holder, { _id: document._id }, { showDeleted: true }))) return false;
+      // A version is the caller's when its document is (the shadow collection has no owner field of its own).
+      const own = holder === resource ? { _id: document._id } : { [resource.id_field]: document[resource.id_field + services.config.VERSION_ID_SUFFIX] };
+      if ((await services.access.canRead(ctx, resource, true)) && (await services.data.findOne(ctx, resource, own, { showDeleted: true }))) return false;
     }
   }
   return held;

@@ -641,7 +641,8 @@ describe("memory journal: a unique the settings no longer hold", () => {
     DB_URI: `file:${path}`,
     RESOURCE_METHODS: ["GET", "POST"],
     DOMAIN: {
-      people: { schema: { email: { type: "string", ...(unique ? { unique: true } : {}) }, n: { type: "integer" } }, mongo_indexes: { by_n: [["n", 1]] } },
+      // Versioned: its shadow collection's index is declared by no resource of DOMAIN, and stays.
+      people: { versioning: true, schema: { email: { type: "string", ...(unique ? { unique: true } : {}) }, n: { type: "integer" } }, mongo_indexes: { by_n: [["n", 1]] } },
       // Another resource over the collection: its declared index stays.
       admins: { datasource: { source: "people" }, schema: { email: { type: "string" } }, mongo_indexes: { by_email: [["email", -1]] } },
     },

@@ -34,4 +34,18 @@ describe("the media endpoint", () => {
     expect(await read(shared, "bob")).toEqual({ status: 200, text: "SHARED" });
     expect((await api.get(shared)).status).toBe(401);
   });
+
+  it("holds for a versioned resource's files, current and replaced: its versions are its documents'", async () => {
+    const first = await upload("/drafts", "bob", "DRAFT 1");
+    const draft = (await json(await api.get("/drafts", as("bob"))))._items[0];
+    const form = new FormData();
+    form.append("file", new Blob(["DRAFT 2"], { type: "text/plain" }), "f.txt");
+    expect((await api.fetch(`/drafts/${draft._id}`, { method: "PATCH", body: form, headers: { ...as("bob"), "If-Match": draft._etag } })).status).toBe(200);
+    const second = (await json(await api.get(`/drafts/${draft._id}`, as("bob")))).file as string;
+    expect(second).not.toBe(first);
+    for (const url of [first, second]) {
+      expect((await api.get(url, as("bob"))).status, url).toBe(200);
+      expect((await api.get(url, as("alice"))).status, url).toBe(404);
+    }
+  });
 });

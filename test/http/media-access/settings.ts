@@ -23,6 +23,8 @@ const settings: Settings = {
   DOMAIN: {
     // Each user's own documents.
     notes: { auth_field: "owner", schema: { title: { type: "string" }, file: { type: "media" } } },
+    // Each user's own, with versions holding the files replaced.
+    drafts: { auth_field: "owner", versioning: true, item_methods: ["GET", "PATCH"], schema: { title: { type: "string" }, file: { type: "media" } } },
     // Readable by admin alone, collection and items.
     vault: { allowed_roles: ["admin"], allowed_item_roles: ["admin"], schema: { file: { type: "media" } } },
     // Anyone's who authenticates.
