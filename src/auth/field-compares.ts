@@ -24,7 +24,10 @@ export function checkComparedPaths(ctx: CallScope, resource: Resource, operators
   // stored value lacks, each answer would tell something of a value the caller may not read.
   for (const operator of STORED_VALUE_OPERATORS) {
     const fields = operators[operator];
-    if (isPlainObject(fields)) for (const path of Object.keys(fields)) if (pathVisibility(mask, path) === "hidden") throw invalidField("filter", path);
+    // $min and $max compare the whole stored value, and may replace it: a dict or list holding
+    // a hidden field is as much a probe as the field itself.
+    const probes = (path: string) => pathVisibility(mask, path) === "hidden" || ((operator === "$min" || operator === "$max") && pathVisibility(mask, path) !== "shown");
+    if (isPlainObject(fields)) for (const path of Object.keys(fields)) if (probes(path)) throw invalidField("filter", path);
   }
   for (const [path, operand] of Object.entries(isPlainObject(operators.$pull) ? operators.$pull : {})) {
     // As `{"list": {"$elemMatch": operand}}` would test it: fields of the items, or the items whole.

@@ -167,6 +167,9 @@ describe("operators that compare stored values a caller may not read", () => {
       [{ $push: { slots: { $each: ["x", "y"] } } }, "slots"],
       [{ $addToSet: { slots: "a" } }, "slots"],
       [{ $pull: { slots: "a" } }, "slots"],
+      // A whole list whose items hold a hidden field: $max compares, and may replace, all of it.
+      [{ $max: { badges: [] } }, "badges"],
+      [{ $min: { badges: [{ label: "z" }] } }, "badges"],
     ];
     for (const [body, field] of bodies) {
       for (const url of [`/cards/${created._id}`, byFilter, matchingNone]) {
