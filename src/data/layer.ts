@@ -3,6 +3,7 @@
 // resource must carry (datasource filter, soft delete, user-restricted access). Methods and
 // features read and write through here, never through a driver directly.
 import type { CallScope } from "../scope.ts";
+import { indexDefinition } from "../settings/indexes.ts";
 import { DuplicateKeyError, type Change, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type Projection, type Sort, type Target, type Update } from "../drivers/types.ts";
 import type { Logger } from "../logging.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
@@ -328,9 +329,8 @@ export function indexSpecs(resource: Resource): IndexSpec[] {
     if (typeof type === "string" && GEO_TYPES.has(type)) specs.push({ keys: [[field, "2dsphere"]], name: `${field}_2dsphere` });
   }
   for (const [name, definition] of Object.entries(resource.mongo_indexes)) {
-    const { key, options } = Array.isArray(definition)
-      ? { key: definition as Array<[string, 1 | -1]>, options: {} as Record<string, unknown> }
-      : (definition as { key: Array<[string, 1 | -1]>; options?: Record<string, unknown> });
+    // Checked at start-up (src/settings/validate.ts): every entry has one of the forms.
+    const { key, options } = indexDefinition(definition)!;
     // A store keeps one index per key pattern: one a `unique` field needs wins over one declared
     // on the same keys, which would otherwise replace it and leave the field unguarded.
     const same = (spec: IndexSpec) => spec.unique && spec.keys.length === key.length && spec.keys.every(([field, order], i) => key[i]![0] === field && key[i]![1] === order);

@@ -5,6 +5,7 @@
 // that keep the orders a cursor resource is read in most (data/layer.ts creates them).
 import type { Doc, IndexSpec, Projection, Sort } from "../drivers/types.ts";
 import type { Resource } from "../settings/normalize.ts";
+import { indexDefinition } from "../settings/indexes.ts";
 import { isPlainObject } from "../util/objects.ts";
 
 /** The order a cursor read pages in: the read's sort (none: `_id`) ending at `_id`, in the last key's direction. */
@@ -120,7 +121,7 @@ export function orderSpecs(resource: Resource): IndexSpec[] {
   if (!resource.pagination_cursor || !resource.pagination || resource.datasource.aggregation) return [];
   const orders: Array<[string, Sort]> = [["default_sort", keysetSort(resource.datasource.default_sort)]];
   for (const [name, definition] of Object.entries(resource.mongo_indexes)) {
-    const key = (Array.isArray(definition) ? definition : (definition as { key: unknown }).key) as Array<[string, unknown]>;
+    const key = indexDefinition(definition)!.key;
     if (key.every(([, direction]) => direction === 1 || direction === -1)) orders.push([name, keysetSort(key as Sort)]);
   }
   const seen = new Set<string>();

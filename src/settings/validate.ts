@@ -6,6 +6,7 @@
 // resource) are made too. Schema rules themselves are checked by src/validation.
 import { compileDateFormat } from "../render/dates.ts";
 import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
+import { indexDefinition } from "./indexes.ts";
 import { anything, bool, int, isObject, listOf, name, nullable, object, oneOf, oneOrMany, show, strings, text, type Check } from "./checks.ts";
 import { converterRegex } from "./urls.ts";
 import { OPT_IN_CHECKS, pagingProblems } from "./opt-in.ts";
@@ -207,7 +208,7 @@ const RESOURCE_CHECKS: Record<(typeof RESOURCE_ONLY_KEYS)[number], Check> = {
   mongo_prefix: nullable(name),
   db_query_whitelist: operators,
   mongo_query_whitelist: operators,
-  mongo_indexes: object,
+  mongo_indexes: (v) => (isObject(v) && Object.values(v).every((entry) => indexDefinition(entry) !== null) ? null : "must map names to indexes: [[field, 1]], [[[field, 1]], options] or {key, options}"),
   mongo_write_concern: object,
   query_objectid_as_string: bool,
   normalize_dotted_fields: bool,

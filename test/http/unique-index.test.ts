@@ -268,3 +268,24 @@ describe("unique without an index, under concurrent writes", () => {
     expect(await named("twice")).toBe(1);
   });
 });
+
+// Eve's settings write an index with options as a (keys, options) tuple: a two-element list in JSON.
+describe("mongo_indexes in each of Eve's forms", () => {
+  it("builds a unique index given as (keys, options) or {key, options}, and refuses another shape at start-up", async () => {
+    for (const definition of [[[["code", 1]], { unique: true }], { key: [["code", 1]], options: { unique: true } }]) {
+      const api = testApi({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { codes: { schema: { code: { type: "string" } }, mongo_indexes: { code_idx: definition } } } });
+      try {
+        expect((await api.post("/codes", { code: "a" })).status).toBe(201);
+        const again = await api.post("/codes", { code: "a" });
+        expect(again.status, JSON.stringify(definition)).toBeGreaterThanOrEqual(400);
+        expect(again.status).toBeLessThan(500);
+        expect(Number((await api.get("/codes")).headers.get("x-total-count"))).toBe(1);
+      } finally {
+        await api.close();
+      }
+    }
+    for (const bad of [[["code"]], { key: [["code", 1]], unique: true }]) {
+      expect(() => testApi({ DOMAIN: { codes: { schema: { code: { type: "string" } }, mongo_indexes: { code_idx: bad } } } })).toThrow(/mongo_indexes.*must map names to indexes/);
+    }
+  });
+});
