@@ -233,13 +233,6 @@ function operandProblem(key: string, value: unknown): string | null {
   return key === "$elemMatch" && !isPlainObject(value) ? "$elemMatch needs an object" : null;
 }
 
-/** Whether every position of a GeoJSON value is a longitude and latitude, as MongoDB's 2dsphere needs (it refuses the query otherwise). */
-function onTheSphere(value: unknown): boolean {
-  if (!Array.isArray(value)) return isPlainObject(value) ? Object.values(value).every(onTheSphere) : true;
-  if (typeof value[0] === "number") return Math.abs(value[0]) <= 180 && Math.abs(value[1] as number) <= 90;
-  return value.every(onTheSphere);
-}
-
 /**
  * Operand shapes checked here rather than left to the database, so that every driver refuses the
  * same malformed query with the same 400 (backends differ in what they let through, and the
@@ -255,8 +248,8 @@ function checkOperands(node: unknown): void {
       throw badRequest(`${key} needs an array`);
     } else if (key === "$geometry") {
       const test = isPlainObject(value) && typeof value.type === "string" ? GEOMETRY_TESTS.get(value.type) : undefined;
+      // Positions out of a longitude's or latitude's bounds fail the test too (src/validation/geo.ts).
       if (!test || !test(value)) throw badRequest("$geometry must be a valid GeoJSON geometry");
-      if (!onTheSphere(value)) throw badRequest("$geometry is out of bounds");
     } else if (key === "$maxDistance" || key === "$minDistance") {
       if (typeof value !== "number" || !(value >= 0) || !Number.isFinite(value)) throw badRequest(`${key} must be a non-negative number`);
     } else if (key === "$near" || key === "$nearSphere") {

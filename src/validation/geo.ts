@@ -21,9 +21,12 @@ export type GeoTypeName = keyof typeof GEO_TYPES;
 
 const isNumber = (value: unknown): value is number => typeof value === "number" && Number.isFinite(value);
 
-/** Longitude, latitude and an optional altitude (which MongoDB's 2dsphere index ignores). */
+/**
+ * Longitude and latitude within their bounds (the 2dsphere index refuses others), and an optional
+ * altitude (which it ignores).
+ */
 function isPosition(value: unknown): boolean {
-  return Array.isArray(value) && (value.length === 2 || value.length === 3) && value.every(isNumber);
+  return Array.isArray(value) && (value.length === 2 || value.length === 3) && value.every(isNumber) && Math.abs(value[0]) <= 180 && Math.abs(value[1]) <= 90;
 }
 
 function isLine(value: unknown): boolean {

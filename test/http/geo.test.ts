@@ -107,6 +107,15 @@ describe("GeoJSON queries", () => {
     expect((await api.get(aggregate({ $point: "here", $radius: {} }))).status).toBe(400);
   });
 
+  it("refuses to store a position out of a longitude's or latitude's bounds, as MongoDB's 2dsphere index does", async () => {
+    for (const coordinates of [[500, 500], [181, 0], [0, -90.5]]) {
+      const refused = await api.post("/places", { name: "Beyond", location: { type: "Point", coordinates } });
+      expect(refused.status, JSON.stringify(coordinates)).toBe(422);
+      expect((await json(refused))._issues).toHaveProperty("location");
+    }
+    expect(await names(where("places", { name: "Beyond" }))).toEqual([]);
+  });
+
   it("refuses malformed geo operands with 400", async () => {
     const bad = [
       { location: { $near: { $geometry: ITALY } } },
