@@ -92,9 +92,15 @@ export class AccessControl {
     this.anyAuth = this.globalAuth !== null || [...this.resourceAuth.values()].some((auth) => auth !== null);
   }
 
-  /** Whether any auth class applies anywhere in the API. */
-  get authenticates(): boolean {
-    return this.anyAuth;
+  /**
+   * Whether reading a resource's items asks more than the API's own endpoints (home, media) do:
+   * another auth class, other public methods or other roles. The media endpoint checks no more.
+   */
+  itemsAskMore(resource: Resource): boolean {
+    const item = endpointRequirement(this.config, resource, true, "GET");
+    const api = endpointRequirement(this.config, null, false, "GET");
+    const roles = (list: readonly string[]) => [...list].sort().join("\u0000");
+    return this.authFor(resource) !== this.globalAuth || isPublic(item.publicMethods, "GET") !== isPublic(api.publicMethods, "GET") || roles(item.roles) !== roles(api.roles);
   }
 
   authFor(resource: Resource | null): Auth | null {

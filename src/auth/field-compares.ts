@@ -26,8 +26,11 @@ export function checkComparedPaths(ctx: CallScope, resource: Resource, operators
     const fields = operators[operator];
     // $min and $max compare the whole stored value, and may replace it: a dict or list holding
     // a hidden field is as much a probe as the field itself.
-    const probes = (path: string) => pathVisibility(mask, path) === "hidden" || ((operator === "$min" || operator === "$max") && pathVisibility(mask, path) !== "shown");
-    if (isPlainObject(fields)) for (const path of Object.keys(fields)) if (probes(path)) throw invalidField("filter", path);
+    const whole = operator === "$min" || operator === "$max";
+    for (const path of isPlainObject(fields) ? Object.keys(fields) : []) {
+      const visibility = pathVisibility(mask, path);
+      if (visibility === "hidden" || (whole && visibility === "partly")) throw invalidField("filter", path);
+    }
   }
   for (const [path, operand] of Object.entries(isPlainObject(operators.$pull) ? operators.$pull : {})) {
     // As `{"list": {"$elemMatch": operand}}` would test it: fields of the items, or the items whole.

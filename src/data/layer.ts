@@ -293,7 +293,6 @@ export class DataLayer {
     if (driver.indexesStay && driver.dropIndexesBut) await (await import("./undeclared-indexes.ts")).dropUndeclared(this.config, indexSpecs, driver.dropIndexesBut.bind(driver), target, resource, this.logger);
     return new Set(driver.indexesStay ? uniqueIndexFields(resource) : []);
   }
-
 }
 
 const GEO_TYPES = new Set(["point", "multipoint", "linestring", "multilinestring", "polygon", "multipolygon", "geometrycollection"]);

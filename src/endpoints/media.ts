@@ -6,6 +6,7 @@ import { formatHttpDate, parseHttpDate } from "../render/http-date.ts";
 import type { Reply } from "../render/reply.ts";
 import { MEDIA_GROUP } from "../routing/router.ts";
 import { ObjectId } from "bson";
+import type { AccessControl } from "../auth/access.ts";
 import { fieldMask, pathVisibility } from "../auth/field-masks.ts";
 import { mediaFields } from "../features/media.ts";
 import { shadowResource } from "../features/shadow.ts";
@@ -33,16 +34,17 @@ export function byteRange(header: string | null, size: number): ByteRange {
 }
 
 /**
- * Per configuration: the media fields whose files not every caller may read — under field rules
- * that restrict reading, in a resource with an owner field (auth_field), or where any auth class
- * applies (a resource's roles or its own class). With none, every file is public, as in Eve.
+ * Per configuration: the media fields whose files not every caller the media endpoint lets in
+ * may read — under field rules that restrict reading, in a resource with an owner field
+ * (auth_field), or whose items ask more than that endpoint does (their own auth class, public
+ * methods or roles). With none, every file is as public as the endpoint, as in Eve.
  */
 const guarded = new WeakMap<Config, Array<{ resource: Resource; field: string }>>();
 
-function guardedFields(config: Config, authenticates: boolean): Array<{ resource: Resource; field: string }> {
+function guardedFields(config: Config, access: AccessControl): Array<{ resource: Resource; field: string }> {
   let fields = guarded.get(config);
   if (!fields) {
-    const restricted = (resource: Resource, field: string) => authenticates || resource.auth_field !== null || (resource.field_rules !== null && readRestricted(resource.field_rules, field));
+    const restricted = (resource: Resource, field: string) => resource.auth_field !== null || access.itemsAskMore(resource) || (resource.field_rules !== null && readRestricted(resource.field_rules, field));
     fields = Object.values(config.DOMAIN).flatMap((resource) => mediaFields(resource).filter((field) => restricted(resource, field)).map((field) => ({ resource, field })));
     guarded.set(config, fields);
   }
@@ -79,7 +81,7 @@ async function withheldFile(services: Services, ctx: RequestContext, id: string,
 export async function serveMedia(services: Services, ctx: RequestContext): Promise<Reply> {
   const id = ctx.params[MEDIA_GROUP];
   const file = id ? await (await services.data.media(ctx, null)).get(id) : null;
-  const guarded = guardedFields(services.config, services.access.authenticates);
+  const guarded = guardedFields(services.config, services.access);
   if (!file || (guarded.length > 0 && (await withheldFile(services, ctx, id!, guarded)))) throw new HttpError(404);
   const headers = new Headers({ "Content-Type": file.contentType, "Accept-Ranges": "bytes", "Last-Modified": formatHttpDate(file.uploadDate) });
   const range = byteRange(ctx.request.headers.get("range"), file.length);

@@ -103,8 +103,6 @@ class WhereWalker {
     if (SCRIPT_OPERATORS.has(key) || this.blacklist.has(key)) throw badRequest(`operator ${key} is banned`);
     if (!KNOWN_OPERATORS.has(key) && !this.whitelist.has(key)) throw badRequest(`unknown operator ${key}`);
     if (key === "$regex") checkRegex(operand);
-    // MongoDB refuses any other operand (a regex has no JSON form); mingo would run a string as a match.
-    if (key === "$not" && (!isPlainObject(operand) || Object.keys(operand).length === 0)) throw badRequest("$not needs an operator expression");
   }
 
   /** A query document: field conditions and logical operators. */
@@ -222,8 +220,10 @@ const BSON_TYPES = new Set<unknown>([
 ]);
 const isNumber = (value: unknown) => typeof value === "number" && Number.isFinite(value);
 
-/** The argument checks MongoDB makes of `$mod`, `$size`, `$type` and `$elemMatch`; null when fine. */
+/** The argument checks MongoDB makes of `$mod`, `$size`, `$type`, `$not` and `$elemMatch`; null when fine. */
 function operandProblem(key: string, value: unknown): string | null {
+  // A regex has no JSON form: anything but an operator expression (mingo would run a string as a match).
+  if (key === "$not") return isPlainObject(value) && Object.keys(value).length > 0 ? null : "$not needs an operator expression";
   if (key === "$mod") {
     const ok = Array.isArray(value) && value.length === 2 && value.every(isNumber) && Math.trunc(value[0]) !== 0;
     return ok ? null : "$mod needs [divisor, remainder]: two numbers, the divisor not 0";

@@ -266,11 +266,10 @@ export function unique(kind: "unique" | "unique_to_user" | "unique_within_resour
     const { env, resource, original } = f.doc;
     const filter: Doc = { [f.node.queryPath]: value };
     if (original && original[resource.id_field] !== undefined) {
-      // The document's own id, repeated by a PUT or PATCH, is held by no other document.
-      if (f.node.queryPath === resource.id_field) {
-        if (String(value) === String(original[resource.id_field])) return;
-        filter.$and = [{ [resource.id_field]: { $ne: original[resource.id_field] } }];
-      } else filter[resource.id_field] = { $ne: original[resource.id_field] };
+      // The id field itself: a PUT or PATCH may only repeat it (checkImmutableId,
+      // src/methods/conditional.ts), and the document's own id is held by no other.
+      if (f.node.queryPath === resource.id_field) return;
+      filter[resource.id_field] = { $ne: original[resource.id_field] };
     }
     if (kind === "unique_to_user" && resource.auth_field) filter[resource.auth_field] = env.requestAuthValue ?? null;
     const candidate = new Candidate(f.node.queryPath, value, f.level, Array.of(1, f.index, q), f.path);

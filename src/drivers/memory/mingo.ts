@@ -290,9 +290,9 @@ export function projectShared(docs: Doc[], fields: Projection): SharedDoc[] {
   });
 }
 
-/** A cursor over documents already filtered, for sorting, paging and projecting them. */
-export function cursor(docs: Doc[], fields?: Projection): Cursor<Doc> {
-  return new Query<Doc>({}, OPTIONS).find<Doc>(docs, fields);
+/** A cursor over documents already filtered, for sorting and paging them. */
+export function cursor(docs: Doc[]): Cursor<Doc> {
+  return new Query<Doc>({}, OPTIONS).find<Doc>(docs);
 }
 
 function mingoUpdate(doc: Doc, modifier: Record<string, unknown>): string[] {
