@@ -54,7 +54,7 @@ export interface ListingOptions {
 export async function versionListing(services: Services, ctx: CallScope, resource: Resource, latest: Doc, version: "all" | "diffs", options: ListingOptions): Promise<Reply> {
   const config = services.config;
   const rawSort = resource.sorting ? ctx.arg(config.QUERY_SORT) : null;
-  const sorting = rawSort ? parseSort(rawSort, resource, fieldMask(ctx, resource, "read")) : null;
+  const sorting = rawSort ? parseSort(rawSort, resource, config.MAX_JSON_DEPTH, fieldMask(ctx, resource, "read")) : null;
   const clientSort = sorting instanceof Promise ? await sorting : sorting;
   if (version === "diffs" && clientSort) throw badRequest("version=diffs cannot be sorted");
   const paging = parsePaging(ctx.args, resource, config);

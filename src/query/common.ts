@@ -3,6 +3,16 @@ import { ObjectId } from "bson";
 import { parseDate } from "../render/dates.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
+import { levelsOf } from "../http/json-shape.ts";
+import { badRequest } from "../errors.ts";
+
+/**
+ * Refuses a sort or projection path with more parts than MAX_JSON_DEPTH allows a body: each part
+ * is a level a store walks (a projection of 20,000 parts overflowed the stack after seconds).
+ */
+export function refuseDeepPath(field: string, maxDepth: number, parameter: string): void {
+  if (levelsOf(field) > maxDepth) throw badRequest(`${parameter} path too deep`);
+}
 
 /** JSON.parse without throwing: `undefined` when the text is not JSON. */
 export function parseJsonOrUndefined(text: string): unknown {

@@ -12,7 +12,7 @@
 import type { Doc, Projection } from "../drivers/types.ts";
 import { badRequest } from "../errors.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { parseJsonOrUndefined } from "./common.ts";
+import { parseJsonOrUndefined, refuseDeepPath } from "./common.ts";
 import { isPlainObject, isRefusedKey } from "../util/objects.ts";
 import { pathVisibility, type Mask } from "../auth/field-masks.ts";
 import { invalidField } from "./withheld.ts";
@@ -45,13 +45,14 @@ function defaultProjection(resource: Resource, keep: string[]): Flags | null {
   return declared;
 }
 
-function parseClient(raw: string): Flags {
+function parseClient(raw: string, maxDepth: number): Flags {
   const parsed = parseJsonOrUndefined(raw);
   if (!isPlainObject(parsed)) throw badRequest("projection must be a JSON object");
   const flags: Flags = {};
   for (const [field, value] of Object.entries(parsed)) {
     if (isRefusedKey(field)) throw badRequest(`refused key '${field}'`);
     if (value !== 0 && value !== 1 && typeof value !== "boolean") throw badRequest("projection values are 0 or 1");
+    refuseDeepPath(field, maxDepth, "projection");
     flags[field] = value ? 1 : 0;
   }
   return flags;
@@ -97,7 +98,7 @@ export function resolveProjection(raw: string | null, resource: Resource, config
   const keep = keptFields(resource, config);
   const base = defaultProjection(resource, keep);
   const isKept = (field: string) => keep.includes(field.split(".")[0]!);
-  const client = parseClient(raw);
+  const client = parseClient(raw, config.MAX_JSON_DEPTH);
   // Naming a field the caller may not read is refused, excluding it too (docs/contracts.md §4).
   if (hidden) for (const field of Object.keys(client)) if (pathVisibility(hidden, field) === "hidden") throw invalidField("projection", field);
   // Excluding a kept field is legal and ignored (Mongo's `{"a": 1, "_id": 0}`); including one

@@ -32,7 +32,7 @@ export function parseReadQuery(config: Config, ctx: CallScope, hidden: Mask | nu
 
 function withSort(config: Config, ctx: CallScope, filter: Filter, hidden: Mask | null): ParsedQuery | Promise<ParsedQuery> {
   const rawSort = ctx.arg(config.QUERY_SORT);
-  const sort = rawSort !== null ? parseSort(rawSort, ctx.resource!, hidden) : null;
+  const sort = rawSort !== null ? parseSort(rawSort, ctx.resource!, config.MAX_JSON_DEPTH, hidden) : null;
   return sort instanceof Promise ? sort.then((parsed) => readQuery(config, ctx, filter, parsed)) : readQuery(config, ctx, filter, sort);
 }
 

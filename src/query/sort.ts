@@ -10,6 +10,7 @@ import { PYTHON_CONSTANTS } from "./python-constants.ts";
 import { isRefusedKey } from "../util/objects.ts";
 import { pathVisibility, type Mask } from "../auth/field-masks.ts";
 import { invalidField } from "./withheld.ts";
+import { refuseDeepPath } from "./common.ts";
 
 /** Brackets never nest deeper than a list of pairs. */
 const LITERAL_DEPTH = 2;
@@ -61,14 +62,14 @@ const NAME_LIST = /^-?[A-Za-z_][\w.]*(?:\s*,\s*-?[A-Za-z_][\w.]*)*$/;
  * common comma list is read at once; anything else may be a literal, whose parser is imported
  * on first use, keeping it out of what a Worker loads at start (test/runtimes/workers-bundle.test.ts).
  */
-export function parseSort(raw: string, resource: Resource, hidden: Mask | null = null): Sort | null | Promise<Sort | null> {
+export function parseSort(raw: string, resource: Resource, maxDepth: number, hidden: Mask | null = null): Sort | null | Promise<Sort | null> {
   const text = raw.trim();
   if (!resource.sorting || !text) return null;
-  if (NAME_LIST.test(text) && !Object.hasOwn(PYTHON_CONSTANTS, text)) return nonEmpty(fromCommaList(text), hidden);
+  if (NAME_LIST.test(text) && !Object.hasOwn(PYTHON_CONSTANTS, text)) return nonEmpty(fromCommaList(text), maxDepth, hidden);
   return import("./python-syntax.ts").then(({ parseLiteral }) => {
     const literal = literalOrUndefined(parseLiteral, text);
     if (literal === null) return null;
-    return nonEmpty(literal === undefined ? fromCommaList(text) : fromLiteral(literal), hidden);
+    return nonEmpty(literal === undefined ? fromCommaList(text) : fromLiteral(literal), maxDepth, hidden);
   });
 }
 
@@ -76,8 +77,9 @@ export function parseSort(raw: string, resource: Resource, hidden: Mask | null =
 const MOST_KEYS = 32;
 
 /** A sort on a field the caller may not read (or on a dict holding one) would order by its values. */
-function nonEmpty(sort: Sort, hidden: Mask | null): Sort | null {
+function nonEmpty(sort: Sort, maxDepth: number, hidden: Mask | null): Sort | null {
   if (sort.length > MOST_KEYS) throw badRequest(`sort takes at most ${MOST_KEYS} fields`);
+  for (const [field] of sort) refuseDeepPath(field, maxDepth, "sort");
   if (hidden) for (const [field] of sort) if (pathVisibility(hidden, field) !== "shown") throw invalidField("sort", field);
   return sort.length ? sort : null;
 }

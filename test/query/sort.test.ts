@@ -4,7 +4,7 @@ import { config, rejects400, resource } from "./fixture.ts";
 
 const people = resource(config(), "people");
 /** A promise, as parseSort is one for anything but a comma list (the literal parser is imported on first use). */
-const sort = async (raw: string) => parseSort(raw, people);
+const sort = async (raw: string) => parseSort(raw, people, 64);
 
 describe("parseSort", () => {
   it("reads the comma list, a leading minus descending, spaces trimmed", async () => {
@@ -27,8 +27,8 @@ describe("parseSort", () => {
     expect(await sort("[]")).toBeNull();
     expect(await sort("None")).toBeNull();
     const unsorted = resource(config((s) => (s.DOMAIN!.people!.sorting = false)), "people");
-    expect(parseSort("lastname", unsorted)).toBeNull();
-    expect(await parseSort("[(\"lastname\", 1)]", unsorted)).toBeNull();
+    expect(parseSort("lastname", unsorted, 64)).toBeNull();
+    expect(await parseSort("[(\"lastname\", 1)]", unsorted, 64)).toBeNull();
   });
 
   it.each([
