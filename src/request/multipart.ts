@@ -56,15 +56,12 @@ const ON_BUN = "Bun" in globalThis;
  */
 async function fromPartHeaders(form: FormData, chunks: Uint8Array[], contentType: string): Promise<Entries> {
   const boundary = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
-  const parts = (await new Blob(chunks as BlobPart[]).text())
-    .split(`--${boundary?.[1] ?? boundary?.[2]}`)
-    .slice(1, -1)
-    .map((part) => {
-      const head = part.slice(0, part.indexOf("\r\n\r\n"));
-      const disposition = /^content-disposition:(.*)$/im.exec(head)?.[1] ?? "";
-      const type = /^content-type:\s*(.*?)\s*$/im.exec(head)?.[1];
-      return { name: /;\s*name="([^"]*)"/i.exec(disposition)?.[1], file: /;\s*filename\*?=/i.test(disposition), type };
-    });
+  const bytes = new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
+  const parts = partHeads(bytes, encoder.encode(`--${boundary?.[1] ?? boundary?.[2]}`)).map((head) => {
+    const disposition = /^content-disposition:(.*)$/im.exec(head)?.[1] ?? "";
+    const type = /^content-type:\s*(.*?)\s*$/im.exec(head)?.[1];
+    return { name: /;\s*name="([^"]*)"/i.exec(disposition)?.[1], file: /;\s*filename\*?=/i.test(disposition), type };
+  });
   const fixed: Array<[string, FormDataEntryValue]> = [];
   let at = 0;
   for (const [key, value] of form) {
@@ -75,6 +72,37 @@ async function fromPartHeaders(form: FormData, chunks: Uint8Array[], contentType
     fixed.push([key, value === "" && part?.file ? new File([], "") : value]);
   }
   return fixed;
+}
+
+const encoder = new TextEncoder();
+const BLANK_LINE = encoder.encode("\r\n\r\n");
+
+/** Where `pattern` first occurs in `bytes` from `from`, or -1. */
+function find(bytes: Uint8Array, pattern: Uint8Array, from: number): number {
+  for (let i = bytes.indexOf(pattern[0]!, from); i >= 0 && i + pattern.length <= bytes.length; i = bytes.indexOf(pattern[0]!, i + 1)) {
+    let j = 1;
+    while (j < pattern.length && bytes[i + j] === pattern[j]) j++;
+    if (j === pattern.length) return i;
+  }
+  return -1;
+}
+
+/**
+ * Each part's head (its text up to the first blank line), found in the bytes: the parts' contents
+ * are never decoded, where decoding the whole body as text held a file twice over in memory.
+ */
+function partHeads(bytes: Uint8Array, delimiter: Uint8Array): string[] {
+  const heads: string[] = [];
+  const decoder = new TextDecoder();
+  let next = find(bytes, delimiter, 0);
+  while (next >= 0) {
+    const start = next + delimiter.length;
+    next = find(bytes, delimiter, start);
+    if (next < 0) break; // the closing delimiter
+    const blank = find(bytes, BLANK_LINE, start);
+    heads.push(decoder.decode(bytes.subarray(start, blank >= 0 && blank < next ? blank : next)));
+  }
+  return heads;
 }
 
 /**

@@ -173,6 +173,12 @@ describe("media as URLs and the media endpoint", () => {
       expect(response.headers.get("content-type"), name).toBe(type);
       expect(new Uint8Array(await response.arrayBuffer())).toEqual(BYTES);
     }
+    // Content that reads like a part's head is content: only the head before it is read.
+    const tricky = new TextEncoder().encode("\r\n\r\nContent-Type: text/evil\r\n\r\n");
+    const image = await created(api, "/images", [["pic", file(tricky, "image/png"), "a.txt"]]);
+    const response = await api.get(await mediaPath(api, `/images/${image._id}`));
+    expect(response.headers.get("content-type")).toBe("image/png");
+    expect(new Uint8Array(await response.arrayBuffer())).toEqual(tricky);
   });
 
   it("serves byte ranges: 206 with Content-Range, suffixes, clamping; 416 when unsatisfiable", async () => {
