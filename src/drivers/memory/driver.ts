@@ -16,10 +16,11 @@ import { Databases, deleted, inserted, replaced, storeChangeLog } from "./databa
 import type { Stored } from "./document-table.ts";
 import { memoryMedia } from "./media.ts";
 import { idKeys, modifiedCopies, requirement } from "./modify.ts";
-import { compileFilter, cursor, idLookup, loadFor, nearDistance, project, projectShared, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
+import { compileFilter, idLookup, loadFor, nearDistance, project, projectShared, runPipeline, updatedCopy, withMingo } from "./mingo.ts";
 import { copyDocument, copyValue, valueKey } from "./values.ts";
 
-let keysetModule: Promise<typeof import("./keyset.ts")> | undefined; // keyset.ts, imported by the first keyset read
+// Imported by the first keyset read, and by the first sorted read.
+let keysetModule: Promise<typeof import("./keyset.ts")> | undefined, orderModule: Promise<typeof import("../sort-order.ts")> | undefined;
 /** Stages that write collections, which would bypass the store's indexes and journal. */
 const WRITING_STAGES = new Set(["$out", "$merge"]);
 
@@ -74,6 +75,7 @@ export class MemoryDriver implements Driver {
 
   async find(target: Target, query: FindQuery): Promise<Doc[]> {
     const keyset = query.after !== undefined && query.sort?.length ? await (keysetModule ??= import("./keyset.ts")) : null;
+    const order = query.sort?.length && !keyset ? await (orderModule ??= import("../sort-order.ts")) : null;
     const opening = this.open(target, query.filter);
     const opened = opening instanceof Promise ? await opening : opening;
     const collection = opened.collection;
@@ -85,11 +87,8 @@ export class MemoryDriver implements Driver {
       // As in MongoDB, a $near orders the results nearest first unless a sort is given.
       const near = query.sort?.length || opened.id !== undefined ? null : nearDistance(query.filter);
       if (keyset) page = keyset.keysetPage(collection, query.filter, { sort: query.sort!, after: query.after!, skip, limit, test: opened.test }, opened.id !== undefined ? this.matching(opened, query.filter, false) : undefined).map((stored) => stored.doc);
-      else if (query.sort?.length) {
-        const matches = Array.from(this.matching(opened, query.filter, true), (stored) => stored.doc);
-        const sorted = cursor(matches).sort(Object.fromEntries(query.sort)).skip(skip);
-        page = (limit === Infinity ? sorted : sorted.limit(limit)).all();
-      } else if (near) {
+      else if (order) page = order.sortDocuments(Array.from(this.matching(opened, query.filter, true), (stored) => stored.doc), query.sort!).slice(skip, limit === Infinity ? undefined : skip + limit);
+      else if (near) {
         const matches = Array.from(this.matching(opened, query.filter, true), ({ doc }) => ({ doc, distance: near(doc) }));
         matches.sort((a, b) => a.distance - b.distance);
         page = matches.slice(skip, limit === Infinity ? undefined : skip + limit).map(({ doc }) => doc);

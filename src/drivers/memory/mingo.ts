@@ -6,12 +6,11 @@
 // accumulator operators (aggregation.ts), and geo operators need turf (geo.ts): both are imported
 // when an operation first needs them (loadFor), so a bundle keeps them in modules of their own.
 import { Context } from "mingo/core";
-import type { Cursor } from "mingo/cursor";
 import * as query from "mingo/operators/query";
 import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
 import { update, updateMany, type Modifier } from "mingo/updater";
-import { MingoError } from "mingo/util";
+import { ensureArray, MingoError, resolve } from "mingo/util";
 import { ObjectId } from "bson";
 import { InvalidQueryError, STORED_VERSION, type Doc, type Filter, type Projection, type SharedDoc } from "../types.ts";
 import { assign, copyDocument, copyValue, namesOperator, shallowCopy, valueKey } from "./values.ts";
@@ -20,8 +19,19 @@ import { isPlainObject } from "../../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../../util/operators.ts";
 import { projectPaths } from "../../util/project-paths.ts";
 
+/**
+ * MongoDB's `$mod`: numbers only, truncated to integers (mingo's took the string "1" and null as
+ * numbers, and did not truncate 5.5 before `% 4`). where.ts has checked the divisor and remainder.
+ */
+const $mod = (selector: string, operand: unknown): ((doc: Doc) => boolean) => {
+  const [divisor, remainder] = operand as [number, number];
+  const by = Math.trunc(divisor);
+  const left = Math.trunc(remainder);
+  return (doc) => ensureArray(resolve(doc, selector, { unwrapArray: true })).some((x) => typeof x === "number" && Math.trunc(x) % by === left);
+};
+
 /** aggregation.ts and geo.ts add their operators to this context when they are loaded. */
-const context = Context.init({ query });
+const context = Context.init({ query: { ...query, $mod: $mod as unknown as typeof query.$mod } });
 
 const OPTIONS: Partial<Options> = { context, scriptEnabled: false };
 
@@ -288,11 +298,6 @@ export function projectShared(docs: Doc[], fields: Projection): SharedDoc[] {
     }
     return doc;
   });
-}
-
-/** A cursor over documents already filtered, for sorting and paging them. */
-export function cursor(docs: Doc[]): Cursor<Doc> {
-  return new Query<Doc>({}, OPTIONS).find<Doc>(docs);
 }
 
 function mingoUpdate(doc: Doc, modifier: Record<string, unknown>): string[] {

@@ -9,7 +9,7 @@
 import { ObjectId } from "bson";
 import { retentionOf, type Retention } from "../change-log.ts";
 import { DuplicateKeyError, InvalidQueryError, type Change, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type NormalizedIndexSpec, type Target, type Update } from "../types.ts";
-import { applyUpdate, compileFilter, cursor, loadFor, nearDistance, project, runPipeline, withMingo } from "../memory/mingo.ts";
+import { applyUpdate, compileFilter, loadFor, nearDistance, project, runPipeline, withMingo } from "../memory/mingo.ts";
 import { copyValue, valuesAtPath } from "../memory/values.ts";
 import { SqliteChangeLog } from "./changes.ts";
 import { decodeDocument, encodeDocument, encodeValue, idKey } from "./codec.ts";
@@ -22,6 +22,7 @@ import { GUARD_SCHEMA, modifyRows, type ModifyHost } from "./modify.ts";
 import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
 import { selection, type Match, type Page, type Test } from "./select.ts";
 import { keysetFind } from "./keyset.ts";
+import { sortDocuments } from "../sort-order.ts";
 import { collectionsRead, WRITING_STAGES } from "./pipelines.ts";
 
 const RATE_LIMIT_SWEEP_MS = 60_000;
@@ -84,7 +85,7 @@ export class SqliteDriver implements Driver {
       const matches = (await this.select(target, query.filter, test, {})).map((m) => m.doc);
       const skip = Math.max(0, query.skip ?? 0);
       const end = query.limit && query.limit > 0 ? skip + query.limit : undefined;
-      if (query.sort?.length) docs = withMingo(() => cursor(matches).sort(Object.fromEntries(query.sort!)).all()).slice(skip, end);
+      if (query.sort?.length) docs = sortDocuments(matches, query.sort).slice(skip, end);
       else if (near) docs = matches.map((doc) => ({ doc, distance: near(doc) })).sort((a, b) => a.distance - b.distance).slice(skip, end).map(({ doc }) => doc);
       else docs = matches.slice(skip, end);
     }
