@@ -8,6 +8,7 @@ import { DriverPool } from "./data/pool.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
 import { HttpError, internalErrorResponse, UNREADABLE_URL } from "./errors.ts";
 import { checkHookName, Hooks, type HookCallback, type HookName } from "./events/hooks.ts";
+import { afterPostHooks, readableRequest } from "./events/hook-bodies.ts";
 import { mediaFeature } from "./features/media.ts";
 import { serveMedia } from "./endpoints/media.ts";
 import { FeaturePipeline, type DocumentFeature } from "./features/pipeline.ts";
@@ -307,8 +308,7 @@ export class App {
     if (LOGGED_WRITES.has(ctx.method)) this.logger.info(`${ctx.method} ${ctx.resource?.name ?? ctx.path}: ${reply.status}`, ctx);
     const rendering = renderReply(this.rendering, ctx, reply);
     const response = rendering instanceof Promise ? await rendering : rendering;
-    if (!this.hooks.empty) await this.emitPost(ctx, response);
-    return response;
+    return this.hooks.empty ? response : this.emitPost(ctx, response);
   }
 
   /**
@@ -358,21 +358,21 @@ export class App {
   private async emitPre(ctx: RequestContext, resource: Resource, lookup: Filter): Promise<void> {
     const method = ctx.method === "HEAD" ? "GET" : ctx.method;
     const event = `on_pre_${method}`;
-    if (method === "POST") {
-      await this.hooks.emit(event, resource.name, ctx.request);
-      await this.hooks.emit(`${event}_${resource.name}`, ctx.request);
-    } else {
-      await this.hooks.emit(event, resource.name, ctx.request, lookup);
-      await this.hooks.emit(`${event}_${resource.name}`, ctx.request, lookup);
-    }
+    if (!this.hooks.hasForResource(event, resource.name)) return;
+    const args = method === "POST" ? [readableRequest(ctx.request)] : [readableRequest(ctx.request), lookup];
+    await this.hooks.emit(event, resource.name, ...args);
+    await this.hooks.emit(`${event}_${resource.name}`, ...args);
   }
 
-  private async emitPost(ctx: RequestContext, response: Response): Promise<void> {
+  private async emitPost(ctx: RequestContext, response: Response): Promise<Response> {
     const resource = ctx.resource;
-    if (!resource || (ctx.endpoint.kind !== "collection" && ctx.endpoint.kind !== "item")) return;
+    if (!resource || (ctx.endpoint.kind !== "collection" && ctx.endpoint.kind !== "item")) return response;
     const event = `on_post_${ctx.method === "HEAD" ? "GET" : ctx.method}`;
-    await this.hooks.emit(event, resource.name, ctx.request, response);
-    await this.hooks.emit(`${event}_${resource.name}`, ctx.request, response);
+    if (!this.hooks.hasForResource(event, resource.name)) return response;
+    return afterPostHooks(response, async (payload) => {
+      await this.hooks.emit(event, resource.name, ctx.request, payload);
+      await this.hooks.emit(`${event}_${resource.name}`, ctx.request, payload);
+    });
   }
 
   private async fail(ctx: RequestContext, error: unknown): Promise<Response> {

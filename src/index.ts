@@ -2,6 +2,8 @@
 export { createHandler, type Handler } from "./handler.ts";
 export { App, type HandlerOptions } from "./app.ts";
 export { RequestContext } from "./context.ts";
+/** The request body as text, read once and kept for the method: what an auth check reads, never `ctx.request` itself. */
+export { readBodyText as requestBodyText } from "./request/payload.ts";
 export { HttpError, abort } from "./errors.ts";
 export { Hooks, type HookCallback, type HookName } from "./events/hooks.ts";
 export type { Settings, ResourceSettings, FieldSchema, FieldType, Schema, HttpMethod, DataRelation, CustomRules, CustomTypes, PrefixedDatabaseSetting } from "./settings/types.ts";

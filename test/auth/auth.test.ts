@@ -3,6 +3,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { BasicAuth, HMACAuth, TokenAuth, hmacSha256Hex } from "../../src/auth/auth.ts";
 import { timingSafeEqual } from "../../src/util/compare.ts";
+import { requestBodyText } from "../../src/index.ts";
 import type { RequestContext } from "../../src/context.ts";
 import { abort } from "../../src/errors.ts";
 import type { ResourceSettings, Settings } from "../../src/settings/types.ts";
@@ -75,6 +76,21 @@ describe("BasicAuth", () => {
     const response = await api.get("/notes", basic("alice", "x"));
     expect(response.status).toBe(403);
     expect((await json(response))._error).toEqual({ code: 403, message: "not during maintenance" });
+  });
+
+  it("may read the body with requestBodyText, and the method still gets it", async () => {
+    const bodies: string[] = [];
+    class Signed extends BasicAuth {
+      override async checkAuth(_u: string, password: string, _roles: string[], _r: string | null, method: string, ctx: RequestContext) {
+        if (method === "POST") bodies.push(await requestBodyText(ctx));
+        return password === "pw";
+      }
+    }
+    start({ AUTH: Signed, DOMAIN: { notes } });
+    const response = await api.post("/notes", { title: "read twice" }, basic("u", "pw"));
+    expect(response.status).toBe(201);
+    expect(bodies).toEqual(['{"title":"read twice"}']);
+    expect((await json(await api.get("/notes", basic("u", "pw"))))._items[0].title).toBe("read twice");
   });
 });
 
