@@ -172,7 +172,7 @@ function itemPath(ctx: PathContext, resource: Resource, names: ResourceNames, me
         body: body(ref(patch ? names.patch : names.input), hasMedia(resource)),
         responses: {
           200: { description: patch ? "updated" : "replaced", headers: etag, content: written },
-          ...(!patch && resource.upsert_on_put ? { 201: { description: "created (UPSERT_ON_PUT)", headers: { ...etag, Location: header("Location") }, content: written } } : {}),
+          ...(!patch && resource.upsert_on_put ? { 201: { description: "created (UPSERT_ON_PUT)", headers: { Location: header("Location") }, content: written } } : {}),
         },
         errors: [404, config.VALIDATION_ERROR_STATUS, ...(resource.if_match ? [412] : []), ...(resource.enforce_if_match ? [428] : [])],
       });
@@ -236,15 +236,18 @@ function fixedPaths(ctx: PathContext, visible: Resource[]): Record<string, unkno
   }
   if (servesMedia(config)) {
     const idParam: Parameter = { name: "id", in: "path", required: true, schema: { type: "string", pattern: anchored(String(config.MEDIA_URL)) } };
+    const file = { "*/*": { schema: { type: "string", format: "binary" } } };
     paths[`/${config.MEDIA_ENDPOINT}/{id}`] = get(
       "media",
       "Download a media file",
       {
-        200: { description: "the file", headers: { "Last-Modified": header("Last-Modified") }, content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } },
-        206: { description: "the range asked for (Range header)", content: { "application/octet-stream": { schema: { type: "string", format: "binary" } } } },
+        200: { description: "the file, of the Content-Type it was uploaded with", headers: { "Last-Modified": header("Last-Modified"), "Accept-Ranges": { schema: { type: "string", const: "bytes" } } }, content: file },
+        206: { description: "the range asked for (Range header)", headers: { "Content-Range": { description: "bytes start-end/size", schema: { type: "string" } } }, content: file },
+        304: { description: "not changed since If-Modified-Since" },
         404: responseRef(404),
+        416: { description: "a range outside the file", headers: { "Content-Range": { description: "bytes */size", schema: { type: "string" } } }, content: jsonContent(ref("Error"), config) },
       },
-      [idParam, { name: "Range", in: "header", schema: { type: "string" }, description: "bytes=start-end" }],
+      [idParam, { name: "Range", in: "header", schema: { type: "string" }, description: "bytes=start-end" }, { name: "If-Modified-Since", in: "header", schema: { type: "string" }, description: "the date of a cached copy: 304 when the file has not changed since" }],
     );
   }
   return paths;

@@ -183,6 +183,17 @@ describe("bodies and documents", () => {
     expect(schemas.ValidationError.properties).toHaveProperty("_issues");
     expect(Object.keys(doc.components.responses)).toEqual(expect.arrayContaining(["400", "401", "403", "404", "405", "406", "409", "412", "428", "429", "503", "validation"]));
   });
+
+  it("the media endpoint: the file's own type, ranges, 304 and 416; a PUT that creates sends no ETag", () => {
+    const media = op("/media/{id}", "get");
+    expect(Object.keys(media.responses)).toEqual(expect.arrayContaining(["200", "206", "304", "404", "416"]));
+    expect(Object.keys(media.responses["200"].content)).toEqual(["*/*"]);
+    expect(media.responses["206"].headers).toHaveProperty("Content-Range");
+    expect(media.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["Range", "If-Modified-Since"]));
+    const put = op("/people/{_id}", "put").responses;
+    expect(put["200"].headers).toHaveProperty("ETag");
+    expect(put["201"].headers).not.toHaveProperty("ETag");
+  });
 });
 
 describe("security", () => {

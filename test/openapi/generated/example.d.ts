@@ -606,6 +606,8 @@ export interface operations {
             header?: {
                 /** @description bytes=start-end */
                 Range?: string;
+                /** @description the date of a cached copy: 304 when the file has not changed since */
+                "If-Modified-Since"?: string;
             };
             path: {
                 id: string;
@@ -614,28 +616,50 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the file */
+            /** @description the file, of the Content-Type it was uploaded with */
             200: {
                 headers: {
                     "Last-Modified": components["headers"]["Last-Modified"];
+                    "Accept-Ranges"?: "bytes";
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
             };
             /** @description the range asked for (Range header) */
             206: {
                 headers: {
+                    /** @description bytes start-end/size */
+                    "Content-Range"?: string;
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/octet-stream": string;
+                    "*/*": string;
                 };
+            };
+            /** @description not changed since If-Modified-Since */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["400"];
             404: components["responses"]["404"];
             406: components["responses"]["406"];
+            /** @description a range outside the file */
+            416: {
+                headers: {
+                    /** @description bytes *\/size */
+                    "Content-Range"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                    "application/xml": string;
+                };
+            };
             503: components["responses"]["503"];
         };
     };
@@ -823,7 +847,6 @@ export interface operations {
             /** @description created (UPSERT_ON_PUT) */
             201: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -1098,7 +1121,6 @@ export interface operations {
             /** @description created (UPSERT_ON_PUT) */
             201: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -1391,7 +1413,6 @@ export interface operations {
             /** @description created (UPSERT_ON_PUT) */
             201: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
@@ -1664,7 +1685,6 @@ export interface operations {
             /** @description created (UPSERT_ON_PUT) */
             201: {
                 headers: {
-                    ETag: components["headers"]["ETag"];
                     Location: components["headers"]["Location"];
                     [name: string]: unknown;
                 };
