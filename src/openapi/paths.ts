@@ -71,9 +71,10 @@ function operation(ctx: PathContext, resource: Resource | null, method: string, 
   };
 }
 
-function body(schema: JsonSchema, multipart: boolean): unknown {
+/** `multipart`: the one document a form holds, where the resource has media fields; a form is never a list. */
+function body(schema: JsonSchema, multipart: JsonSchema | null): unknown {
   const content: Record<string, unknown> = { "application/json": { schema } };
-  if (multipart) content["multipart/form-data"] = { schema };
+  if (multipart) content["multipart/form-data"] = { schema: multipart };
   return { required: true, content };
 }
 
@@ -105,7 +106,7 @@ function collectionPath(ctx: PathContext, resource: Resource, names: ResourceNam
       ops.post = operation(ctx, resource, method, false, {
         id: `create_${names.item}`,
         summary: resource.bulk_enabled ? `Create one ${resource.item_title} or several` : `Create a ${resource.item_title}`,
-        body: body(schema, hasMedia(resource)),
+        body: body(schema, hasMedia(resource) ? ref(names.input) : null),
         responses: { 201: { description: "created", headers: { Location: header("Location") }, content: jsonContent(written, config) } },
         errors: [409, config.VALIDATION_ERROR_STATUS],
       });
@@ -114,7 +115,7 @@ function collectionPath(ctx: PathContext, resource: Resource, names: ResourceNam
         id: `updateWhere_${names.item}`,
         summary: `Change every ${resource.item_title} a where matches`,
         parameters: byFilterParameters(resource, config),
-        body: body(ref(names.patch), false),
+        body: body(ref(names.patch), null),
         responses: { 200: { description: "changed: how many matched and were updated", content: jsonContent(byFilterAnswer(resource, config, "updated", ref(names.written)), config) } },
         errors: [config.VALIDATION_ERROR_STATUS],
       });
@@ -169,7 +170,7 @@ function itemPath(ctx: PathContext, resource: Resource, names: ResourceNames, me
         id: `${patch ? "update" : "replace"}_${names.item}`,
         summary: patch ? `Change fields of a ${noun}${resource.update_operators.length ? ", with update operators" : ""}` : `Replace a ${noun}`,
         parameters: ifMatch(resource, !patch && resource.upsert_on_put),
-        body: body(ref(patch ? names.patch : names.input), hasMedia(resource)),
+        body: body(ref(patch ? names.patch : names.input), hasMedia(resource) ? ref(patch ? names.patch : names.input) : null),
         responses: {
           200: { description: patch ? "updated" : "replaced", headers: etag, content: written },
           ...(!patch && resource.upsert_on_put ? { 201: { description: "created (UPSERT_ON_PUT)", headers: { Location: header("Location") }, content: written } } : {}),

@@ -184,7 +184,7 @@ describe("bodies and documents", () => {
     expect(Object.keys(doc.components.responses)).toEqual(expect.arrayContaining(["400", "401", "403", "404", "405", "406", "409", "412", "428", "429", "503", "validation"]));
   });
 
-  it("the media endpoint: the file's own type, ranges, 304 and 416; a PUT that creates sends no ETag", () => {
+  it("the media endpoint: the file's own type, ranges, 304 and 416; a form is one document; a PUT that creates sends no ETag", () => {
     const media = op("/media/{id}", "get");
     expect(Object.keys(media.responses)).toEqual(expect.arrayContaining(["200", "206", "304", "404", "416"]));
     expect(Object.keys(media.responses["200"].content)).toEqual(["*/*"]);
@@ -193,6 +193,10 @@ describe("bodies and documents", () => {
     const put = op("/people/{_id}", "put").responses;
     expect(put["200"].headers).toHaveProperty("ETag");
     expect(put["201"].headers).not.toHaveProperty("ETag");
+    // A form holds one document: the bulk list is JSON's alone.
+    const forms = op("/people", "post").requestBody.content;
+    expect(forms["application/json"].schema.oneOf).toHaveLength(2);
+    expect(forms["multipart/form-data"].schema).toEqual({ $ref: "#/components/schemas/peopleInput" });
   });
 });
 

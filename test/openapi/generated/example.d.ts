@@ -1554,7 +1554,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["imagesInput"] | components["schemas"]["imagesInput"][];
-                "multipart/form-data": components["schemas"]["imagesInput"] | components["schemas"]["imagesInput"][];
+                "multipart/form-data": components["schemas"]["imagesInput"];
             };
         };
         responses: {
