@@ -12,7 +12,7 @@ import { pageMeta, parsePaging } from "../query/paging.ts";
 import { castUntyped } from "../query/common.ts";
 import { paginationLinks } from "../render/hateoas.ts";
 import { isPlainObject } from "../util/objects.ts";
-import { CROSS_COLLECTION_OPERATORS, SCRIPT_OPERATORS } from "../util/operators.ts";
+import { CROSS_COLLECTION_OPERATORS, SCRIPT_OPERATORS, UNBOUNDED_PARAMETER_OPERATORS } from "../util/operators.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { Mask } from "../auth/field-masks.ts";
 import { aggregationMasks, checkParameterFields, visibleResults } from "./aggregation-rules.ts";
@@ -54,7 +54,7 @@ function refuseOperators(value: unknown): void {
   if (Array.isArray(value)) value.forEach(refuseOperators);
   else if (isPlainObject(value)) {
     for (const [key, member] of Object.entries(value)) {
-      if (SCRIPT_OPERATORS.has(key) || CROSS_COLLECTION_OPERATORS.has(key)) throw new HttpError(400, `operator ${key} is not allowed in an aggregation parameter`);
+      if (SCRIPT_OPERATORS.has(key) || CROSS_COLLECTION_OPERATORS.has(key) || UNBOUNDED_PARAMETER_OPERATORS.has(key)) throw new HttpError(400, `operator ${key} is not allowed in an aggregation parameter`);
       refuseOperators(member);
     }
   }

@@ -126,6 +126,12 @@ describe("field rules: sort, projection, embedded", () => {
   it("an aggregation parameter naming such a field", async () => {
     await refused(`/headcount?aggregate=${encodeURIComponent('{"$by": "$salary"}')}`, "salary", "aggregation parameter");
     await refused(`/headcount?aggregate=${encodeURIComponent('{"$by": "$profile.ssn"}')}`, "profile.ssn", "aggregation parameter");
+    // A field named by a plain string, which no read rule sees as a path: refused to every caller.
+    for (const by of ['{"$getField": "salary"}', '{"$getField": {"field": {"$concat": ["sal", "ary"]}}}']) {
+      const leaking = await getAs(api, "sam", `/headcount?aggregate=${encodeURIComponent(`{"$by": ${by}}`)}`);
+      expect(leaking.status, by).toBe(400);
+      expect((await json(leaking))._error.message).toBe("operator $getField is not allowed in an aggregation parameter");
+    }
     const response = await getAs(api, "sam", `/headcount?aggregate=${encodeURIComponent('{"$by": "$status"}')}`);
     expect(response.status).toBe(200);
     expect((await json(response))._items).toEqual([{ _id: "active", count: 2 }]);
