@@ -94,7 +94,7 @@ describe("aggregation endpoints", () => {
     // Refused before any driver sees them (the memory driver would refuse some itself).
     // And expressions without a bound ($range of 10^8 ran the process out of heap), or naming a
     // field by a plain string.
-    for (const operator of ["$where", "$function", "$lookup", "$unionWith", "$out", "$range", "$reduce", "$let", "$getField", "$setField", "$unsetField"]) {
+    for (const operator of ["$where", "$function", "$lookup", "$unionWith", "$out", "$range", "$reduce", "$let", "$map", "$replaceAll", "$getField", "$setField", "$unsetField"]) {
       const response = await api.get(`/cities?${aggregate({ $town: { $in: [{ [operator]: "x" }] }, $min: {} })}`);
       expect(response.status, operator).toBe(400);
       expect((await json(response))._error.message).toBe(`operator ${operator} is not allowed in an aggregation parameter`);
