@@ -33,7 +33,8 @@ export function readProjection(config: Config, ctx: CallScope, resource: Resourc
   const asked = resolveProjection(resource.projection ? ctx.arg(config.QUERY_PROJECTION) : null, resource, config, hidden);
   if (!readsWhole(ctx, resource)) return { projection: asked };
   const whole = resolveProjection(null, resource, config);
-  return asked && asked !== whole ? { projection: whole, project: asked } : { projection: whole };
+  // What the client asks for beyond the default (a field datasource.projection hides) is read too.
+  return asked && asked !== whole ? { projection: whole && { ...whole, ...asked }, project: asked } : { projection: whole };
 }
 
 /**

@@ -118,6 +118,23 @@ describe("a datasource projection that only excludes, on a resource serving unkn
   });
 });
 
+describe("a datasource projection on a resource with field rules", () => {
+  // Such a resource reads whole documents and projects them after: the hidden field was never read.
+  const api = testApi({
+    RESOURCE_METHODS: ["GET", "POST"],
+    DOMAIN: { a: { datasource: { projection: { secret: 0 } }, schema: { name: { type: "string" }, secret: { type: "string" }, ruled: { type: "string", allowed_read_roles: ["x"] } } } },
+  });
+  afterAll(() => api.close());
+
+  it("still shows the field a client asks for, as Eve does", async () => {
+    const created = await json(await api.post("/a", { name: "n", secret: "s" }));
+    const asked = encodeURIComponent('{"secret": 1}');
+    expect(await json(await api.get(`/a/${created._id}?projection=${asked}`))).toMatchObject({ secret: "s", _id: created._id });
+    expect((await json(await api.get(`/a?projection=${asked}`)))._items[0]).toMatchObject({ secret: "s" });
+    expect(await json(await api.get(`/a/${created._id}`))).not.toHaveProperty("secret");
+  });
+});
+
 describe("a projection of dotted paths", () => {
   const api = testApi({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { people: { schema: { name: { type: "string" }, addr: { type: "dict", schema: { city: { type: "string" }, zip: { type: "string" } } }, items: { type: "list", schema: { type: "dict", schema: { k: { type: "string" }, v: { type: "integer" } } } } } } } });
   afterAll(() => api.close());
