@@ -233,7 +233,7 @@ export function compileOperators(resource: Resource, config: Config, validator: 
       const replaces = entry.operator === "$set" && holdsDocuments(value);
       // A replaced sub-document is checked in the document it goes into: the field's own
       // dependencies look at the fields beside it. (A list operator's field has none: operands.ts.)
-      const document = withValueAt(replaces ? stripped(env.original ?? {}) : {}, segments, value);
+      const document = withValueAt(replaces ? stripped(env.original ?? {}) : segments.length > 1 ? beside(segments, planned, env.original) : {}, segments, value);
       const whole = adds || replaces;
       const result = await (listed ? items : validator).validate(document, whole ? "PUT" : "PATCH", env);
       const issue = issueAt(result.issues, segments);
@@ -248,6 +248,21 @@ export function compileOperators(resource: Resource, config: Config, validator: 
     for (const [field, value] of Object.entries(document)) if (!reserved.has(field) || field === resource.auth_field) out[field] = value;
     return out;
   }
+}
+
+/**
+ * The stored siblings of a value set below the top, with those the same request sets: what its
+ * dependencies look at (a `$set` of `sub.y` needing `sub.x` was refused with `sub.x` stored).
+ */
+function beside(segments: string[], planned: Planned[], original: Doc | undefined): Doc {
+  const parent = segments.slice(0, -1);
+  const stored = at(original, parent);
+  let document = withValueAt({}, parent, isPlainObject(stored) ? stored : {});
+  const under = parent.join(".") + ".";
+  for (const other of planned) {
+    if (other.operator === "$set" && other.plan.values && other.segments.length === segments.length && other.path.startsWith(under)) document = withValueAt(document, other.segments, other.plan.values[0]);
+  }
+  return document;
 }
 
 function assemble(planned: Planned[], issues: Issues | null, paths: string[]): ParsedOperators {

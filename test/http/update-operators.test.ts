@@ -329,6 +329,29 @@ describe("update operators on fields with descriptive rules", () => {
   });
 });
 
+describe("$set of a sub-field with dependencies", () => {
+  const api = testApi({
+    UPDATE_OPERATORS: ["$set"],
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH"],
+    DOMAIN: { deps: { schema: { a: { type: "string" }, sub: { type: "dict", schema: { x: { type: "string" }, y: { type: "string", dependencies: ["x"] } } } } } },
+  });
+  afterAll(() => api.close());
+
+  it("looks for what it depends on beside it, stored or set by the same request", async () => {
+    // It was refused with "field 'x' is required" whatever was stored.
+    const { _id } = await create(api, { a: "a", sub: { x: "1", y: "2" } }, "/deps");
+    expect((await patch(api, _id, { $set: { "sub.y": "3" } }, undefined, "/deps")).status).toBe(200);
+    const both = await patch(api, _id, { $set: { "sub.y": "4", "sub.x": "9" } }, undefined, "/deps");
+    expect(both.status).toBe(200);
+    expect((await stored(api, _id, "/deps")).sub).toEqual({ x: "9", y: "4" });
+    const alone = await create(api, { a: "b" }, "/deps");
+    const refused = await patch(api, alone._id, { $set: { "sub.y": "5" } }, undefined, "/deps");
+    expect(refused.status).toBe(422);
+    expect((await json(refused))._issues).toEqual({ $set: { "sub.y": "field 'x' is required" } });
+  });
+});
+
 describe("$unset of a field another depends on", () => {
   const api = testApi({
     UPDATE_OPERATORS: ["$unset"],
