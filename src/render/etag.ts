@@ -123,19 +123,13 @@ export function documentEtag(doc: Record<string, unknown>, ignoreFields?: string
 
 /**
  * The ETag of a write a driver applies in its own atomic step (an update-operator PATCH, a
- * write by filter): the hash of the document it leaves, its own ETag field left out. The
- * gateway makes the same one from `field` and `ignore` (src/gateway), so a document gets the
- * same ETag whether its store is local or behind the Data API.
+ * write by filter): the hash of the document it leaves, the previous ETag in it, as a plain
+ * PATCH hashes Eve's way. Without it, setting a value back within the second gave the document
+ * an ETag it had had before. The gateway makes the same one from `field` and `ignore`
+ * (src/gateway), so a document gets the same ETag whether its store is local or behind the Data API.
  */
 export function etagStamp(field: string, ignore: string[] | null): Stamp {
-  return {
-    field,
-    ignore,
-    value: (document) => {
-      const { [field]: _previous, ...rest } = document;
-      return documentEtag(rest, ignore);
-    },
-  };
+  return { field, ignore, value: (document) => documentEtag(document, ignore) };
 }
 
 const EPOCH = new Date(0);

@@ -87,7 +87,8 @@ export function modifyContract(driver: () => Driver, target: () => Target, optio
       const change = await driver().findOneAndUpdate(t, { _id: id }, { $inc: { n: 1 } }, { stamp });
       const etag = change!.after._etag as string;
       expect(etag).toMatch(/^[0-9a-f]{40}$/);
-      if (!options.randomStamps) expect(etag).toBe(stamp.value(change!.after));
+      // The hash of the document left, with the ETag it had before (a plain PATCH's recipe).
+      if (!options.randomStamps) expect(etag).toBe(stamp.value({ ...change!.after, _etag: "old" }));
       expect(await stored(t, id)).toEqual(change!.after);
       const again = await driver().findOneAndUpdate(t, { _id: id }, { $inc: { n: -1 } }, { stamp });
       expect(again!.after._etag).not.toBe(etag);
@@ -123,7 +124,10 @@ export function modifyContract(driver: () => Driver, target: () => Target, optio
       for (const change of changes) {
         expect(change.after.seen).toBe(true);
         expect(await stored(t, change.after._id)).toEqual(change.after);
-        if (!options.randomStamps) expect(change.after._etag).toBe(stamp.value(change.after));
+        if (!options.randomStamps) {
+          const { _etag: _made, ...left } = change.after;
+          expect(change.after._etag).toBe(stamp.value(left));
+        }
       }
       expect((await stored(t, ids[3]))!.n).toBe(3);
       expect(await driver().updateMany(t, { group: "none" }, { $inc: { n: 1 } })).toEqual([]);

@@ -329,6 +329,22 @@ describe("update operators on fields with descriptive rules", () => {
   });
 });
 
+describe("the ETag of an operator PATCH", () => {
+  const api = testApi({ UPDATE_OPERATORS: ["$set"], RESOURCE_METHODS: ["GET", "POST"], ITEM_METHODS: ["GET", "PATCH"], DOMAIN: { tags: { schema: { n: { type: "integer" } } } } });
+  afterAll(() => api.close());
+
+  it("is new at every write, as a plain PATCH's is: setting a value back gives no earlier ETag", async () => {
+    const { _id } = await create(api, { n: 0 }, "/tags");
+    const seen: string[] = [];
+    for (const n of [1, 2, 1, 1]) {
+      const response = await patch(api, _id, { $set: { n } }, undefined, "/tags");
+      expect(response.status).toBe(200);
+      seen.push((await json(response))._etag);
+    }
+    expect(new Set(seen).size).toBe(4);
+  });
+});
+
 describe("$set of a sub-field with dependencies", () => {
   const api = testApi({
     UPDATE_OPERATORS: ["$set"],
