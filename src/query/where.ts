@@ -238,8 +238,12 @@ function operandProblem(key: string, value: unknown): string | null {
  * same malformed query with the same 400 (backends differ in what they let through, and the
  * memory driver would fail on some of them).
  */
-function checkOperands(node: unknown): void {
-  if (Array.isArray(node)) return node.forEach(checkOperands);
+/** Operators under which MongoDB takes no `$near`: it must be a condition of the query itself. */
+const BELOW_TOP = new Set(["$or", "$nor", "$not", "$elemMatch"]);
+
+/** `nested`: under one of BELOW_TOP. */
+function checkOperands(node: unknown, nested = false): void {
+  if (Array.isArray(node)) return node.forEach((item) => checkOperands(item, nested));
   if (!isPlainObject(node)) return;
   for (const [key, value] of Object.entries(node)) {
     const problem = operandProblem(key, value);
@@ -255,7 +259,10 @@ function checkOperands(node: unknown): void {
     } else if (key === "$near" || key === "$nearSphere") {
       const point = isPlainObject(value) ? value.$geometry : value;
       if (!(isPair(point) || (isPlainObject(point) && point.type === "Point"))) throw badRequest(`${key} needs a Point or a coordinate pair`);
+      if (nested) throw badRequest(`${key} must be a condition of the where itself, not under $or, $nor, $not or $elemMatch`);
+    } else if (key === "$center" || key === "$centerSphere") {
+      if (!Array.isArray(value) || !isPair(value[0]) || !(typeof value[1] === "number" && value[1] >= 0 && Number.isFinite(value[1]))) throw badRequest(`${key} needs [[x, y], radius], the radius not negative`);
     }
-    checkOperands(value);
+    checkOperands(value, nested || BELOW_TOP.has(key));
   }
 }

@@ -128,10 +128,17 @@ describe("GeoJSON queries", () => {
       { location: { $near: { $geometry: { type: "Point", coordinates: [200, 41.9] } } } },
       { location: { $near: { $geometry: { type: "Point", coordinates: [12.5, -91] } } } },
       { area: { $geoIntersects: { $geometry: { type: "LineString", coordinates: [[0, 0], [181, 0]] } } } },
+      // MongoDB takes $near only as a condition of the query itself.
+      { $or: [{ location: { $near: point(COLOSSEUM) } }, { name: "x" }] },
+      { location: { $not: { $near: point(COLOSSEUM) } } },
+      // A circle's radius is not negative.
+      { location: { $geoWithin: { $center: [COLOSSEUM, -1] } } },
+      { location: { $geoWithin: { $centerSphere: [COLOSSEUM, -0.1] } } },
     ];
     for (const query of bad) {
       const resource = "area" in query ? "zones" : "places";
       expect((await api.get(where(resource, query))).status, JSON.stringify(query)).toBe(400);
     }
+    expect((await api.get(where("places", { $and: [{ location: { $near: point(COLOSSEUM) } }] }))).status).toBe(200);
   });
 });
