@@ -15,7 +15,7 @@ import type { Filter } from "../drivers/types.ts";
 import { badRequest, HttpError } from "../errors.ts";
 import { parseDate } from "../render/dates.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { GEO_TYPES, geoTest, type GeoTypeName } from "../validation/geo.ts";
+import { GEO_TYPES, geoTest, isPosition, type GeoTypeName } from "../validation/geo.ts";
 import { castUntyped, parseJsonOrUndefined } from "./common.ts";
 import { conditionFits, FieldTypes } from "./field-types.ts";
 import { invalidField, probesWithheld } from "./withheld.ts";
@@ -258,10 +258,12 @@ function checkOperands(node: unknown, nested = false): void {
       if (typeof value !== "number" || !(value >= 0) || !Number.isFinite(value)) throw badRequest(`${key} must be a non-negative number`);
     } else if (key === "$near" || key === "$nearSphere") {
       const point = isPlainObject(value) ? value.$geometry : value;
-      if (!(isPair(point) || (isPlainObject(point) && point.type === "Point"))) throw badRequest(`${key} needs a Point or a coordinate pair`);
+      // A legacy pair is a longitude and a latitude too: MongoDB refuses one out of their bounds.
+      if (!((isPair(point) && isPosition(point)) || (isPlainObject(point) && point.type === "Point"))) throw badRequest(`${key} needs a Point or a coordinate pair`);
       if (nested) throw badRequest(`${key} must be a condition of the where itself, not under $or, $nor, $not or $elemMatch`);
     } else if (key === "$center" || key === "$centerSphere") {
-      if (!Array.isArray(value) || !isPair(value[0]) || !(typeof value[1] === "number" && value[1] >= 0 && Number.isFinite(value[1]))) throw badRequest(`${key} needs [[x, y], radius], the radius not negative`);
+      const centre = Array.isArray(value) && isPair(value[0]) && (key === "$center" || isPosition(value[0]));
+      if (!centre || !(typeof value[1] === "number" && value[1] >= 0 && Number.isFinite(value[1]))) throw badRequest(`${key} needs [[x, y], radius], the radius not negative`);
     }
     checkOperands(value, nested || BELOW_TOP.has(key));
   }

@@ -25,7 +25,7 @@ const isNumber = (value: unknown): value is number => typeof value === "number" 
  * Longitude and latitude within their bounds (the 2dsphere index refuses others), and an optional
  * altitude (which it ignores).
  */
-function isPosition(value: unknown): boolean {
+export function isPosition(value: unknown): boolean {
   return Array.isArray(value) && (value.length === 2 || value.length === 3) && value.every(isNumber) && Math.abs(value[0]) <= 180 && Math.abs(value[1]) <= 90;
 }
 

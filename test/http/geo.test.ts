@@ -131,6 +131,10 @@ describe("GeoJSON queries", () => {
       // MongoDB takes $near only as a condition of the query itself.
       { $or: [{ location: { $near: point(COLOSSEUM) } }, { name: "x" }] },
       { location: { $not: { $near: point(COLOSSEUM) } } },
+      // A legacy pair is a longitude and a latitude too.
+      { location: { $near: [200, 41.9] } },
+      { location: { $nearSphere: [12.5, 95] } },
+      { location: { $geoWithin: { $centerSphere: [[200, 0], 0.1] } } },
       // A circle's radius is not negative.
       { location: { $geoWithin: { $center: [COLOSSEUM, -1] } } },
       { location: { $geoWithin: { $centerSphere: [COLOSSEUM, -0.1] } } },
