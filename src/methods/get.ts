@@ -8,7 +8,7 @@ import { combineFilters } from "../data/layer.ts";
 import { embedDocuments, resolveEmbeddedFields } from "../read/embedding.ts";
 import { homeLink, paginationLinks, resourceLink } from "../render/hateoas.ts";
 import { linkQuery, querydef } from "../query/links.ts";
-import { resolveProjection } from "../query/projection.ts";
+import { resolveProjection, widened } from "../query/projection.ts";
 import { pageMeta, type Paging } from "../query/paging.ts";
 import { parseReadQuery } from "../query/read-query.ts";
 import { etagMatches } from "../render/etag.ts";
@@ -34,7 +34,7 @@ export function readProjection(config: Config, ctx: CallScope, resource: Resourc
   if (!readsWhole(ctx, resource)) return { projection: asked };
   const whole = resolveProjection(null, resource, config);
   // What the client asks for beyond the default (a field datasource.projection hides) is read too.
-  return asked && asked !== whole ? { projection: whole && { ...whole, ...asked }, project: asked } : { projection: whole };
+  return asked && asked !== whole ? { projection: whole && widened(whole, asked), project: asked } : { projection: whole };
 }
 
 /**

@@ -146,3 +146,26 @@ export function readView(config: Config, resource: Resource, stored: Doc): Doc {
   }
   return shown;
 }
+
+/** Whether an inclusive projection keeps the path: names it or a field holding it. */
+function keeps(projection: Projection, path: string): boolean {
+  for (let at = path; ; at = at.slice(0, at.lastIndexOf("."))) {
+    if (Object.hasOwn(projection, at)) return true;
+    if (!at.includes(".")) return false;
+  }
+}
+
+/**
+ * An inclusive projection that keeps what `asked` adds to it too, never naming a path and one
+ * inside it both (MongoDB refuses such a projection: `profile` and `profile.ssn`).
+ */
+export function widened(projection: Projection, asked: Projection): Projection {
+  const out: Projection = { ...projection };
+  for (const path of Object.keys(asked)) {
+    if (keeps(out, path)) continue;
+    for (const key of Object.keys(out)) if (key.startsWith(`${path}.`)) delete out[key];
+    out[path] = 1;
+  }
+  return out;
+}
+
