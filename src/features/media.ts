@@ -11,6 +11,7 @@ import { bytesToBase64 } from "../render/plain.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DocumentFeature } from "./pipeline.ts";
 import { storedVersions } from "./shadow.ts";
+import { isVersionedField } from "../settings/relations.ts";
 import { isObjectIdHex, objectIdHex } from "../util/objectid.ts";
 
 /** EXTENDED_MEDIA_INFO names, as the attributes of Eve's GridFS files are called. */
@@ -42,10 +43,10 @@ function mediaId(value: unknown): string | null {
 }
 
 /** Ids of the files the documents reference. */
-function filesOf(resource: Resource, documents: Doc[]): Set<string> {
+function filesOf(resource: Resource, documents: Doc[], fields = mediaFields(resource)): Set<string> {
   const ids = new Set<string>();
   for (const document of documents) {
-    for (const field of mediaFields(resource)) {
+    for (const field of fields) {
       const value = document[field];
       for (const item of Array.isArray(value) ? value : [value]) {
         const id = mediaId(item);
@@ -145,11 +146,16 @@ class MediaFeature implements DocumentFeature {
     }
   }
 
-  /** Files the write replaced, unless older versions of the document still show them. */
+  /**
+   * Files the write replaced, unless older versions of the document still show them: a
+   * `versioned: false` field's are in no version (each shows the document's current value), so
+   * they go when replaced, as on a resource without versions.
+   */
   private async release(ctx: CallScope, resource: Resource, written: Doc, original: Doc): Promise<void> {
-    if (resource.versioning || mediaFields(resource).length === 0) return;
-    const kept = filesOf(resource, [written]);
-    await deleteFiles(this.data, ctx, resource, [...filesOf(resource, [original])].filter((id) => !kept.has(id)));
+    const fields = resource.versioning ? mediaFields(resource).filter((field) => !isVersionedField(resource, field)) : mediaFields(resource);
+    if (fields.length === 0) return;
+    const kept = filesOf(resource, [written], fields);
+    await deleteFiles(this.data, ctx, resource, [...filesOf(resource, [original], fields)].filter((id) => !kept.has(id)));
   }
 }
 

@@ -20,7 +20,7 @@ const settings = (extra: Settings = {}): Settings => ({
       },
     },
     hidden: { datasource: { projection: { pic: 0 } }, schema: { name: { type: "string" }, pic: { type: "media" } } },
-    versioned: { versioning: true, schema: { pic: { type: "media" } } },
+    versioned: { versioning: true, schema: { pic: { type: "media" }, keep: { type: "media", versioned: false } } },
     albums: { schema: { cover: { type: "objectid", data_relation: { resource: "images", embeddable: true } } } },
   },
 });
@@ -236,6 +236,19 @@ describe("media as URLs and the media endpoint", () => {
     const second = await mediaPath(api, `/versioned/${image._id}`);
     expect((await api.delete(`/versioned/${image._id}`, { "If-Match": patched._etag })).status).toBe(204);
     expect((await api.get(first)).status).toBe(404);
+    expect((await api.get(second)).status).toBe(404);
+  });
+
+  it("deletes a versioned: false field's file when replaced: no version shows it", async () => {
+    // They stayed, still served, after the document itself was deleted.
+    const image = await created(api, "/versioned", [["pic", file()], ["keep", file(new Uint8Array([1]))]]);
+    const url = `/versioned/${image._id}`;
+    const first = (await json(await api.get(url))).keep as string;
+    const patched = await json(await upload(api, url, [["keep", file(new Uint8Array([2]))]], "PATCH", { "If-Match": image._etag }));
+    expect((await api.get(first)).status).toBe(404);
+    const second = (await json(await api.get(url))).keep as string;
+    expect((await api.get(second)).status).toBe(200);
+    expect((await api.put(url, {}, { "If-Match": patched._etag })).status).toBe(200);
     expect((await api.get(second)).status).toBe(404);
   });
 
