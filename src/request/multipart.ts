@@ -125,6 +125,14 @@ export async function readMultipart(ctx: RequestContext, config: Config): Promis
     else if (value.name || value.size > 0) add(files, key, value);
   }
   if (fields.size === 0 && files.size === 0) throw new HttpError(400, "No multipart/form-data supplied");
+  // Files are stored for a resource's top-level media fields only (as Eve's store_media_files
+  // reads them); anywhere else one would be kept as `{}` and the upload lost behind a 201.
+  for (const key of files.keys()) {
+    const rules = ctx.resource?.schema[key];
+    if (rules?.type !== "media" && (rules?.type !== "list" || (rules.schema as { type?: unknown } | undefined)?.type !== "media")) {
+      throw new HttpError(422, `'${key}' is not a media field: files are stored in a resource's top-level media fields only`);
+    }
+  }
 
   const document: Doc = {};
   for (const key of new Set([...fields.keys(), ...files.keys()])) {

@@ -22,6 +22,7 @@ const settings = (extra: Settings = {}): Settings => ({
     hidden: { datasource: { projection: { pic: 0 } }, schema: { name: { type: "string" }, pic: { type: "media" } } },
     versioned: { versioning: true, schema: { pic: { type: "media" }, keep: { type: "media", versioned: false } } },
     albums: { schema: { cover: { type: "objectid", data_relation: { resource: "images", embeddable: true } } } },
+    nested: { allow_unknown: true, schema: { d: { type: "dict", schema: { f: { type: "media" } } } } },
   },
 });
 
@@ -111,6 +112,16 @@ describe("media upload and base64 reads", () => {
       body: '--xyz\r\nContent-Disposition: form-data; name="name"\r\n\r\nvalue',
     });
     expect(truncated.status).toBe(400);
+  });
+
+  it("refuses a file for anything but a top-level media field (it was kept as {} behind a 201)", async () => {
+    for (const key of ["d.f", "other"]) {
+      const response = await upload(api, "/nested", [[key, file()]]);
+      expect(response.status, key).toBe(422);
+      expect((await json(response))._error.message).toBe(`'${key}' is not a media field: files are stored in a resource's top-level media fields only`);
+    }
+    expect((await json(await api.get("/nested")))._items).toEqual([]);
+    expect((await upload(api, "/images", [["name", "x"], ["count", file()]])).status).toBe(422);
   });
 
   it("omits media a projection excludes, and serves a field hidden by default when asked", async () => {
