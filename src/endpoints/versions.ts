@@ -6,6 +6,7 @@ import { badRequest } from "../errors.ts";
 import { shadowResource, synthesize, versionedIdField } from "../features/shadow.ts";
 import { pageMeta, parsePaging } from "../query/paging.ts";
 import { parseSort } from "../query/sort.ts";
+import { parseWhere } from "../query/where.ts";
 import { buildResponseDocument } from "../read/document.ts";
 import { fieldMask } from "../auth/field-masks.ts";
 import { embedDocuments } from "../read/embedding.ts";
@@ -53,12 +54,17 @@ export interface ListingOptions {
  */
 export async function versionListing(services: Services, ctx: CallScope, resource: Resource, latest: Doc, version: "all" | "diffs", options: ListingOptions): Promise<Reply> {
   const config = services.config;
+  const hidden = fieldMask(ctx, resource, "read");
+  // The client's `where` narrows the versions, as Eve's find on `<resource><VERSIONS>` applies
+  // it to the stored copies (eve/methods/get.py, getitem_internal): an unversioned field matches none.
+  const where = await parseWhere(ctx.arg(config.QUERY_WHERE) ?? "", resource, config, hidden);
   const rawSort = resource.sorting ? ctx.arg(config.QUERY_SORT) : null;
-  const sorting = rawSort ? parseSort(rawSort, resource, config.MAX_JSON_DEPTH, fieldMask(ctx, resource, "read")) : null;
+  const sorting = rawSort ? parseSort(rawSort, resource, config.MAX_JSON_DEPTH, hidden) : null;
   const clientSort = sorting instanceof Promise ? await sorting : sorting;
   if (version === "diffs" && clientSort) throw badRequest("version=diffs cannot be sorted");
   const paging = parsePaging(ctx.args, resource, config);
-  const filter: Filter = { [versionedIdField(config, resource)]: latest[resource.id_field] };
+  const pointer: Filter = { [versionedIdField(config, resource)]: latest[resource.id_field] };
+  const filter: Filter = Object.keys(where).length > 0 ? { $and: [where, pointer] } : pointer;
   const { documents: copies, total } = await services.data.find(ctx, shadowResource(config, resource), {
     filter,
     sort: clientSort ?? [[config.VERSION, 1]],
