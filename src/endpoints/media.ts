@@ -77,13 +77,17 @@ async function withheldFile(services: Services, ctx: RequestContext, id: string,
   return held;
 }
 
+const UNTRUSTED_FILE = { "X-Content-Type-Options": "nosniff", "Content-Security-Policy": "sandbox" };
+
 /** GET/HEAD `/<MEDIA_ENDPOINT>/<id>`: the file streamed, whole (200/304) or a range (206/416). */
 export async function serveMedia(services: Services, ctx: RequestContext): Promise<Reply> {
   const id = ctx.params[MEDIA_GROUP];
   const file = id ? await (await services.data.media(ctx, null)).get(id) : null;
   const guarded = guardedFields(services.config, services.access);
   if (!file || (guarded.length > 0 && (await withheldFile(services, ctx, id!, guarded)))) throw new HttpError(404);
-  const headers = new Headers({ "Content-Type": file.contentType, "Accept-Ranges": "bytes", "Last-Modified": formatHttpDate(file.uploadDate) });
+  // The Content-Type is the uploader's: an HTML or SVG file opened from this origin would run its
+  // scripts with the API's cookies and storage. A sandboxed, unsniffed document runs none.
+  const headers = new Headers({ "Content-Type": file.contentType, "Accept-Ranges": "bytes", "Last-Modified": formatHttpDate(file.uploadDate), ...UNTRUSTED_FILE });
   const range = byteRange(ctx.request.headers.get("range"), file.length);
   if (range === "unsatisfiable") throw new HttpError(416, undefined, { headers: { "Content-Range": `bytes */${file.length}`, "Accept-Ranges": "bytes" } });
   if (!range) {

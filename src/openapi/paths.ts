@@ -242,7 +242,7 @@ function fixedPaths(ctx: PathContext, visible: Resource[]): Record<string, unkno
       "media",
       "Download a media file",
       {
-        200: { description: "the file, of the Content-Type it was uploaded with", headers: { "Last-Modified": header("Last-Modified"), "Accept-Ranges": { schema: { type: "string", const: "bytes" } } }, content: file },
+        200: { description: "the file, of the Content-Type it was uploaded with", headers: { "Last-Modified": header("Last-Modified"), "Accept-Ranges": { schema: { type: "string", const: "bytes" } }, "X-Content-Type-Options": { schema: { type: "string", const: "nosniff" } }, "Content-Security-Policy": { description: "the file never runs as a page of this origin", schema: { type: "string", const: "sandbox" } } }, content: file },
         206: { description: "the range asked for (Range header)", headers: { "Content-Range": { description: "bytes start-end/size", schema: { type: "string" } } }, content: file },
         304: { description: "not changed since If-Modified-Since" },
         404: responseRef(404),

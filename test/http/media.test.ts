@@ -173,6 +173,9 @@ describe("media as URLs and the media endpoint", () => {
     expect(response.headers.get("content-type")).toBe("image/png");
     expect(response.headers.get("content-length")).toBe(String(BYTES.length));
     expect(response.headers.get("accept-ranges")).toBe("bytes");
+    // An uploader chooses the type: what it serves never runs scripts on the API's origin.
+    expect(response.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(response.headers.get("content-security-policy")).toBe("sandbox");
     expect(response.headers.get("last-modified")).toMatch(/GMT$/);
     expect(new Uint8Array(await response.arrayBuffer())).toEqual(BYTES);
   });

@@ -621,6 +621,9 @@ export interface operations {
                 headers: {
                     "Last-Modified": components["headers"]["Last-Modified"];
                     "Accept-Ranges"?: "bytes";
+                    "X-Content-Type-Options"?: "nosniff";
+                    /** @description the file never runs as a page of this origin */
+                    "Content-Security-Policy"?: "sandbox";
                     [name: string]: unknown;
                 };
                 content: {
