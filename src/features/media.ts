@@ -11,6 +11,7 @@ import { bytesToBase64 } from "../render/plain.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DocumentFeature } from "./pipeline.ts";
 import { storedVersions } from "./shadow.ts";
+import { isMediaRule } from "../settings/media-rules.ts";
 import { isVersionedField } from "../settings/relations.ts";
 import { isObjectIdHex, objectIdHex } from "../util/objectid.ts";
 
@@ -30,7 +31,7 @@ export function mediaFields(resource: Resource): string[] {
   let fields = mediaFieldCache.get(resource);
   if (!fields) {
     fields = Object.entries(resource.schema)
-      .filter(([, rules]) => rules?.type === "media" || (rules?.type === "list" && (rules.schema as { type?: unknown } | undefined)?.type === "media"))
+      .filter(([, rules]) => isMediaRule(rules))
       .map(([field]) => field);
     mediaFieldCache.set(resource, fields);
   }

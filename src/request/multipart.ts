@@ -5,6 +5,7 @@ import type { Doc } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { checkJsonShape } from "../http/json-shape.ts";
 import type { Config } from "../settings/normalize.ts";
+import { isMediaRule } from "../settings/media-rules.ts";
 import { isRefusedKey } from "../util/objects.ts";
 
 type Entries = Iterable<[string, FormDataEntryValue]>;
@@ -128,8 +129,7 @@ export async function readMultipart(ctx: RequestContext, config: Config): Promis
   // Files are stored for a resource's top-level media fields only (as Eve's store_media_files
   // reads them); anywhere else one would be kept as `{}` and the upload lost behind a 201.
   for (const key of files.keys()) {
-    const rules = ctx.resource?.schema[key];
-    if (rules?.type !== "media" && (rules?.type !== "list" || (rules.schema as { type?: unknown } | undefined)?.type !== "media")) {
+    if (!isMediaRule(ctx.resource?.schema[key])) {
       throw new HttpError(422, `'${key}' is not a media field: files are stored in a resource's top-level media fields only`);
     }
   }

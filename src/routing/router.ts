@@ -7,6 +7,7 @@
 import type { Endpoint } from "../scope.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { converterRegex, urlParts } from "../settings/urls.ts";
+import { isMediaRule } from "../settings/media-rules.ts";
 import { SettingsError } from "../settings/validate.ts";
 
 export interface RouteMatch {
@@ -164,7 +165,7 @@ export function servesMedia(config: Config): boolean {
 }
 
 export function hasMedia(resource: Resource): boolean {
-  return Object.values(resource.schema).some((rules) => rules?.type === "media" || (rules?.type === "list" && (rules.schema as { type?: string } | undefined)?.type === "media"));
+  return Object.values(resource.schema).some(isMediaRule);
 }
 
 function safeDecode(value: string): string {
