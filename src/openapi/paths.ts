@@ -106,7 +106,7 @@ function collectionPath(ctx: PathContext, resource: Resource, names: ResourceNam
       ops.post = operation(ctx, resource, method, false, {
         id: `create_${names.item}`,
         summary: resource.bulk_enabled ? `Create one ${resource.item_title} or several` : `Create a ${resource.item_title}`,
-        body: body(schema, hasMedia(resource) ? ref(names.input) : null),
+        body: body(schema, hasMedia(resource) ? ref(names.inputForm) : null),
         responses: { 201: { description: "created", headers: { Location: header("Location") }, content: jsonContent(written, config) } },
         errors: [409, config.VALIDATION_ERROR_STATUS],
       });
@@ -170,7 +170,7 @@ function itemPath(ctx: PathContext, resource: Resource, names: ResourceNames, me
         id: `${patch ? "update" : "replace"}_${names.item}`,
         summary: patch ? `Change fields of a ${noun}${resource.update_operators.length ? ", with update operators" : ""}` : `Replace a ${noun}`,
         parameters: ifMatch(resource, !patch && resource.upsert_on_put),
-        body: body(ref(patch ? names.patch : names.input), hasMedia(resource) ? ref(patch ? names.patch : names.input) : null),
+        body: body(ref(patch ? names.patch : names.input), hasMedia(resource) ? ref(patch ? names.patchForm : names.inputForm) : null),
         responses: {
           200: { description: patch ? "updated" : "replaced", headers: etag, content: written },
           ...(!patch && resource.upsert_on_put ? { 201: { description: "created (UPSERT_ON_PUT)", headers: { Location: header("Location") }, content: written } } : {}),

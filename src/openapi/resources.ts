@@ -6,12 +6,16 @@ import { documentSchema, type JsonSchema } from "../validation/index.ts";
 import { ref } from "./components.ts";
 import { operatorProperties } from "./updates.ts";
 import { OBJECT_ID_PATTERN } from "../util/objectid.ts";
+import { isMediaRule } from "../settings/media-rules.ts";
 
 /** Component names of a resource's schemas (resource names need not be valid component names). */
 export interface ResourceNames {
   item: string;
   input: string;
   patch: string;
+  /** The multipart/form-data bodies of a resource with media fields (files go there only). */
+  inputForm: string;
+  patchForm: string;
   collection: string;
   written: string;
   bulkWritten: string;
@@ -26,6 +30,8 @@ export function resourceNames(resources: Resource[], taken: Set<string>): Map<st
       item: base,
       input: `${base}Input`,
       patch: `${base}Patch`,
+      inputForm: `${base}Form`,
+      patchForm: `${base}PatchForm`,
       collection: `${base}Collection`,
       written: `${base}Written`,
       bulkWritten: `${base}BulkWritten`,
@@ -107,6 +113,11 @@ export function resourceSchemas(resource: Resource, config: Config, all: Map<str
     const properties = body.properties as Record<string, JsonSchema>;
     if (!(resource.id_field in properties)) properties[resource.id_field] = OBJECT_ID;
   }
+  // Files come in a form only: in JSON a media field's every value is refused (422), so the
+  // JSON bodies leave it out (a required one stays required: such a resource takes no JSON).
+  const media = Object.keys(resource.schema).filter((field) => isMediaRule(resource.schema[field]));
+  const forms: Record<string, JsonSchema> = media.length > 0 ? { [names.inputForm]: structuredClone(input), [names.patchForm]: structuredClone(patch) } : {};
+  for (const body of [input, patch]) for (const field of media) delete (body.properties as Record<string, JsonSchema>)[field];
   // Update operators sit beside the fields of a PATCH body (docs/updates.md).
   if (resource.update_operators.length > 0) Object.assign(patch.properties as Record<string, JsonSchema>, operatorProperties(resource, config, patch));
 
@@ -125,6 +136,7 @@ export function resourceSchemas(resource: Resource, config: Config, all: Map<str
     [names.item]: served,
     [names.input]: input,
     [names.patch]: patch,
+    ...forms,
     [names.collection]: collection,
     [names.written]: {
       description: resource.bandwidth_saver ? "the meta fields of the document written (BANDWIDTH_SAVER)" : "the document written",

@@ -129,7 +129,7 @@ describe("bodies and documents", () => {
     expect(p.location).toMatchObject({ type: "object", required: ["city"], additionalProperties: false });
     expect(p.tags).toEqual({ type: "array", items: { type: "string", maxLength: 20 } });
     expect(p.role.items).toEqual({ enum: ["author", "contributor"] });
-    expect(p.picture).toEqual({ type: "string", format: "binary" });
+    expect(schemas.peopleForm.properties.picture).toEqual({ type: "string", format: "binary" });
     expect(p._id).toEqual({ type: "string", pattern: "^[0-9a-fA-F]{24}$" });
   });
 
@@ -196,7 +196,15 @@ describe("bodies and documents", () => {
     // A form holds one document: the bulk list is JSON's alone.
     const forms = op("/people", "post").requestBody.content;
     expect(forms["application/json"].schema.oneOf).toHaveLength(2);
-    expect(forms["multipart/form-data"].schema).toEqual({ $ref: "#/components/schemas/peopleInput" });
+    expect(forms["multipart/form-data"].schema).toEqual({ $ref: "#/components/schemas/peopleForm" });
+    // A file comes in a form only: JSON's every value for a media field is refused (422).
+    expect(schemas.peopleForm.properties.picture).toEqual({ type: "string", format: "binary" });
+    expect(schemas.peopleInput.properties).not.toHaveProperty("picture");
+    expect(schemas.peoplePatch.properties).not.toHaveProperty("picture");
+    expect(op("/people/{_id}", "patch").requestBody.content["multipart/form-data"].schema).toEqual({ $ref: "#/components/schemas/peoplePatchForm" });
+    expect(schemas.peoplePatchForm.properties.picture).toEqual({ type: "string", format: "binary" });
+    expect(schemas.peoplePatchForm.required).toBeUndefined();
+    expect(schemas).not.toHaveProperty("notesForm");
   });
 });
 

@@ -408,11 +408,19 @@ export interface components {
         };
         imagesInput: {
             name?: string;
+            _id?: string;
+        };
+        imagesPatch: {
+            name?: string;
+            _id?: string;
+        };
+        imagesForm: {
+            name?: string;
             /** Format: binary */
             pic?: string;
             _id?: string;
         };
-        imagesPatch: {
+        imagesPatchForm: {
             name?: string;
             /** Format: binary */
             pic?: string;
@@ -1557,7 +1565,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["imagesInput"] | components["schemas"]["imagesInput"][];
-                "multipart/form-data": components["schemas"]["imagesInput"];
+                "multipart/form-data": components["schemas"]["imagesForm"];
             };
         };
         responses: {
@@ -1670,7 +1678,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["imagesInput"];
-                "multipart/form-data": components["schemas"]["imagesInput"];
+                "multipart/form-data": components["schemas"]["imagesForm"];
             };
         };
         responses: {
@@ -1751,7 +1759,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["imagesPatch"];
-                "multipart/form-data": components["schemas"]["imagesPatch"];
+                "multipart/form-data": components["schemas"]["imagesPatchForm"];
             };
         };
         responses: {
