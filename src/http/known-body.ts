@@ -77,12 +77,15 @@ for (const name of Object.getOwnPropertyNames(Response.prototype)) {
  * given and not a string, 0.6 µs of a GET item's 16 (bench/README.md, issue 36).
  */
 export function knownResponse(request: Request, body: KnownBody | null, status: number, headers: PlainHeaders, text?: () => string): Response {
-  if ((request as unknown as Record<symbol, unknown>)[PLAIN_RESPONSE_WANTED] === true) {
-    const plain = Object.create(plainPrototype) as Carrier;
-    plain[PARTS] = { status, headers, body };
-    return plain as unknown as Response;
-  }
+  if ((request as unknown as Record<symbol, unknown>)[PLAIN_RESPONSE_WANTED] === true) return plainResponse({ status, headers, body });
   return new Response(text ? text() : body, { status, headers });
+}
+
+/** A plain response of these parts (for a request whose adapter wants them). */
+export function plainResponse(parts: ResponseParts): Response {
+  const plain = Object.create(plainPrototype) as Carrier;
+  plain[PARTS] = parts;
+  return plain as unknown as Response;
 }
 
 /** The parts of a plain response nothing has turned into a real Response yet. */
