@@ -148,6 +148,8 @@ function materialise(state: LazyState): Request {
   return state.request;
 }
 
+const bodiless = (state: LazyState) => !state.request && (state.req.method === "GET" || state.req.method === "HEAD");
+
 function bodyStream(bytes: Promise<Uint8Array>): ReadableStream<Uint8Array> {
   return new ReadableStream({
     async start(controller) {
@@ -219,6 +221,19 @@ const lazyPrototype: object = Object.create(Request.prototype, {
   signal: {
     get(this: LazyRequest) {
       return signalOf(this[STATE]);
+    },
+  },
+  // A GET or HEAD has none (fetch's Request says so too): asking builds nothing. An on_pre hook's
+  // request is a copy only where there is a body to keep (src/events/hook-bodies.ts), and asking
+  // made every GET of a resource with such a hook four times dearer.
+  body: {
+    get(this: LazyRequest) {
+      return bodiless(this[STATE]) ? null : materialise(this[STATE]).body;
+    },
+  },
+  bodyUsed: {
+    get(this: LazyRequest) {
+      return bodiless(this[STATE]) ? false : materialise(this[STATE]).bodyUsed;
     },
   },
   text: {

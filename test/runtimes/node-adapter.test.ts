@@ -233,7 +233,7 @@ describe("node adapter: reads answered from kept JSON", () => {
   });
 });
 
-describe("node adapter: answers an on_post hook had", () => {
+describe("node adapter: requests and answers hooks had", () => {
   // src/events/hook-bodies.ts: a hook that reads the answer gets it whole, and the client still
   // gets it whole, with the headers the hook set, written from the parts as any plain answer is.
   it("are written with their length, with the headers a hook set, whether or not it read the body", async () => {
@@ -246,6 +246,8 @@ describe("node adapter: answers an on_post hook had", () => {
       payload.headers.set("X-Seen", "yes");
     });
     hooked.app.hooks.on("on_post_POST_notes", (_request: Request, payload: Response) => void read.push(payload.status));
+    // An on_pre hook's GET has no body to keep a copy of, and asking builds no Request for it.
+    hooked.app.hooks.on("on_pre_GET_notes", (request: Request) => void read.push(request.body));
     const own = await serve(hooked, { port: 0, signals: false });
     // The parts keep the body: a hook that asks only the status has no Response made, and one
     // that reads the body has the one it reads, never a copy (a copy and the stream written from
@@ -257,6 +259,13 @@ describe("node adapter: answers an on_post hook had", () => {
       constructor(...args: ConstructorParameters<typeof Response>) {
         super(...args);
         made.push(current);
+      }
+    };
+    const OriginalRequest = globalThis.Request;
+    globalThis.Request = class extends OriginalRequest {
+      constructor(...args: ConstructorParameters<typeof Request>) {
+        super(...args);
+        made.push(`request ${current}`);
       }
     };
     try {
@@ -276,10 +285,11 @@ describe("node adapter: answers an on_post hook had", () => {
         expect(answer.headers["x-seen"]).toBe(path === "/notes" ? undefined : "yes");
         expect(JSON.parse(answer.body)).toMatchObject(path === "/notes" ? { _items: [{ n: 7 }] } : { _id: id, n: 7 });
       }
-      expect(read).toEqual([201, 7]);
+      expect(read).toEqual([201, null, 7, null]);
       expect(made).toEqual([`/notes/${id}`]);
     } finally {
       globalThis.Response = Original;
+      globalThis.Request = OriginalRequest;
       await own.close();
       await hooked.app.close();
     }
