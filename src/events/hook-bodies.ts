@@ -3,9 +3,13 @@
 // taking them from everest: a web body can be read once only.
 import { plainResponse, responseParts, type PlainHeaders } from "../http/known-body.ts";
 
-/** The request an on_pre hook gets: a copy of one with a body, the body everest reads left whole. */
+/**
+ * The request an on_pre hook gets: a copy of one that may have a body, the body everest reads
+ * left whole. Asked by method, not by `body`, which would build the Request an adapter avoids.
+ */
 export function readableRequest(request: Request): Request {
-  return request.body !== null && !request.bodyUsed ? request.clone() : request;
+  const method = request.method;
+  return method === "GET" || method === "HEAD" || request.bodyUsed ? request : request.clone();
 }
 
 /**

@@ -246,8 +246,10 @@ describe("node adapter: requests and answers hooks had", () => {
       payload.headers.set("X-Seen", "yes");
     });
     hooked.app.hooks.on("on_post_POST_notes", (_request: Request, payload: Response) => void read.push(payload.status));
-    // An on_pre hook's GET has no body to keep a copy of, and asking builds no Request for it.
+    // An on_pre hook's GET has no body to keep a copy of, and asking builds no Request for it;
+    // a POST's copy reads the bytes read once for both, and the document is stored all the same.
     hooked.app.hooks.on("on_pre_GET_notes", (request: Request) => void read.push(request.body));
+    hooked.app.hooks.on("on_pre_POST_notes", async (request: Request) => void read.push(await request.json()));
     const own = await serve(hooked, { port: 0, signals: false });
     // The parts keep the body: a hook that asks only the status has no Response made, and one
     // that reads the body has the one it reads, never a copy (a copy and the stream written from
@@ -285,7 +287,7 @@ describe("node adapter: requests and answers hooks had", () => {
         expect(answer.headers["x-seen"]).toBe(path === "/notes" ? undefined : "yes");
         expect(JSON.parse(answer.body)).toMatchObject(path === "/notes" ? { _items: [{ n: 7 }] } : { _id: id, n: 7 });
       }
-      expect(read).toEqual([201, null, 7, null]);
+      expect(read).toEqual([{ n: 7 }, 201, null, 7, null]);
       expect(made).toEqual([`/notes/${id}`]);
     } finally {
       globalThis.Response = Original;
