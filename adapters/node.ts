@@ -9,7 +9,7 @@
 // and bytes, written with one writeHead and one res.end(); any other response is read through
 // its Headers and its body streamed (adapters/node-response.ts).
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { clientGone, toRequest, type LazyRequest } from "./node-request.ts";
 import { MAX_HEADER_SIZE, refuse } from "./node-refusal.ts";
 import { writeResponse } from "./node-response.ts";
@@ -24,14 +24,24 @@ export interface NodeServer extends RunningServer {
   server: Server;
 }
 
+/** Requests of a connection not yet answered in full: node:http hands on pipelined ones at once. */
+const IN_FLIGHT = Symbol("requests in flight");
+type Carrying = Socket & { [IN_FLIGHT]?: number };
+
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
   const host = options.host ?? DEFAULT_HOST;
   const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, async (req, res) => {
     let request: LazyRequest | undefined;
-    // Only a client gone before the response is complete aborts the request: aborting every
-    // finished one too cost a DOMException and an event dispatch per request. No signal is
-    // made unless the handler asks for one.
+    const socket = req.socket as Carrying;
+    socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 0) + 1;
     res.on("close", () => {
+      // During shutdown a connection ends once its last answer is sent: an answer begun before
+      // (a change stream's final event) would otherwise hold it until keep-alive times it out,
+      // and ending it after any answer lost those of the requests pipelined behind (a stored POST's 201).
+      if (--socket[IN_FLIGHT]! === 0 && closing && !socket.destroyed) socket.end();
+      // Only a client gone before the response is complete aborts the request: aborting every
+      // finished one too cost a DOMException and an event dispatch per request. No signal is
+      // made unless the handler asks for one.
       if (res.writableFinished || !request) return;
       clientGone(request);
     });
@@ -39,17 +49,12 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       request = toRequest(req, host) ?? undefined;
       if (!request) return void (await writeResponse(unreadableRequestResponse(), res));
       const response = await handler(request, { ...options.env, clientIp: req.socket.remoteAddress ?? null });
-      // Once shutdown began, a keep-alive connection is closed after its answer, so it ends
-      // now rather than after keepAliveTimeout. node:http closes it once that answer is sent,
-      // after the answers queued before it (pipelined requests answer in order).
-      const closesAfter = closing;
-      if (closesAfter) res.shouldKeepAlive = false;
+      // Once shutdown began, the last request of a keep-alive connection tells the client it
+      // closes (node:http then ends it after this answer, and after those queued before it);
+      // one with requests pipelined behind it leaves that to theirs.
+      if (closing && socket[IN_FLIGHT] === 1) res.shouldKeepAlive = false;
       const writing = writeResponse(response, res);
       if (writing) await writing;
-      // A response begun before shutdown that ends during it (a change stream's final event)
-      // would leave its connection open until keep-alive times it out: it is ended now. Ending
-      // the socket after every answer lost the answers still queued: a stored POST's 201.
-      if (closing && !closesAfter) req.socket.end();
     } catch (error) {
       const failure = adapterFailure(error);
       // Half a response cannot be turned into an error; a reset at least tells the client it is cut short.
