@@ -8,7 +8,7 @@
 // Where the runtime keeps each request's work to itself (Workers: a promise, timer or stream of
 // one request must not be settled by another's), nothing is shared: each stream follows the
 // log on its own, polling it from its own request, and beats its own heartbeat.
-import type { ChangeLog, ChangeRecord } from "../drivers/types.ts";
+import { InvalidPositionError, type ChangeLog, type ChangeRead, type ChangeRecord } from "../drivers/types.ts";
 import type { FeedStream } from "./stream.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -103,7 +103,7 @@ export class Hub {
         stream.accept(caught);
         return;
       }
-      const read = await this.changes.read(this.database, stream.position, PAGE);
+      const read = await this.readAfter(stream.position);
       if (read.expired) return stream.reset(read.head);
       if (read.records.length > 0) stream.accept(read.records);
       else {
@@ -210,7 +210,7 @@ export class Hub {
     let beat = Date.now();
     while (!stream.ended) {
       try {
-        const read = await this.changes.read(this.database, stream.position, PAGE);
+        const read = await this.readAfter(stream.position);
         if (read.expired) return stream.reset(read.head);
         stream.accept(read.records);
         if (read.records.length === PAGE) continue;
@@ -245,9 +245,24 @@ export class Hub {
     }
   }
 
+  /**
+   * A page of the log after a position this reader held. One the log does not know any more (its
+   * collections dropped or restored under a running server) reads as expired, so the streams
+   * start again from its head: read again, it failed the same way on every poll, and the streams
+   * stayed open, silent, for good.
+   */
+  private async readAfter(position: string): Promise<ChangeRead> {
+    try {
+      return await this.changes.read(this.database, position, PAGE);
+    } catch (error) {
+      if (!(error instanceof InvalidPositionError)) throw error;
+      return { expired: true, head: await this.changes.head(this.database) };
+    }
+  }
+
   /** Reads one page of the log after the cursor and delivers it; whether a full page says there may be more. */
   private async readPage(): Promise<boolean> {
-    const read = await this.changes.read(this.database, this.cursor, PAGE);
+    const read = await this.readAfter(this.cursor);
     // The last stream left while this read was under way: what it found is nobody's.
     if (this.streams.size === 0) return false;
     if (read.expired) {

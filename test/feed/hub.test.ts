@@ -3,7 +3,7 @@
 // and is not given them a second time. Over a log of its own, so the gap can be made wide enough
 // to hold changes every time, which HTTP tests with a few streams cannot do.
 import { describe, expect, it } from "vitest";
-import type { ChangeLog, ChangeRecord } from "../../src/drivers/types.ts";
+import { InvalidPositionError, type ChangeLog, type ChangeRecord } from "../../src/drivers/types.ts";
 import { Hub } from "../../src/feed/hub.ts";
 import { FeedStream } from "../../src/feed/stream.ts";
 
@@ -78,5 +78,33 @@ describe("change feed hub: deliveries", () => {
     expect(joined.seen).toEqual(["p2", "p3", "p4"]);
     open.stream.end();
     joined.stream.end();
+  });
+});
+
+describe("change feed hub: a log replaced under it", () => {
+  it("tells its streams to start again from the new log's head, as for a position the log expired", async () => {
+    // The log's collections dropped or restored while the server runs: every position held
+    // before is unknown to it (test/http/feed.test.ts has a position the log expired).
+    const { log, write } = fakeLog();
+    let epoch = "p";
+    const read = log.read;
+    log.read = async (database, after, limit) => {
+      if (!after.startsWith(epoch) && after !== `${epoch}0`) throw new InvalidPositionError(`'${after}' is not a position of this change log`);
+      return read(database, after, limit);
+    };
+    const errors: unknown[] = [];
+    const hub = new Hub(log, undefined, { pollMs: 1000, heartbeatMs: 60_000, isolated: false, gapMs: 0 }, (error) => void errors.push(error));
+    const open = positions(await hub.start());
+    await hub.join(open.stream);
+    write();
+    await pause(20);
+    expect(open.seen).toEqual(["p1"]);
+    epoch = "q";
+    log.head = async () => "q0";
+    write();
+    await pause(20);
+    expect(open.seen.slice(1)).toEqual(["event: reset", "id: q0", 'data: {"reason":"expired"}']);
+    expect(open.stream.ended).toBe(true);
+    expect(errors).toEqual([]);
   });
 });
