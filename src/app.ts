@@ -174,7 +174,7 @@ export class App {
       operators: operatorSchemas(this.config, this.validators, (resource) => compileValidator(resource, this.config, options.validation, { engine: options.validationEngine })),
       access: this.access,
       rendered: new KeptJson(this.config),
-      claims: new UniqueClaims(),
+      claims: new UniqueClaims(this.config),
     };
     this.internal = new InternalApi(this.services);
     this.feed = Object.values(this.config.DOMAIN).some((resource) => resource.change_feed)

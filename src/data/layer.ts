@@ -278,7 +278,7 @@ export class DataLayer {
    * still served, its `unique` checked by lookups alone, as Eve checks it.
    */
   private async buildIndexes(driver: Driver, target: Target, resource: Resource): Promise<ReadonlySet<string>> {
-    const declared = indexSpecs(resource);
+    const declared = indexSpecs(this.config, resource);
     // A cursor resource's orders come from a module of their own, imported only for it.
     const specs = resource.pagination_cursor ? [...declared, ...(await import("../query/keyset.ts")).orderSpecs(resource)] : declared;
     try {
@@ -290,8 +290,8 @@ export class DataLayer {
       return new Set();
     }
     // Imported on first use, as above: only a store no other client reaches drops indexes.
-    if (driver.indexesStay && driver.dropIndexesBut) await (await import("./undeclared-indexes.ts")).dropUndeclared(this.config, indexSpecs, driver.dropIndexesBut.bind(driver), target, resource, this.logger);
-    return new Set(driver.indexesStay ? uniqueIndexFields(resource) : []);
+    if (driver.indexesStay && driver.dropIndexesBut) await (await import("./undeclared-indexes.ts")).dropUndeclared(this.config, (other) => indexSpecs(this.config, other), driver.dropIndexesBut.bind(driver), target, resource, this.logger);
+    return new Set(driver.indexesStay ? uniqueIndexFields(this.config, resource) : []);
   }
 }
 
@@ -310,19 +310,27 @@ function topLevelUniqueFields(resource: Resource): string[] {
  */
 const indexesUnique = (resource: Resource): boolean => !resource.soft_delete && !resource.datasource.filter;
 
-/** Top-level `unique` fields the store keeps a unique index on, so uniqueness holds under concurrent writers. */
-export function uniqueIndexFields(resource: Resource): string[] {
-  return indexesUnique(resource) ? topLevelUniqueFields(resource) : [];
+/**
+ * Top-level `unique` fields the store keeps a unique index on, so uniqueness holds under
+ * concurrent writers. An index belongs to the collection and refuses a duplicate written through
+ * any resource over it, so a field gets one only where every such resource keeps it unique across
+ * the whole collection: one with soft delete or a filter lets hidden documents share a value (as
+ * Eve's lookups do), and one that does not declare it unique lets any value in.
+ */
+export function uniqueIndexFields(config: Config, resource: Resource): string[] {
+  const over = Object.values(config.DOMAIN).filter((other) => !other.datasource.aggregation && other.datasource.source === resource.datasource.source && other.db_prefix === resource.db_prefix);
+  return topLevelUniqueFields(resource).filter((field) => over.every((other) => indexesUnique(other) && other.schema[field]?.unique === true));
 }
 
 /** Top-level `unique` fields no index guards (see above): src/methods/unique-claims.ts holds them. */
-export function unindexedUniqueFields(resource: Resource): string[] {
-  return indexesUnique(resource) ? [] : topLevelUniqueFields(resource);
+export function unindexedUniqueFields(config: Config, resource: Resource): string[] {
+  const indexed = uniqueIndexFields(config, resource);
+  return topLevelUniqueFields(resource).filter((field) => !indexed.includes(field));
 }
 
 /** The unique indexes above, 2dsphere on geo fields, `mongo_indexes` taken as given (but one on a unique index's keys). */
-export function indexSpecs(resource: Resource): IndexSpec[] {
-  const specs: IndexSpec[] = uniqueIndexFields(resource).map((field) => ({ keys: [[field, 1]], unique: true, sparse: true, name: `${field}_unique` }));
+export function indexSpecs(config: Config, resource: Resource): IndexSpec[] {
+  const specs: IndexSpec[] = uniqueIndexFields(config, resource).map((field) => ({ keys: [[field, 1]], unique: true, sparse: true, name: `${field}_unique` }));
   for (const [field, rules] of Object.entries(resource.schema)) {
     const type = rules?.type;
     if (typeof type === "string" && GEO_TYPES.has(type)) specs.push({ keys: [[field, "2dsphere"]], name: `${field}_2dsphere` });

@@ -40,7 +40,7 @@ export function operatorSchemas(config: Config, validators: ReadonlyMap<string, 
     let schema = compiled.get(resource.name);
     if (!schema) {
       schema = Promise.resolve(optInWrites()).then(({ compileOperators, itemsResource }) =>
-        compileOperators(resource, config, validators.get(resource.name)!, compile(itemsResource(resource)), new Set(uniqueIndexFields(resource))),
+        compileOperators(resource, config, validators.get(resource.name)!, compile(itemsResource(resource)), new Set(uniqueIndexFields(config, resource))),
       );
       // A module that failed to load is tried again by the next request.
       schema.catch(() => compiled.delete(resource.name));

@@ -1,22 +1,14 @@
 // `unique` where no index of the store guards it: a soft-delete resource or one with a datasource
 // filter (their documents must not collide with deleted or filtered-out ones, so
-// src/data/layer.ts uniqueIndexFields builds them no index). There a value is checked by a lookup
+// src/data/layer.ts uniqueIndexFields builds them no index), or any resource over a collection
+// that such a resource, or one without that `unique`, shares. There a value is checked by a lookup
 // during validation, and two writes of one value that look it up before either stores it would
 // both be stored. Within one process a write holds the values it gives such fields from its
 // lookups to its write, so that the second waits for the first and then finds its value taken.
 // Several instances are not covered: docs/deploy.md says so.
 import { unindexedUniqueFields } from "../data/layer.ts";
 import type { Doc } from "../drivers/types.ts";
-import type { Resource } from "../settings/normalize.ts";
-
-/** unindexedUniqueFields per resource: it depends on the settings alone, and every write asks. */
-const unguarded = new WeakMap<Resource, string[]>();
-
-function unguardedFields(resource: Resource): string[] {
-  let fields = unguarded.get(resource);
-  if (!fields) unguarded.set(resource, (fields = unindexedUniqueFields(resource)));
-  return fields;
-}
+import type { Config, Resource } from "../settings/normalize.ts";
 
 const keyOf = (value: unknown): string => (typeof value === "object" && value !== null ? JSON.stringify(value) : String(value));
 
@@ -27,6 +19,16 @@ const keyOf = (value: unknown): string => (typeof value === "object" && value !=
  */
 export class UniqueClaims {
   private readonly tails = new Map<string, Promise<void>>();
+  /** unindexedUniqueFields per resource: it depends on the settings alone, and every write asks. */
+  private readonly unguarded = new WeakMap<Resource, string[]>();
+
+  constructor(private readonly config: Config) {}
+
+  private unguardedFields(resource: Resource): string[] {
+    let fields = this.unguarded.get(resource);
+    if (!fields) this.unguarded.set(resource, (fields = unindexedUniqueFields(this.config, resource)));
+    return fields;
+  }
 
   /**
    * Holds what `documents` give the resource's unguarded unique fields, waiting for writes that
@@ -34,7 +36,7 @@ export class UniqueClaims {
    * such field or the documents give none (every other write pays nothing).
    */
   hold(resource: Resource, documents: Doc[]): Promise<() => void> | null {
-    const fields = unguardedFields(resource);
+    const fields = this.unguardedFields(resource);
     if (fields.length === 0) return null;
     const keys = new Set<string>();
     for (const document of documents) {

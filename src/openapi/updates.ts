@@ -56,7 +56,7 @@ function operand(operator: string, field: JsonSchema, types: Set<string>): JsonS
 /** The operators a PATCH body of the resource may carry, as properties beside its fields; none without UPDATE_OPERATORS. */
 export function operatorProperties(resource: Resource, config: Config, patch: JsonSchema): Record<string, JsonSchema> {
   const properties: Record<string, JsonSchema> = {};
-  for (const [operator, targets] of operatorTargets(resource, config, new Set(uniqueIndexFields(resource)))) {
+  for (const [operator, targets] of operatorTargets(resource, config, new Set(uniqueIndexFields(config, resource)))) {
     const fields: Record<string, JsonSchema> = {};
     for (const { path, def } of targets) fields[path] = operand(operator, fieldSchema(patch, path), typesOf(def));
     properties[operator] = { type: "object", description: `update operator: ${DESCRIPTIONS[operator]}`, properties: fields, additionalProperties: false, minProperties: 1 };

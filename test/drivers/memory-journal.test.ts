@@ -643,8 +643,9 @@ describe("memory journal: a unique the settings no longer hold", () => {
     DOMAIN: {
       // Versioned: its shadow collection's index is declared by no resource of DOMAIN, and stays.
       people: { versioning: true, schema: { email: { type: "string", ...(unique ? { unique: true } : {}) }, n: { type: "integer" } }, mongo_indexes: { by_n: [["n", 1]] } },
-      // Another resource over the collection: its declared index stays.
-      admins: { datasource: { source: "people" }, schema: { email: { type: "string" } }, mongo_indexes: { by_email: [["email", -1]] } },
+      // Another resource over the collection: its declared index stays. It keeps `email` unique
+      // as people does: a resource over the collection that did not would get it no index.
+      admins: { datasource: { source: "people" }, schema: { email: { type: "string", ...(unique ? { unique: true } : {}) } }, mongo_indexes: { by_email: [["email", -1]] } },
     },
   });
 

@@ -1,5 +1,5 @@
 import { ObjectId } from "bson";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Settings } from "../../src/settings/types.ts";
 import { json, testApi } from "../support/api.ts";
 
@@ -198,5 +198,46 @@ describe("soft delete", () => {
     expect(restored).toMatchObject({ _version: 4, _deleted: false });
     expect((await api.get(`/notes/${note._id}`)).status).toBe(200);
     expect((await api.post("/pins", { note: { _id: note._id, _version: 4 } })).status).toBe(201);
+  });
+});
+
+describe("unique values over a collection several resources share", () => {
+  // An index belongs to the collection (src/data/layer.ts uniqueIndexFields): one built for a
+  // resource that sees every document refused what Eve's lookups let the others write, as in
+  // Eve's own test settings (`exclusion`, soft-deleted, over `contacts`).
+  const shared = testApi({
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH", "DELETE"],
+    DOMAIN: {
+      tags: { soft_delete: true, schema: { code: { type: "string", unique: true } } },
+      alltags: { datasource: { source: "tags" }, schema: { code: { type: "string", unique: true } } },
+      red: { datasource: { source: "things", filter: { color: "red" } }, schema: { color: { type: "string" }, code: { type: "string", unique_within_resource: true } } },
+      blue: { datasource: { source: "things", filter: { color: "blue" } }, schema: { color: { type: "string" }, code: { type: "string", unique_within_resource: true } } },
+      things: { schema: { color: { type: "string" }, code: { type: "string", unique: true } } },
+    },
+  });
+  afterAll(() => shared.close());
+
+  // Each resource's indexes are built on its first use (or at start-up, `everest serve`).
+  beforeAll(async () => {
+    for (const name of ["alltags", "things"]) expect((await shared.get(`/${name}`)).status).toBe(200);
+  });
+
+  it("lets a soft-deleted document's value be used again beside a resource that sees it", async () => {
+    const first = await json(await shared.post("/tags", { code: "X" }));
+    expect((await shared.post("/tags", { code: "X" })).status).toBe(422);
+    expect((await shared.delete(`/tags/${first._id}`, { "If-Match": first._etag })).status).toBe(204);
+    expect((await shared.post("/tags", { code: "X" })).status).toBe(201);
+    // The resource that sees the deleted one still refuses the value, as Eve's lookup there does.
+    const refused = await shared.post("/alltags", { code: "X" });
+    expect(refused.status).toBe(422);
+    expect((await json(refused))._issues).toEqual({ code: "value 'X' is not unique" });
+  });
+
+  it("lets filtered resources hold one value each beside one that keeps it unique everywhere", async () => {
+    expect((await shared.post("/red", { color: "red", code: "Y" })).status).toBe(201);
+    expect((await shared.post("/blue", { color: "blue", code: "Y" })).status).toBe(201);
+    expect((await shared.post("/red", { color: "red", code: "Y" })).status).toBe(422);
+    expect((await shared.post("/things", { color: "green", code: "Y" })).status).toBe(422);
   });
 });
