@@ -50,7 +50,7 @@ function materialise(state: LazyState): Request {
     const method = state.req.method ?? "GET";
     const hasBody = method !== "GET" && method !== "HEAD";
     const from = reader(state);
-    const read = from.body ?? (from.copied ? readDirect(state, Infinity)! : null);
+    const read = !hasBody ? null : (from.body ?? (from.copied ? readDirect(state, Infinity)! : null));
     state.request = new Request(state.url, {
       method,
       headers: state.headers?.native ?? headersOf(state.req),

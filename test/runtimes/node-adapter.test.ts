@@ -240,7 +240,7 @@ describe("node adapter: requests and answers hooks had", () => {
   // src/events/hook-bodies.ts: a hook that reads the answer gets it whole, and the client still
   // gets it whole, with the headers the hook set, written from the parts as any plain answer is.
   it("are written with their length, with the headers a hook set, whether or not it read the body", async () => {
-    const hooked = createHandler({ RESOURCE_METHODS: ["GET", "POST"], ITEM_METHODS: ["GET"], DOMAIN: { notes: { schema: { n: { type: "integer" } } } } });
+    const hooked = createHandler({ MAX_BODY_SIZE: 100, RESOURCE_METHODS: ["GET", "POST"], ITEM_METHODS: ["GET"], DOMAIN: { notes: { schema: { n: { type: "integer" } } } } });
     const read: unknown[] = [];
     hooked.app.hooks.on("on_post_GET_notes", async (_request: Request, payload: Response) => {
       if (payload.status !== 200) return;
@@ -291,6 +291,14 @@ describe("node adapter: requests and answers hooks had", () => {
         expect(JSON.parse(answer.body)).toMatchObject(path === "/notes" ? { _items: [{ n: 7 }] } : { _id: id, n: 7 });
       }
       expect(read).toEqual([{ n: 7 }, 201, null, 7, null]);
+      // A body over the limit is refused after the hook's copy read it whole: 413, nothing stored.
+      read.length = 0;
+      const big = JSON.stringify({ n: 8, pad: "x".repeat(200) });
+      const refused = await exchange(`POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\nConnection: close\r\n\r\n${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`);
+      expect(refused.status).toBe(413);
+      expect(JSON.parse(refused.body)._status).toBe("ERR");
+      expect(read).toEqual([{ n: 8, pad: "x".repeat(200) }]);
+      expect((await exchange(`GET /notes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`)).body).not.toContain('"n": 8');
       expect(made).toEqual([`/notes/${id}`]);
     } finally {
       globalThis.Response = Original;
