@@ -9,6 +9,7 @@ import type { Logger } from "../logging.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DriverPool } from "./pool.ts";
 import { authFieldFilter } from "../auth/access.ts";
+import { sortsAlike } from "../settings/rule-types.ts";
 
 export interface FindOptions {
   filter?: Filter;
@@ -175,6 +176,7 @@ export class DataLayer {
     return this.onBound(ctx, resource, ({ driver, target }) => {
       const filter = this.scope(ctx, resource, { showDeleted: options.showDeleted, userFilter: options.filter, wholeCollection: options.wholeCollection });
       const query = findQuery(filter, options);
+      if (query.sort?.every(([path]) => sortsAlike(resource, this.config, path))) query.sortsAlike = true;
       const versioned = options.shared === true && driver.sharesVersions === true;
       if (options.count === false) return driver.find(target, query).then((documents) => ({ documents, total: null, versioned }));
       const estimated = options.estimate === true && Object.keys(filter).length === 0;

@@ -28,6 +28,8 @@ export interface FindQuery {
    * very objects it holds (Driver.sharesVersions).
    */
   shared?: boolean;
+  /** The schema lets sorted paths hold no array or document (field-types.ts sortsAlike): the sqlite driver need not look for them. */
+  sortsAlike?: boolean;
   /**
    * A keyset read (cursor paging, docs/paging.md): the documents come in MongoDB's sort order
    * (sort-order.ts), `sort` naming `_id` last so that the order is total, and only those that
@@ -77,10 +79,7 @@ export interface Update {
 }
 
 /** One document a write changed, as stored before and after it. */
-export interface Change {
-  before: Doc;
-  after: Doc;
-}
+export type Change = { before: Doc; after: Doc };
 
 /**
  * A field a write keeps derived from the document it leaves: the ETag. Drivers that run code in

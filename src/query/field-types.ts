@@ -3,49 +3,9 @@
 // ObjectIds and dates), and VALIDATE_FILTERS' test of whether a condition suits the field.
 import { ObjectId } from "bson";
 import type { Config, Resource } from "../settings/normalize.ts";
-import type { FieldSchema, Schema } from "../settings/types.ts";
+import type { FieldSchema } from "../settings/types.ts";
+import { dictFields, elementRules, isList, isRule, metaRule, typesOf, type Types } from "../settings/rule-types.ts";
 import { isPlainObject } from "../util/objects.ts";
-
-type Types = Set<string> | undefined;
-
-/** Per rule object: a where clause asks for the same fields' types on every request. */
-const typesByRule = new WeakMap<FieldSchema, Set<string>>();
-
-function typesOf(rule: FieldSchema | undefined): Types {
-  const type = rule?.type;
-  if (type === undefined) return undefined;
-  let types = typesByRule.get(rule!);
-  if (!types) typesByRule.set(rule!, (types = new Set(Array.isArray(type) ? type : [type])));
-  return types;
-}
-
-/** A `schema` that is one rule (a list's items) rather than a mapping of fields. */
-function isRule(schema: unknown): schema is FieldSchema {
-  if (!isPlainObject(schema)) return false;
-  return typeof schema.type === "string" || (Array.isArray(schema.type) && schema.type.every((t) => typeof t === "string"));
-}
-
-function isList(rule: FieldSchema): boolean {
-  return typesOf(rule)?.has("list") === true;
-}
-
-/** The fields of a dict rule (or of a rule whose `schema` is a mapping). */
-function dictFields(rule: FieldSchema | undefined): Schema | undefined {
-  if (!rule || !isPlainObject(rule.schema) || isList(rule) || isRule(rule.schema)) return undefined;
-  return rule.schema as Schema;
-}
-
-/** Every rule an element of a list rule may follow. */
-function elementRules(rule: FieldSchema): FieldSchema[] {
-  if (isRule(rule.schema)) return [rule.schema];
-  return Array.isArray(rule.items) ? rule.items.filter(isPlainObject) : [];
-}
-
-/** The rules of meta fields, shared, so that their types are worked out once (typesOf). */
-const META_RULES = Object.fromEntries(["objectid", "datetime", "string", "boolean", "integer"].map((type) => [type, { type }])) as Record<
-  "objectid" | "datetime" | "string" | "boolean" | "integer",
-  FieldSchema
->;
 
 export class FieldTypes {
   constructor(
@@ -53,21 +13,10 @@ export class FieldTypes {
     private readonly config: Config,
   ) {}
 
-  /** Meta fields are typed even where the schema does not declare them. */
-  private metaRule(name: string): FieldSchema | undefined {
-    const c = this.config;
-    if (name === this.resource.id_field || name === this.resource.id_field + c.VERSION_ID_SUFFIX) return META_RULES.objectid;
-    if (name === c.DATE_CREATED || name === c.LAST_UPDATED) return META_RULES.datetime;
-    if (name === c.ETAG) return META_RULES.string;
-    if (name === c.DELETED) return META_RULES.boolean;
-    if (name === c.VERSION || name === c.LATEST_VERSION) return META_RULES.integer;
-    return undefined;
-  }
-
   /** The rule a (dotted) path follows, through dicts and lists; undefined when the schema has none. */
   ruleAt(path: string): FieldSchema | undefined {
     const [first, ...rest] = path.split(".");
-    let rule: FieldSchema | undefined = this.resource.schema[first!] ?? this.metaRule(first!);
+    let rule: FieldSchema | undefined = this.resource.schema[first!] ?? metaRule(this.resource, this.config, first!);
     for (const segment of rest) {
       if (!rule) return undefined;
       if (isList(rule)) {

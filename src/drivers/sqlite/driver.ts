@@ -20,7 +20,7 @@ import { countHitStatement, expiredStatement, RATE_LIMIT_SCHEMA, RATE_LIMIT_TABL
 import { SqlError, unavailable, type Row, type SqlPort, type Statement } from "./port.ts";
 import { GUARD_SCHEMA, modifyRows, type ModifyHost } from "./modify.ts";
 import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
-import { selection, type Match, type Page, type Test } from "./select.ts";
+import { selection, sortsInSql, type Match, type Page, type Test } from "./select.ts";
 import { keysetFind } from "./keyset.ts";
 import { sortDocuments } from "../sort-order.ts";
 import { collectionsRead, WRITING_STAGES } from "./pipelines.ts";
@@ -79,7 +79,7 @@ export class SqliteDriver implements Driver {
     const order = translateSort(query.sort);
     const where = translateFilter(query.filter, await this.hint(target));
     if (query.after !== undefined && query.sort?.length) docs = await keysetFind(query, { table: this.table(target), where, test }, (statement) => this.read(target, statement), async () => (await this.select(target, query.filter, test, {})).map((m) => m.doc));
-    else if (where.exact && order !== null && !near) {
+    else if (where.exact && order !== null && !near && (query.sortsAlike || (await sortsInSql((statement) => this.read(target, statement), this.table(target), where, query.sort)))) {
       docs = (await this.select(target, query.filter, test, { order, skip: query.skip, limit: query.limit })).map((m) => m.doc);
     } else {
       const matches = (await this.select(target, query.filter, test, {})).map((m) => m.doc);

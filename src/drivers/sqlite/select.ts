@@ -2,10 +2,10 @@
 // and the matches among the rows it returns (all of them when the translation is exact, else
 // those the filter itself passes in JavaScript). The same for a read through the port and for
 // one inside a transaction (modify.ts).
-import type { Doc, Filter } from "../types.ts";
+import type { Doc, Filter, Sort } from "../types.ts";
 import { decodeDocument } from "./codec.ts";
-import type { Row, SqlValue, Statement } from "./port.ts";
-import { translateFilter, type IndexHint } from "./translate.ts";
+import { SqlError, type Row, type SqlValue, type Statement } from "./port.ts";
+import { sortApproximations, translateFilter, type Clause, type IndexHint } from "./translate.ts";
 
 export interface Match {
   id: string;
@@ -61,4 +61,21 @@ export function selection(table: string, filter: Filter, hint: IndexHint, page: 
     },
     scanned: (rows, test) => narrow(rows, test, Object.keys(filter).length === 0),
   };
+}
+
+/**
+ * Whether SQL sorts `where`'s rows as MongoDB does: no row among them holds what
+ * translate.ts's sortApproximations names. A read where one does is sorted in JavaScript
+ * (sort-order.ts), as is one whose check SQLite refuses; one without pays a scan of its matches
+ * for the check, beside the sort's own.
+ */
+export async function sortsInSql(read: (statement: Statement) => Promise<Row[]>, table: string, where: Clause, sort: Sort | undefined): Promise<boolean> {
+  const condition = sort?.length ? sortApproximations(sort) : null;
+  if (!condition) return true;
+  try {
+    return (await read({ sql: `SELECT 1 FROM ${table} WHERE ${where.sql} AND (${condition}) LIMIT 1`, params: where.params })).length === 0;
+  } catch (error) {
+    if (error instanceof SqlError) return false;
+    throw error;
+  }
 }

@@ -324,6 +324,25 @@ export function sortExpressions(name: string): { rank: string; value: string } |
   return path ? sortKey(literalSubject(path)) : null;
 }
 
+/**
+ * A condition true of a row that translateSort orders otherwise than MongoDB: an array on the
+ * sort's path (MongoDB sorts by its least or greatest element, and fans a dotted path out over a
+ * list of documents) or a plain document at its end (MongoDB compares field by field). A read
+ * where one matches is sorted in JavaScript (sort-order.ts); null when a field name is not plain.
+ */
+export function sortApproximations(sort: Sort): string | null {
+  const terms: string[] = [];
+  for (const [name] of sort) {
+    const segments = name.split(".");
+    if (!jsonPath(name)) return null;
+    for (let end = 1; end <= segments.length; end++) terms.push(`${literalSubject(jsonPath(segments.slice(0, end).join("."))!).type} = 'array'`);
+    const leaf = literalSubject(jsonPath(name)!);
+    const typed = ['."$oid"', '."$date"', '."$numberDecimal"'].map((key) => `${child(leaf, key).type} IS NULL`);
+    terms.push(`(${leaf.type} = 'object' AND ${typed.join(" AND ")})`);
+  }
+  return terms.join(" OR ");
+}
+
 /** ORDER BY terms, natural order breaking ties; null when a field name is not plain. */
 export function translateSort(sort: Sort | undefined): string | null {
   const terms: string[] = [];
