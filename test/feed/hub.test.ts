@@ -81,17 +81,44 @@ describe("change feed hub: deliveries", () => {
   });
 });
 
+/** A fake log whose positions of one epoch the log refuses once `replace` has started another, as a dropped or restored log does. */
+function replaceableLog() {
+  const { log, write } = fakeLog();
+  let epoch = "p";
+  const read = log.read;
+  log.read = async (database, after, limit) => {
+    if (!after.startsWith(epoch) && after !== `${epoch}0`) throw new InvalidPositionError(`'${after}' is not a position of this change log`);
+    return read(database, after, limit);
+  };
+  const replace = () => {
+    epoch = "q";
+    log.head = async () => "q0";
+  };
+  return { log, write, replace };
+}
+
 describe("change feed hub: a log replaced under it", () => {
+  for (const isolated of [false, true]) {
+    it(`starts a stream resuming from a position of the old log again from the new head (${isolated ? "each stream reading by itself, as on Workers" : "joining the shared reader"})`, async () => {
+      const { log, write, replace } = replaceableLog();
+      const errors: unknown[] = [];
+      const hub = new Hub(log, undefined, { pollMs: 1000, heartbeatMs: 60_000, isolated, gapMs: 0 }, (error) => void errors.push(error));
+      write();
+      write();
+      replace();
+      const resumed = positions("p1");
+      await hub.join(resumed.stream);
+      await pause(20);
+      expect(resumed.seen).toEqual(["event: reset", "id: q0", 'data: {"reason":"expired"}']);
+      expect(resumed.stream.ended).toBe(true);
+      expect(errors).toEqual([]);
+    });
+  }
+
   it("tells its streams to start again from the new log's head, as for a position the log expired", async () => {
     // The log's collections dropped or restored while the server runs: every position held
     // before is unknown to it (test/http/feed.test.ts has a position the log expired).
-    const { log, write } = fakeLog();
-    let epoch = "p";
-    const read = log.read;
-    log.read = async (database, after, limit) => {
-      if (!after.startsWith(epoch) && after !== `${epoch}0`) throw new InvalidPositionError(`'${after}' is not a position of this change log`);
-      return read(database, after, limit);
-    };
+    const { log, write, replace } = replaceableLog();
     const errors: unknown[] = [];
     const hub = new Hub(log, undefined, { pollMs: 1000, heartbeatMs: 60_000, isolated: false, gapMs: 0 }, (error) => void errors.push(error));
     const open = positions(await hub.start());
@@ -99,8 +126,7 @@ describe("change feed hub: a log replaced under it", () => {
     write();
     await pause(20);
     expect(open.seen).toEqual(["p1"]);
-    epoch = "q";
-    log.head = async () => "q0";
+    replace();
     write();
     await pause(20);
     expect(open.seen.slice(1)).toEqual(["event: reset", "id: q0", 'data: {"reason":"expired"}']);
