@@ -9,8 +9,9 @@
 // (scripts/serve-d1.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { mkdir, mkdtemp, readFile, writeFile } from "node:fs/promises";
-import { connect, createServer } from "node:net";
+import { connect, createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -20,7 +21,9 @@ import { DEFAULT_D1_BINDING, ENV_SETTINGS } from "../adapters/workers.ts";
 import { buildWorker, type WorkerModule } from "./build-worker.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const WORKERD = resolve(ROOT, "node_modules/.bin/workerd");
+// The binary itself, not the package's bin entry, which may be a Node script that hands only
+// fds 0-2 on to it (spawnOnSocket passes a fourth).
+const WORKERD = (createRequire(import.meta.url)("workerd") as { default: string }).default;
 const STARTUP_LIMIT_MS = 30_000;
 /** How long a stopped workerd may finish the requests it has: a local server's are quick. */
 const DRAIN_LIMIT_MS = 1_000;
@@ -34,23 +37,41 @@ async function compatibility(): Promise<{ date: string; flags: string[] }> {
   return { date, flags: [...flags.matchAll(/"([^"]+)"/g)].map((match) => match[1]!) };
 }
 
-/** A port nothing listens on now: workerd cannot report a port it chose itself. */
-function freePort(host: string): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const probe = createServer().once("error", reject);
-    probe.listen(0, host, () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolvePort(port));
+/**
+ * workerd serving on a socket this process opens and hands over as its fd 3 (`--socket-fd`):
+ * with port 0 the system picks the port, and no other process can take it between its choice
+ * and workerd's bind, as one could when a port found free was closed for workerd to bind again
+ * (a server of a test run beside it, whose answers or refused connections the tests then got).
+ */
+function spawnOnSocket(host: string, port: number, config: string): Promise<{ child: ChildProcess; port: number }> {
+  return new Promise((done, reject) => {
+    const server = createServer().once("error", reject);
+    server.listen(port, host, () => {
+      const fd = (server as unknown as { _handle: { fd: number } })._handle.fd;
+      const chosen = (server.address() as AddressInfo).port;
+      const child = spawn(WORKERD, ["serve", config, "--socket-fd=http=3"], { stdio: ["ignore", "inherit", "inherit", fd] });
+      // In the turn that began listening: this process never polls the socket, so it accepts no
+      // connection; closing its descriptor leaves workerd's copy listening.
+      server.close();
+      done({ child, port: chosen });
     });
   });
 }
 
-function accepts(host: string, port: number): Promise<boolean> {
+/**
+ * Whether workerd reads from the socket yet (it accepts connections into the backlog before). The
+ * probe is a request line workerd's own HTTP parser refuses (501), so it reaches no worker: a GET
+ * was counted by rate limits and metrics as the tests' first request.
+ */
+function serving(host: string, port: number): Promise<boolean> {
   return new Promise((done) => {
-    const socket = connect({ host, port }, () => {
+    const socket = connect({ host, port }, () => socket.write("BAD\r\n\r\n"));
+    socket.setTimeout(2_000, () => socket.destroy());
+    socket.once("data", () => {
       socket.destroy();
       done(true);
-    }).once("error", () => done(false));
+    });
+    socket.once("close", () => done(false));
   });
 }
 
@@ -84,11 +105,11 @@ const worker :Workerd.Worker = (
 const exited = (child: ChildProcess) =>
   new Promise<number>((done) => (child.exitCode !== null ? done(child.exitCode) : child.once("exit", (code) => done(code ?? 1))));
 
-async function waitUntilListening(child: ChildProcess, host: string, port: number): Promise<void> {
+async function waitUntilServing(child: ChildProcess, host: string, port: number): Promise<void> {
   const deadline = Date.now() + STARTUP_LIMIT_MS;
-  while (!(await accepts(host, port))) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`workerd exited (${child.signalCode ?? child.exitCode}) before it listened`);
-    if (Date.now() > deadline) throw new Error(`workerd did not listen on ${host}:${port} within ${STARTUP_LIMIT_MS / 1000}s`);
+  while (!(await serving(host, port))) {
+    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`workerd exited (${child.signalCode ?? child.exitCode}) before it served`);
+    if (Date.now() > deadline) throw new Error(`workerd did not serve on ${host}:${port} within ${STARTUP_LIMIT_MS / 1000}s`);
     await new Promise((wait) => setTimeout(wait, 50));
   }
 }
@@ -143,12 +164,14 @@ async function main(): Promise<void> {
       console.log(`everest serving ${args.file} at ${serverUrl(args.host, Number(server.url.port))}/`);
       return;
     }
-    const port = args.port || (await freePort(args.host));
-    const address = `${args.host.includes(":") ? `[${args.host}]` : args.host}:${port}`;
+    // The address is the socket's name only: workerd listens on the socket handed to it.
+    const address = `${args.host.includes(":") ? `[${args.host}]` : args.host}:${args.port}`;
     await writeFile(join(dir, "config.capnp"), workerdConfig(address, modules, bindings, await compatibility()));
-    child = spawn(WORKERD, ["serve", join(dir, "config.capnp")], { stdio: ["ignore", "inherit", "inherit"] });
+    const started = await spawnOnSocket(args.host, args.port, join(dir, "config.capnp"));
+    child = started.child;
+    const port = started.port;
     child.once("exit", (code) => void stop(code ?? 1));
-    await waitUntilListening(child, args.host, port);
+    await waitUntilServing(child, args.host, port);
     console.log(`everest serving ${args.file} at ${serverUrl(args.host, port)}/`);
   } catch (error) {
     console.error(error instanceof Error ? error.message : error);
