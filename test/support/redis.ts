@@ -16,10 +16,16 @@ function freePort(): Promise<number> {
   });
 }
 
-function accepting(port: number): Promise<boolean> {
+/**
+ * Whether a redis-server answers on the port: a PONG, not just a connection, which any server
+ * that took the port meanwhile would accept (another test's, between freePort and redis's bind).
+ */
+function pongs(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect({ port, host: "127.0.0.1" }, () => (socket.destroy(), resolve(true)));
-    socket.once("error", () => resolve(false));
+    const socket = connect({ port, host: "127.0.0.1" }, () => socket.write("PING\r\n"));
+    socket.setTimeout(1_000, () => socket.destroy());
+    socket.once("data", (data) => (socket.destroy(), resolve(data.toString().startsWith("+PONG"))));
+    socket.once("close", () => resolve(false));
   });
 }
 
@@ -27,21 +33,30 @@ export class RedisServer {
   private child?: ChildProcess;
   private constructor(readonly port: number) {}
 
+  /** On a port found free; one taken again before redis-server bound it is given up for another. */
   static async start(): Promise<RedisServer> {
-    const server = new RedisServer(await freePort());
-    await server.resume();
-    return server;
+    for (let attempt = 1; ; attempt++) {
+      const server = new RedisServer(await freePort());
+      try {
+        await server.resume();
+        return server;
+      } catch (error) {
+        await server.stop();
+        if (attempt === 3) throw error;
+      }
+    }
   }
 
   get url(): string {
     return `redis://127.0.0.1:${this.port}`;
   }
 
-  /** Starts (again) on the same port, waiting until it accepts connections. */
+  /** Starts (again) on the same port, waiting until it answers. */
   async resume(): Promise<void> {
-    this.child = spawn("redis-server", ["--port", String(this.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
-    for (let i = 0; i < 100 && !(await accepting(this.port)); i++) await new Promise((resolve) => setTimeout(resolve, 50));
-    if (!(await accepting(this.port))) throw new Error(`redis-server did not start on port ${this.port}`);
+    const child = spawn("redis-server", ["--port", String(this.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"], { stdio: "ignore" });
+    this.child = child;
+    for (let i = 0; i < 100 && child.exitCode === null && !(await pongs(this.port)); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    if (child.exitCode !== null || !(await pongs(this.port))) throw new Error(`redis-server did not start on port ${this.port}${child.exitCode !== null ? ` (it exited: ${child.exitCode})` : ""}`);
   }
 
   async stop(): Promise<void> {
