@@ -9,7 +9,7 @@ import type { Logger } from "../logging.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { DriverPool } from "./pool.ts";
 import { authFieldFilter } from "../auth/access.ts";
-import { sortsAlike } from "../settings/rule-types.ts";
+import { keepsUnique, sortsAlike } from "../settings/rule-types.ts";
 
 export interface FindOptions {
   filter?: Filter;
@@ -299,10 +299,10 @@ export class DataLayer {
 
 const GEO_TYPES = new Set(["point", "multipoint", "linestring", "multilinestring", "polygon", "multipolygon", "geometrycollection"]);
 
-/** Top-level `unique` fields but `_id`, which the store itself keeps unique. */
+/** Top-level fields kept unique in any of Eve's ways (keepsUnique) but `_id`, which the store itself keeps unique. */
 function topLevelUniqueFields(resource: Resource): string[] {
   return Object.entries(resource.schema)
-    .filter(([field, rules]) => rules?.unique === true && field !== "_id")
+    .filter(([field, rules]) => keepsUnique(rules) && field !== "_id")
     .map(([field]) => field);
 }
 

@@ -15,6 +15,7 @@ import { parseWhere } from "../query/where.ts";
 import type { Reply } from "../render/reply.ts";
 import { readPayload, requireDocument } from "../request/payload.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
+import { keepsUnique } from "../settings/rule-types.ts";
 import { now } from "../util/clock.ts";
 import { MESSAGES } from "../validation/errors.ts";
 import { brokenGuards, requirementOf } from "../validation/guards.ts";
@@ -240,7 +241,7 @@ function duplicates(resource: Resource, config: Config, checked: CheckedBody, or
   if (originals.length < 2) return [];
   const set: Doc = { ...checked.plain, ...((checked.parsed?.update.$set as Doc | undefined) ?? {}) };
   const issues: Issues = {};
-  for (const [field, value] of Object.entries(set)) if (resource.schema[field]?.unique === true) issues[field] = MESSAGES.notUnique(value);
+  for (const [field, value] of Object.entries(set)) if (keepsUnique(resource.schema[field])) issues[field] = MESSAGES.notUnique(value);
   return Object.keys(issues).length > 0 ? originals.slice(1).map((document) => ({ document, issues })) : [];
 }
 

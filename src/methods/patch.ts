@@ -5,6 +5,7 @@ import type { Services } from "../services.ts";
 import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
+import { keepsUnique } from "../settings/rule-types.ts";
 import { duplicateIssues, validationEnv } from "./post.ts";
 import type { Reply } from "../render/reply.ts";
 import { requireDocument, type PayloadSource } from "../request/payload.ts";
@@ -86,7 +87,7 @@ function validated(config: Config, result: ValidationResult, original: Doc, kept
 async function checkRestoredUniques(services: Services, ctx: CallScope, original: Doc, sent: Doc): Promise<void> {
   const resource = ctx.resource!;
   const held: Doc = {};
-  for (const [field, rules] of Object.entries(resource.schema)) if (rules.unique === true && Object.hasOwn(original, field) && !Object.hasOwn(sent, field)) held[field] = original[field];
+  for (const [field, rules] of Object.entries(resource.schema)) if (keepsUnique(rules) && Object.hasOwn(original, field) && !Object.hasOwn(sent, field)) held[field] = original[field];
   if (Object.keys(held).length === 0) return;
   const result = await services.validators.get(resource.name)!.validate(held, "PATCH", validationEnv(services, ctx, original));
   if (result.valid) return;

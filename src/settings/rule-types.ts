@@ -1,6 +1,7 @@
 // What a schema's rules say of a field's types: the rule a dotted path follows through dicts,
-// the meta fields' types where the schema declares none, and whether every store sorts a path's
-// values alike. Read by `where` (src/query/field-types.ts) and by the data layer's reads.
+// the meta fields' types where the schema declares none, whether every store sorts a path's
+// values alike, and whether a rule keeps values unique. Read by `where`
+// (src/query/field-types.ts), the data layer and the write paths.
 import type { Config, Resource } from "./normalize.ts";
 import type { FieldSchema, Schema } from "./types.ts";
 import { isPlainObject } from "../util/objects.ts";
@@ -54,6 +55,16 @@ export function metaRule(resource: Resource, c: Config, name: string): FieldSche
   if (name === c.DELETED) return META_RULES.boolean;
   if (name === c.VERSION || name === c.LATEST_VERSION) return META_RULES.integer;
   return undefined;
+}
+
+/**
+ * Whether a rule keeps its field's values unique, in any of Eve's three ways: across the
+ * collection, the owner's documents or the resource's filter. Each but `unique` across a whole
+ * collection that every resource over it keeps so is checked by a lookup alone, which concurrent
+ * writes race (src/methods/unique-claims.ts) and update operators cannot be trusted with.
+ */
+export function keepsUnique(rule: FieldSchema | undefined): boolean {
+  return rule?.unique === true || rule?.unique_within_resource === true || rule?.unique_to_user === true;
 }
 
 /** The types every store sorts alike (docs/drivers.md): none is an array or a document. */

@@ -8,6 +8,8 @@
 import type { Doc, Update } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { UPDATE_OPERATOR_NAMES } from "../settings/opt-in.ts";
+import { keepsUnique } from "../settings/rule-types.ts";
+import { isMediaRule } from "../settings/media-rules.ts";
 import type { FieldSchema, Schema } from "../settings/types.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { MESSAGES } from "./errors.ts";
@@ -123,11 +125,11 @@ function refusal(reserved: ReadonlySet<string>, uniqueIndexed: ReadonlySet<strin
   if (reserved.has(segments[0]!) || chain.some((def) => def.readonly === true)) return MESSAGES.readonly;
   if (chain.length === 0) return MESSAGES.unknown;
   const types = typesOf(chain[chain.length - 1]!);
-  if (types.has("media")) return "media fields are sent as files, not with update operators";
-  if (chain.length === 1 && chain[0]!.unique === true && !uniqueIndexed.has(segments[0]!)) {
+  if (types.has("media") || isMediaRule(chain[chain.length - 1])) return "media fields are sent as files, not with update operators";
+  if (chain.length === 1 && keepsUnique(chain[0]) && !uniqueIndexed.has(segments[0]!)) {
     return "unique is kept for update operators only where the store keeps a unique index (see docs/updates.md)";
   }
-  if (chain.slice(1).some((def) => def.unique === true)) return "unique is kept for update operators only on top-level fields";
+  if (chain.slice(1).some(keepsUnique)) return "unique is kept for update operators only on top-level fields";
   return null;
 }
 

@@ -314,6 +314,39 @@ describe("update operators and the rest of a PATCH", () => {
   });
 });
 
+// Eve's other unique rules are kept by lookups alone, as `unique` is under soft delete: an operator
+// can bring a value no lookup saw (`$inc` onto a neighbour's number), so it is refused there too.
+describe("update operators on fields unique within a resource or to a user, and on media fields", () => {
+  const api = testApi({
+    UPDATE_OPERATORS: ALL,
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH"],
+    DOMAIN: {
+      tickets: { datasource: { filter: { kind: "t" } }, schema: { kind: { type: "string" }, serial: { type: "integer", unique_within_resource: true }, n: { type: "integer" } } },
+      files: { schema: { name: { type: "string" }, pic: { type: "media" }, pics: { type: "list", schema: { type: "media" } } } },
+    },
+  });
+  afterAll(() => api.close());
+
+  it("refuses them on a unique_within_resource field, and leaves the document as it was", async () => {
+    const ticket = await create(api, { kind: "t", serial: 1, n: 1 }, "/tickets");
+    await create(api, { kind: "t", serial: 2, n: 2 }, "/tickets");
+    const bumped = await patch(api, ticket._id, { $inc: { serial: 1 } }, undefined, "/tickets");
+    expect(bumped.status).toBe(422);
+    expect((await json(bumped))._issues).toEqual({ $inc: { serial: "unique is kept for update operators only where the store keeps a unique index (see docs/updates.md)" } });
+    expect((await patch(api, ticket._id, { $inc: { n: 1 } }, undefined, "/tickets")).status).toBe(200);
+    expect(await stored(api, ticket._id, "/tickets")).toMatchObject({ serial: 1, n: 2 });
+  });
+
+  it.each([{ $unset: { pics: 1 } }, { $set: { pics: [] } }, { $min: { pics: [] } }, { $unset: { pic: 1 } }])("refuses %j on a media field or a list of them", async (body) => {
+    const file = await create(api, { name: "f" }, "/files");
+    const answer = await patch(api, file._id, body, undefined, "/files");
+    expect(answer.status).toBe(422);
+    const [operator, fields] = Object.entries(body)[0]!;
+    expect((await json(answer))._issues).toEqual({ [operator]: { [Object.keys(fields)[0]!]: "media fields are sent as files, not with update operators" } });
+  });
+});
+
 // Rules that describe a field rather than its value leave every operator free to change it.
 describe("update operators on fields with descriptive rules", () => {
   const api = testApi(moduleSettings(pageSettings, new URL("./update-operators/pages.ts", import.meta.url)));
