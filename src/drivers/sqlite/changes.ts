@@ -110,10 +110,16 @@ export class SqliteChangeLog implements ChangeLog {
     let epoch = this.epochs.get(db);
     if (!epoch) {
       epoch = (async () => {
+        // A log table made anew (its old one dropped, or a file restored without it) numbers its
+        // changes from 1 again, so it gets a new epoch in the same transaction: under the old one,
+        // a client resuming from an old position read on from a number of the new log, silently
+        // missing changes. A new epoch makes such a position unknown, as the feed documents.
+        const epoch = newEpoch();
         await this.port.batch([
           FEED_SCHEMA,
+          { sql: `INSERT OR REPLACE INTO ${FEED_TABLE} (db, epoch) SELECT ?, ? WHERE NOT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?)`, params: [db, epoch, changesTable(db)] },
           { sql: `CREATE TABLE IF NOT EXISTS ${identifier(changesTable(db))} (seq INTEGER PRIMARY KEY AUTOINCREMENT, coll TEXT NOT NULL, op TEXT NOT NULL, before TEXT, after TEXT, at INTEGER NOT NULL)`, params: [] },
-          { sql: `INSERT OR IGNORE INTO ${FEED_TABLE} (db, epoch) VALUES (?, ?)`, params: [db, newEpoch()] },
+          { sql: `INSERT OR IGNORE INTO ${FEED_TABLE} (db, epoch) VALUES (?, ?)`, params: [db, epoch] },
         ]);
         const [row] = await this.port.all({ sql: `SELECT epoch FROM ${FEED_TABLE} WHERE db = ?`, params: [db] });
         return String(row!.epoch);
