@@ -67,17 +67,21 @@ function projectionAndEmbedding(resource: Resource, config: Config): Parameter[]
   return out;
 }
 
-function paging(resource: Resource, config: Config): Parameter[] {
+/** `page` and `max_results`; `note` says when they apply, where not always. */
+function pageAndSize(resource: Resource, config: Config, note = ""): Parameter[] {
   if (!resource.pagination) return [];
   return [
-    query(config.QUERY_PAGE, "the page to serve, from 1", { type: "integer", minimum: 1, default: 1 }),
-    query(config.QUERY_MAX_RESULTS, `documents per page; larger values are served as PAGINATION_LIMIT, ${resource.pagination_limit}`, {
+    query(config.QUERY_PAGE, `the page to serve, from 1${note}`, { type: "integer", minimum: 1, default: 1 }),
+    query(config.QUERY_MAX_RESULTS, `documents per page; larger values are served as PAGINATION_LIMIT, ${resource.pagination_limit}${note}`, {
       type: "integer",
       minimum: 1,
       default: resource.pagination_default,
     }),
-    ...pagingChoices(resource, config),
   ];
+}
+
+function paging(resource: Resource, config: Config): Parameter[] {
+  return resource.pagination ? [...pageAndSize(resource, config), ...pagingChoices(resource, config)] : [];
 }
 
 /** Cursors and count strategies (docs/paging.md), where the resource has them. */
@@ -107,20 +111,24 @@ export function collectionQuery(resource: Resource, config: Config): Parameter[]
       ...rendering(config),
     ];
   }
+  return [...filterAndSort(resource, config), ...projectionAndEmbedding(resource, config), ...paging(resource, config), ...showDeleted(resource, config), ...rendering(config)];
+}
+
+/** `where` and `sort`, where the resource allows them; `note` says when they apply, where not always. */
+function filterAndSort(resource: Resource, config: Config, note = ""): Parameter[] {
   const out: Parameter[] = [];
   if (resource.allowed_filters.length) {
     const fields = resource.allowed_filters.includes("*") ? "any field" : resource.allowed_filters.join(", ");
     out.push(
       query(
         config.QUERY_WHERE,
-        `a filter, as a MongoDB query in JSON ({"field": "value"}, operators such as $gt, $in) or in Python syntax (field == "value" and other > 1); filterable: ${fields}`,
+        `a filter, as a MongoDB query in JSON ({"field": "value"}, operators such as $gt, $in) or in Python syntax (field == "value" and other > 1); filterable: ${fields}${note}`,
         { type: "string" },
         JSON.stringify({ [schemaFields(resource)[0] ?? config.ID_FIELD]: "value" }),
       ),
     );
   }
-  if (resource.sorting) out.push(query(config.QUERY_SORT, 'the order: "-field,other" or [("field", -1)]', { type: "string" }, `-${config.LAST_UPDATED}`));
-  out.push(...projectionAndEmbedding(resource, config), ...paging(resource, config), ...showDeleted(resource, config), ...rendering(config));
+  if (resource.sorting) out.push(query(config.QUERY_SORT, `the order: "-field,other" or [("field", -1)]${note}`, { type: "string" }, `-${config.LAST_UPDATED}`));
   return out;
 }
 
@@ -129,6 +137,9 @@ export function itemQuery(resource: Resource, config: Config): Parameter[] {
   const out = projectionAndEmbedding(resource, config);
   if (resource.versioning) {
     out.push(query(config.VERSION_PARAM, "a version number, or all (every version) or diffs (the changes of each)", { type: "string", pattern: "^(?:[0-9]+|all|diffs)$" }));
+    // Eve reads the versions listed as a collection page (docs/documents.md).
+    const listing = `; with ${config.VERSION_PARAM}=all or diffs, over the versions listed`;
+    out.push(...filterAndSort(resource, config, listing), ...pageAndSize(resource, config, listing));
   }
   out.push(...showDeleted(resource, config), ...rendering(config));
   return out;

@@ -75,6 +75,10 @@ describe("paths and methods", () => {
     expect(op("/works", "get").parameters.find((p: Json) => p.name === "embedded").description).toContain("owner, editors");
     expect(paramNames(op("/notes", "get"))).toContain("show_deleted");
     expect(paramNames(op("/notes/{_id}", "get"))).toEqual(expect.arrayContaining(["version", "show_deleted", "If-None-Match", "If-Modified-Since"]));
+    // ?version=all and diffs list the versions as a page, filtered and sorted (docs/documents.md).
+    expect(paramNames(op("/notes/{_id}", "get"))).toEqual(expect.arrayContaining(["where", "sort", "page", "max_results"]));
+    expect(op("/notes/{_id}", "get").parameters.find((p: Json) => p.name === "where").description).toContain("with version=all or diffs");
+    expect(paramNames(op("/people/{_id}", "get"))).not.toContain("where");
     expect(paramNames(op("/totals", "get"))).toEqual(["aggregate", "page", "max_results", "pretty", "callback"]);
     expect(op("/totals", "get").parameters[0].description).toContain("$owner");
     expect(op("/people", "get").parameters.find((p: Json) => p.name === "max_results").description).toContain("50");

@@ -1325,6 +1325,14 @@ export interface operations {
                 projection?: string;
                 /** @description a version number, or all (every version) or diffs (the changes of each) */
                 version?: string;
+                /** @description a filter, as a MongoDB query in JSON ({"field": "value"}, operators such as $gt, $in) or in Python syntax (field == "value" and other > 1); filterable: any field; with version=all or diffs, over the versions listed; e.g. {"title":"value"} */
+                where?: string;
+                /** @description the order: "-field,other" or [("field", -1)]; with version=all or diffs, over the versions listed; e.g. -_updated */
+                sort?: string;
+                /** @description the page to serve, from 1; with version=all or diffs, over the versions listed */
+                page?: number;
+                /** @description documents per page; larger values are served as PAGINATION_LIMIT, 50; with version=all or diffs, over the versions listed */
+                max_results?: number;
                 /** @description serves soft-deleted documents too (present = on) */
                 show_deleted?: boolean;
                 /** @description indents the JSON answer */
