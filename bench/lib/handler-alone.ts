@@ -6,6 +6,7 @@
 //   deno run -A bench/lib/handler-alone.ts … ; bun bench/lib/handler-alone.ts …
 // --bytes adds the bytes allocated per request (V8 only; see bytesPerRequest below).
 // --metrics turns METRICS_ENDPOINT on: what recording each request's metrics costs.
+// --feed turns CHANGE_FEED on (no subscriber): what recording each write in the change log costs.
 import process from "node:process";
 import { buildPackage, builtEverest, DIST } from "./package.ts";
 import { person, seed, settings } from "./people.ts";
@@ -24,7 +25,7 @@ const { createHandler } = await builtEverest();
 const { PLAIN_RESPONSE_WANTED, responseParts } = (await import(`${DIST}src/http/known-body.js`)) as typeof import("../../src/http/known-body.ts");
 const { READ_BODY } = (await import(`${DIST}src/http/body.js`)) as typeof import("../../src/http/body.ts");
 
-const handler = createHandler(process.argv.includes("--metrics") ? { ...settings, METRICS_ENDPOINT: "metrics" } : settings);
+const handler = createHandler({ ...(process.argv.includes("--metrics") ? { ...settings, METRICS_ENDPOINT: "metrics" } : settings), ...(process.argv.includes("--feed") ? { CHANGE_FEED: true } : {}) });
 await seed(handler, ORIGIN, Number(option("documents") ?? 10_000));
 const page = (await (await handler(new Request(`${ORIGIN}/people?max_results=50`))).json()) as { _items: Array<{ _id: string; lastname: string; _etag: string }> };
 const sample = page._items;
