@@ -28,7 +28,7 @@ export interface FindQuery {
    * very objects it holds (Driver.sharesVersions).
    */
   shared?: boolean;
-  /** The schema lets sorted paths hold no array or document (field-types.ts sortsAlike): the sqlite driver need not look for them. */
+  /** The schema lets sorted paths hold no array or document (settings/rule-types.ts sortsAlike): the sqlite driver need not look for them. */
   sortsAlike?: boolean;
   /**
    * A keyset read (cursor paging, docs/paging.md): the documents come in MongoDB's sort order
