@@ -71,6 +71,8 @@ function serving(host: string, port: number): Promise<boolean> {
       socket.destroy();
       done(true);
     });
+    // A refused or reset connection: "close" follows and answers.
+    socket.once("error", () => undefined);
     socket.once("close", () => done(false));
   });
 }

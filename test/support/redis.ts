@@ -25,6 +25,8 @@ function pongs(port: number): Promise<boolean> {
     const socket = connect({ port, host: "127.0.0.1" }, () => socket.write("PING\r\n"));
     socket.setTimeout(1_000, () => socket.destroy());
     socket.once("data", (data) => (socket.destroy(), resolve(data.toString().startsWith("+PONG"))));
+    // A refused connection: "close" follows and answers.
+    socket.once("error", () => undefined);
     socket.once("close", () => resolve(false));
   });
 }
