@@ -9,7 +9,7 @@
 // and bytes, written with one writeHead and one res.end(); any other response is read through
 // its Headers and its body streamed (adapters/node-response.ts).
 import { createServer, type Server } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
+import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
 import { clientGone, toRequest, type LazyRequest } from "./node-request.ts";
 import { MAX_HEADER_SIZE, refuse } from "./node-refusal.ts";
 import { writeResponse } from "./node-response.ts";
@@ -28,6 +28,26 @@ export interface NodeServer extends RunningServer {
 const IN_FLIGHT = Symbol("requests in flight");
 type Carrying = Socket & { [IN_FLIGHT]?: number };
 
+/**
+ * Ends a connection during shutdown once it has no request in flight and node:http holds none
+ * unread. A parser paused for a client that stopped reading resumes only when the answers drain,
+ * and the requests behind it then reach the handler a turn of the event loop later: ended at
+ * once, those were carried out (a POST stored) with their answers lost. Two turns give the socket
+ * a poll; a connection that never goes idle is closed by the shutdown's time limit.
+ */
+/** Whether node:http may still have requests of this connection to parse: bytes read but not parsed, or reading paused. */
+const holdsUnread = (socket: Socket): boolean => socket.readableLength > 0 || socket.isPaused();
+
+function endWhenIdle(socket: Carrying): void {
+  setImmediate(() =>
+    setImmediate(() => {
+      if (socket.destroyed || socket[IN_FLIGHT]! > 0) return;
+      if (holdsUnread(socket)) setTimeout(endWhenIdle, 10, socket);
+      else socket.end();
+    }),
+  );
+}
+
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
   const host = options.host ?? DEFAULT_HOST;
   const server = createServer({ maxHeaderSize: MAX_HEADER_SIZE }, async (req, res) => {
@@ -38,7 +58,7 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       // During shutdown a connection ends once its last answer is sent: an answer begun before
       // (a change stream's final event) would otherwise hold it until keep-alive times it out,
       // and ending it after any answer lost those of the requests pipelined behind (a stored POST's 201).
-      if (--socket[IN_FLIGHT]! === 0 && closing && !socket.destroyed) socket.end();
+      if (--socket[IN_FLIGHT]! === 0 && closing) endWhenIdle(socket);
       // Only a client gone before the response is complete aborts the request: aborting every
       // finished one too cost a DOMException and an event dispatch per request. No signal is
       // made unless the handler asks for one.
@@ -52,7 +72,7 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       // Once shutdown began, the last request of a keep-alive connection tells the client it
       // closes (node:http then ends it after this answer, and after those queued before it);
       // one with requests pipelined behind it leaves that to theirs.
-      if (closing && socket[IN_FLIGHT] === 1) res.shouldKeepAlive = false;
+      if (closing && socket[IN_FLIGHT] === 1 && !holdsUnread(socket)) res.shouldKeepAlive = false;
       const writing = writeResponse(response, res);
       if (writing) await writing;
     } catch (error) {
@@ -66,12 +86,21 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
   // What node's HTTP parser refuses never reaches the handler: answered here in the same envelope.
   server.on("clientError", refuse);
 
+  // The connections open, for the drain: node:http's own closing of idle ones (which
+  // server.close() does too) destroys a connection between two requests even while answers sit
+  // unsent in its buffer for a client that reads slowly, and requests behind them unparsed.
+  const sockets = new Set<Carrying>();
+  server.on("connection", (socket: Carrying) => {
+    sockets.add(socket);
+    socket.once("close", () => sockets.delete(socket));
+  });
   let closing = false;
   const close = shutdown(handler, options, {
     stop: () => {
       closing = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
+      // net.Server's close: no new connection, and none of node:http's closing of idle ones.
+      const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+      for (const socket of sockets) if (!socket[IN_FLIGHT]) endWhenIdle(socket);
       return closed;
     },
     force: () => server.closeAllConnections(),
