@@ -6,7 +6,7 @@
 // stream between.
 import type { IncomingMessage } from "node:http";
 import { Readable } from "node:stream";
-import { BodyError, READ_BODY } from "../src/http/body.ts";
+import { BodyError, LIMIT_BODY, READ_BODY } from "../src/http/body.ts";
 import { PLAIN_RESPONSE_WANTED } from "../src/http/known-body.ts";
 import { isPlainPath, unresolvedUrl } from "../src/http/plain-path.ts";
 import { headersOf, IncomingHeaders } from "./node-headers.ts";
@@ -26,6 +26,8 @@ interface LazyState {
   origin?: LazyState;
   /** Copies were made: a Request built from either reads the body whole first, never the stream. */
   copied?: boolean;
+  /** What those whole reads are held to (LIMIT_BODY): MAX_BODY_SIZE, where everest set it. */
+  limit?: number;
   /** The client left before the response was complete. */
   gone: boolean;
 }
@@ -50,7 +52,7 @@ function materialise(state: LazyState): Request {
     const method = state.req.method ?? "GET";
     const hasBody = method !== "GET" && method !== "HEAD";
     const from = reader(state);
-    const read = !hasBody ? null : (from.body ?? (from.copied ? readDirect(state, Infinity)! : null));
+    const read = !hasBody ? null : (from.body ?? (from.copied ? readDirect(state, from.limit ?? Infinity)! : null));
     state.request = new Request(state.url, {
       method,
       headers: state.headers?.native ?? headersOf(state.req),
@@ -83,9 +85,8 @@ function within(body: Promise<Uint8Array>, limit: number): Promise<Uint8Array> {
 }
 
 /**
- * The whole body, refused past `limit` bytes without reading on (node:http drains or closes what
- * is left once the response is sent); read once, for the request and its copies alike. Null once
- * a Request owns the stream.
+ * The whole body, refused past `limit` bytes without keeping more of it; read once, for the
+ * request and its copies alike. Null once a Request owns the stream.
  */
 function readDirect(state: LazyState, limit: number): Promise<Uint8Array> | null {
   const from = reader(state);
@@ -104,8 +105,10 @@ function readDirect(state: LazyState, limit: number): Promise<Uint8Array> | null
     const onData = (chunk: Buffer) => {
       size += chunk.byteLength;
       if (size > limit) {
-        req.pause();
+        // The rest is read and dropped, so the connection serves the requests behind it: paused,
+        // a body partly read was never drained by node:http, and the connection hung until reset.
         done(new BodyError("too-large", limit));
+        req.resume();
       } else chunks.push(chunk);
     };
     const onEnd = () => done(null);
@@ -119,7 +122,7 @@ function readDirect(state: LazyState, limit: number): Promise<Uint8Array> | null
 
 /** The body as `Request.arrayBuffer()` would give it; the body stream once a Request exists. */
 async function bodyBytes(request: LazyRequest): Promise<Uint8Array> {
-  const direct = readDirect(request[STATE], Infinity);
+  const direct = readDirect(request[STATE], reader(request[STATE]).limit ?? Infinity);
   return direct ? await direct : new Uint8Array(await materialise(request[STATE]).arrayBuffer());
 }
 
@@ -196,6 +199,11 @@ const lazyPrototype: object = Object.create(Request.prototype, {
   [READ_BODY]: {
     value(this: LazyRequest, limit: number) {
       return readDirect(this[STATE], limit);
+    },
+  },
+  [LIMIT_BODY]: {
+    value(this: LazyRequest, limit: number) {
+      reader(this[STATE]).limit = limit;
     },
   },
   [PLAIN_RESPONSE_WANTED]: { value: true },

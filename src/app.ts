@@ -359,7 +359,7 @@ export class App {
     const method = ctx.method === "HEAD" ? "GET" : ctx.method;
     const event = `on_pre_${method}`;
     if (!this.hooks.hasForResource(event, resource.name)) return;
-    const args = method === "POST" ? [readableRequest(ctx.request)] : [readableRequest(ctx.request), lookup];
+    const args = method === "POST" ? [readableRequest(ctx.request, ctx.maxBodySize)] : [readableRequest(ctx.request, ctx.maxBodySize), lookup];
     await this.hooks.emit(event, resource.name, ...args);
     await this.hooks.emit(`${event}_${resource.name}`, ...args);
   }

@@ -1,15 +1,19 @@
 // Bodies an on_pre or on_post hook may read, as Flask's cached bodies let Eve's hooks read theirs
 // (`request.get_json()` in an on_pre_POST, `payload.get_data()` in an on_post_GET), without
 // taking them from everest: a web body can be read once only.
+import { LIMIT_BODY } from "../http/body.ts";
 import { plainResponse, responseParts, type PlainHeaders } from "../http/known-body.ts";
 
 /**
  * The request an on_pre hook gets: a copy of one that may have a body, the body everest reads
- * left whole. Asked by method, not by `body`, which would build the Request an adapter avoids.
+ * left whole, its reads held to `limit` where the adapter can. Asked by method, not by `body`,
+ * which would build the Request an adapter avoids.
  */
-export function readableRequest(request: Request): Request {
+export function readableRequest(request: Request, limit: number): Request {
   const method = request.method;
-  return method === "GET" || method === "HEAD" || request.bodyUsed ? request : request.clone();
+  if (method === "GET" || method === "HEAD" || request.bodyUsed) return request;
+  (request as { [LIMIT_BODY]?: (limit: number) => void })[LIMIT_BODY]?.(limit);
+  return request.clone();
 }
 
 /**

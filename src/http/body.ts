@@ -1,16 +1,28 @@
 // Reading a request body without trusting its size: refused as soon as it passes the limit,
 // before the rest is read, whether or not Content-Length declared it.
+import { HttpError } from "../errors.ts";
 
 /** `incomplete`: the client closed the connection, or broke its framing, before the body ended. */
 export type BodyProblem = "too-large" | "not-utf8" | "incomplete";
 
-/** Thrown by readTextWithin; callers turn it into their own protocol's error. */
-export class BodyError extends Error {
+/**
+ * Thrown by readTextWithin; callers turn it into their own protocol's error. An HttpError (413 or
+ * 400) too, for one that reaches the handler's own error answer: a hook that read the body and
+ * let its failure through was answered 500 and logged as a fault, for a client that hung up.
+ */
+export class BodyError extends HttpError {
   constructor(readonly problem: BodyProblem, limit: number) {
-    super(problem === "too-large" ? `the request body exceeds ${limit} bytes` : problem === "incomplete" ? "The request body was not received in full" : "The request body is not valid UTF-8");
+    super(problem === "too-large" ? 413 : 400, problem === "too-large" ? `the request body exceeds ${limit} bytes` : problem === "incomplete" ? "The request body was not received in full" : "The request body is not valid UTF-8");
     this.name = "BodyError";
   }
 }
+
+/**
+ * An adapter whose copies of a request read its body outside everest's own reads (an on_pre
+ * hook's copy, src/events/hook-bodies.ts) offers `request[LIMIT_BODY](limit)`: those reads are
+ * refused past MAX_BODY_SIZE too, rather than held whole in memory before everest refuses it.
+ */
+export const LIMIT_BODY = Symbol.for("everest.limitBody");
 
 /**
  * A server adapter that holds the body outside any stream (node:http's IncomingMessage) offers
