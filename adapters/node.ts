@@ -28,6 +28,9 @@ export interface NodeServer extends RunningServer {
 const IN_FLIGHT = Symbol("requests in flight");
 type Carrying = Socket & { [IN_FLIGHT]?: number };
 
+/** Whether node:http may still have requests of this connection to parse: bytes read but not parsed, or reading paused. */
+const holdsUnread = (socket: Socket): boolean => socket.readableLength > 0 || socket.isPaused();
+
 /**
  * Ends a connection during shutdown once it has no request in flight and node:http holds none
  * unread. A parser paused for a client that stopped reading resumes only when the answers drain,
@@ -35,9 +38,6 @@ type Carrying = Socket & { [IN_FLIGHT]?: number };
  * once, those were carried out (a POST stored) with their answers lost. Two turns give the socket
  * a poll; a connection that never goes idle is closed by the shutdown's time limit.
  */
-/** Whether node:http may still have requests of this connection to parse: bytes read but not parsed, or reading paused. */
-const holdsUnread = (socket: Socket): boolean => socket.readableLength > 0 || socket.isPaused();
-
 function endWhenIdle(socket: Carrying): void {
   setImmediate(() =>
     setImmediate(() => {
