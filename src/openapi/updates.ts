@@ -5,10 +5,10 @@ import { uniqueIndexFields } from "../data/layer.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { JsonSchema } from "../validation/index.ts";
 import { operatorTargets } from "../validation/operators.ts";
-import { typesOf } from "../validation/operands.ts";
+import { declaredTypes } from "../settings/rule-types.ts";
 import type { Parameter } from "./parameters.ts";
 
-const INTEGRAL = (types: Set<string>) => types.has("integer") && !types.has("float") && !types.has("number");
+const INTEGRAL = (types: ReadonlySet<string>) => types.has("integer") && !types.has("float") && !types.has("number");
 
 const DESCRIPTIONS: Record<string, string> = {
   $set: "sets fields, dotted paths reaching into sub-documents",
@@ -30,7 +30,7 @@ function fieldSchema(body: JsonSchema, path: string): JsonSchema {
   return schema ?? {};
 }
 
-function operand(operator: string, field: JsonSchema, types: Set<string>): JsonSchema {
+function operand(operator: string, field: JsonSchema, types: ReadonlySet<string>): JsonSchema {
   const item = (field.items as JsonSchema | undefined) ?? {};
   switch (operator) {
     case "$unset":
@@ -58,7 +58,7 @@ export function operatorProperties(resource: Resource, config: Config, patch: Js
   const properties: Record<string, JsonSchema> = {};
   for (const [operator, targets] of operatorTargets(resource, config, new Set(uniqueIndexFields(config, resource)))) {
     const fields: Record<string, JsonSchema> = {};
-    for (const { path, def } of targets) fields[path] = operand(operator, fieldSchema(patch, path), typesOf(def));
+    for (const { path, def } of targets) fields[path] = operand(operator, fieldSchema(patch, path), declaredTypes(def));
     properties[operator] = { type: "object", description: `update operator: ${DESCRIPTIONS[operator]}`, properties: fields, additionalProperties: false, minProperties: 1 };
   }
   return properties;

@@ -19,6 +19,13 @@ export function typesOf(rule: FieldSchema | undefined): Types {
   return types;
 }
 
+const NO_TYPES: ReadonlySet<string> = new Set();
+
+/** The types a rule declares, none when it declares no `type` (shared: never change the set). */
+export function declaredTypes(rule: FieldSchema | undefined): ReadonlySet<string> {
+  return typesOf(rule) ?? NO_TYPES;
+}
+
 /** A `schema` that is one rule (a list's items) rather than a mapping of fields. */
 export function isRule(schema: unknown): schema is FieldSchema {
   if (!isPlainObject(schema)) return false;

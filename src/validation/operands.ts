@@ -2,6 +2,7 @@
 // it works on, the operand it takes, the rules of the field it can keep atomically (as guards on
 // the stored value, ./guards.ts) and the rules it cannot, which refuse it. Values an operand
 // carries (a $set's value, a $push's items) are left to the resource's validator (operators.ts).
+import { declaredTypes } from "../settings/rule-types.ts";
 import type { FieldSchema } from "../settings/types.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { MESSAGES } from "./errors.ts";
@@ -39,11 +40,6 @@ const KEPT: Record<string, readonly string[]> = {
 const NUMBER_TYPES = new Set(["integer", "float", "number"]);
 const COMPARISONS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"]);
 
-export function typesOf(def: FieldSchema): Set<string> {
-  const type = def.type;
-  return new Set(type === undefined ? [] : Array.isArray(type) ? type : [type]);
-}
-
 /** What an operator on one field makes: a refusal, or the operand to send, its guards and the values the validator must check. */
 export interface OperandPlan {
   issue?: string;
@@ -70,8 +66,8 @@ const cannotKeep = (rule: string, operator: string) => `rule '${rule}' cannot be
  * field's type, or a rule it could not keep; null when it can.
  */
 export function fieldIssue(operator: string, def: FieldSchema): string | null {
-  const types = typesOf(def);
-  const only = (wanted: Set<string> | string) =>
+  const types = declaredTypes(def);
+  const only = (wanted: ReadonlySet<string> | string) =>
     types.size > 0 && [...types].every((type) => (typeof wanted === "string" ? type === wanted : wanted.has(type)));
   switch (operator) {
     case "$currentDate":
@@ -99,7 +95,7 @@ export function fieldIssue(operator: string, def: FieldSchema): string | null {
 export function plan(operator: string, path: string, operand: unknown, def: FieldSchema, now: Date): OperandPlan {
   const issue = fieldIssue(operator, def);
   if (issue) return { issue };
-  const types = typesOf(def);
+  const types = declaredTypes(def);
   switch (operator) {
     case "$set":
     case "$min":
@@ -122,7 +118,7 @@ export function plan(operator: string, path: string, operand: unknown, def: Fiel
   return { issue: "unknown update operator" };
 }
 
-function arithmetic(operator: "$inc" | "$mul", path: string, operand: unknown, def: FieldSchema, types: Set<string>): OperandPlan {
+function arithmetic(operator: "$inc" | "$mul", path: string, operand: unknown, def: FieldSchema, types: ReadonlySet<string>): OperandPlan {
   const integral = types.has("integer") && !types.has("float") && !types.has("number");
   if (typeof operand !== "number" || !Number.isFinite(operand) || (integral && !Number.isInteger(operand))) return { issue: MESSAGES.type(integral ? "integer" : "number") };
   const guards = [kindGuard(operator, path, "number", MESSAGES.type(def.type))];
@@ -234,7 +230,7 @@ function pull(path: string, operand: unknown, def: FieldSchema): OperandPlan {
   const condition = comparison(operand);
   if (typeof condition === "string") return { issue: condition };
   if (condition) return { items: condition.values, guards, rebuild: condition.rebuild };
-  if (!isPlainObject(operand) || !items || !typesOf(items).has("dict")) return { items: [operand], guards, rebuild: ([value]) => value };
+  if (!isPlainObject(operand) || !items || !declaredTypes(items).has("dict")) return { items: [operand], guards, rebuild: ([value]) => value };
   // A query on the fields of document items: each field's value (or comparison values) checked as a partial item.
   const fields = Object.keys(operand);
   const parts: Array<{ field: string; values: unknown[]; rebuild: (values: unknown[]) => unknown }> = [];

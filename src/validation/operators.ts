@@ -8,13 +8,13 @@
 import type { Doc, Update } from "../drivers/types.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { UPDATE_OPERATOR_NAMES } from "../settings/opt-in.ts";
-import { keepsUnique } from "../settings/rule-types.ts";
+import { declaredTypes, keepsUnique } from "../settings/rule-types.ts";
 import { isMediaRule } from "../settings/media-rules.ts";
 import type { FieldSchema, Schema } from "../settings/types.ts";
 import { isPlainObject } from "../util/objects.ts";
 import { MESSAGES } from "./errors.ts";
 import { kindGuard, type Guard } from "./guards.ts";
-import { fieldIssue, plan, typesOf, type OperandPlan } from "./operands.ts";
+import { fieldIssue, plan, type OperandPlan } from "./operands.ts";
 import type { Issues, ResourceValidator, ValidationEnv } from "./types.ts";
 
 export interface ParsedOperators {
@@ -54,7 +54,7 @@ function itemsSchema(schema: Schema): Schema {
 
 function itemsRules(def: FieldSchema): FieldSchema {
   if (!isPlainObject(def)) return def;
-  const types = typesOf(def);
+  const types = declaredTypes(def);
   const copy: FieldSchema = { ...def };
   if (types.has("list")) for (const rule of LIST_ONLY) delete (copy as Record<string, unknown>)[rule];
   if (types.has("dict") && isPlainObject(def.schema)) copy.schema = itemsSchema(def.schema as Schema);
@@ -70,7 +70,7 @@ function fieldAt(schema: Schema, segments: string[]): FieldSchema[] | null {
     if (!def || !isPlainObject(def)) return null;
     chain.push(def);
     const inner: unknown = def.schema;
-    fields = typesOf(def).has("dict") && isPlainObject(inner) ? (inner as Schema) : null;
+    fields = declaredTypes(def).has("dict") && isPlainObject(inner) ? (inner as Schema) : null;
   }
   return chain;
 }
@@ -124,7 +124,7 @@ function reservedFields(resource: Resource, config: Config): Set<string> {
 function refusal(reserved: ReadonlySet<string>, uniqueIndexed: ReadonlySet<string>, segments: string[], chain: FieldSchema[]): string | null {
   if (reserved.has(segments[0]!) || chain.some((def) => def.readonly === true)) return MESSAGES.readonly;
   if (chain.length === 0) return MESSAGES.unknown;
-  const types = typesOf(chain[chain.length - 1]!);
+  const types = declaredTypes(chain[chain.length - 1]!);
   if (types.has("media") || isMediaRule(chain[chain.length - 1])) return "media fields are sent as files, not with update operators";
   if (chain.length === 1 && keepsUnique(chain[0]) && !uniqueIndexed.has(segments[0]!)) {
     return "unique is kept for update operators only where the store keeps a unique index (see docs/updates.md)";
@@ -161,7 +161,7 @@ export function operatorTargets(resource: Resource, config: Config, uniqueIndexe
       if (!isPlainObject(def)) continue;
       const next = { segments: [...segments, field], chain: [...chain, def] };
       paths.push(next);
-      if (typesOf(def).has("dict") && isPlainObject(def.schema)) walk(def.schema as Schema, next.segments, next.chain);
+      if (declaredTypes(def).has("dict") && isPlainObject(def.schema)) walk(def.schema as Schema, next.segments, next.chain);
     }
   };
   walk(resource.schema, [], []);
