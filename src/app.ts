@@ -264,7 +264,7 @@ export class App {
     }
     if (this.timed) {
       const durationMs = performance.now() - started;
-      if (this.accessLog) (await this.accessLog)({ clientIp: ctx.clientIp, method: request.method, target: ctx.path + ctx.query, status: response.status, durationMs });
+      if (this.accessLog) (await this.accessLog)({ clientIp: ctx.clientIp, method: request.method, target: ctx.sentPath + ctx.query, status: response.status, durationMs });
       if (operations.metrics) (await operations.metrics).observe(ctx.resource?.name ?? "", ctx.endpoint === UNROUTED ? "none" : ctx.endpoint.kind, ctx.method, response.status, durationMs / 1000);
     }
     return response;

@@ -3,6 +3,7 @@
 // the same for every request (settings, data, hooks) is passed to the code that uses it.
 import { CallScope } from "./scope.ts";
 import type { PlainHeaders } from "./http/known-body.ts";
+import { decodePath } from "./http/request-path.ts";
 
 /** A call made by an HTTP request: the scope plus the request itself and what is built from it. */
 export class RequestContext extends CallScope {
@@ -12,6 +13,8 @@ export class RequestContext extends CallScope {
    * Deno and Bun pass `Host: a b` on): App.fetch answers 400 before anything else.
    */
   readonly unreadableUrl: boolean;
+  /** The path as the request sent it, percent-escapes and all (`path` is decoded), for the access log. */
+  readonly sentPath: string;
   /** Bytes of body this request may send (MAX_BODY_SIZE). */
   readonly maxBodySize: number;
   /** The raw body, once read (auth checks such as HMAC need it before the method does). */
@@ -24,7 +27,8 @@ export class RequestContext extends CallScope {
   constructor(request: Request, maxBodySize: number, env?: unknown, executionCtx?: unknown) {
     const parts = urlParts(request.url);
     const { origin, path, query } = parts ?? NO_URL;
-    super({ method: request.method.toUpperCase(), origin, path, query, clientIp: () => clientIpOf(request, env), rendered: true });
+    super({ method: request.method.toUpperCase(), origin, path: decodePath(path), query, clientIp: () => clientIpOf(request, env), rendered: true });
+    this.sentPath = path;
     this.unreadableUrl = parts === null;
     this.maxBodySize = maxBodySize;
     this.request = request;

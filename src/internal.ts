@@ -136,13 +136,13 @@ export class InternalApi {
   /** The scope an HTTP request to the same URL would have; links in the answer follow its path. */
   private scope(method: string, kind: EndpointKind, resource: Resource, lookup: Filter, options: Pick<InternalOptions, "on"> & { args?: InternalArgs }): CallScope {
     const config = this.services.config;
-    const segments = fillUrl(resource.url, ({ name }) => (lookup[name] !== undefined ? encodeURIComponent(idString(lookup[name])) : name));
+    const segments = fillUrl(resource.url, ({ name }) => (lookup[name] !== undefined ? idString(lookup[name]) : name));
     const lookupField = resource.item_lookup_field;
     const item = kind === "item" && lookup[lookupField] !== undefined ? idString(lookup[lookupField]) : undefined;
     const args = new URLSearchParams();
     for (const [key, value] of Object.entries(options.args ?? {})) args.set(key, typeof value === "object" ? JSON.stringify(value) : String(value));
     const on = options.on;
-    const path = `${config.basePath}/${segments}${item !== undefined ? `/${encodeURIComponent(item)}` : ""}`;
+    const path = `${config.basePath}/${segments}${item !== undefined ? `/${item}` : ""}`;
     const scope = new CallScope({ method, origin: "", path, args, clientIp: on?.clientIp ?? null });
     scope.endpoint = { kind, resource, lookupField };
     if (item !== undefined) scope.params = { lookup: item };

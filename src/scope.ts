@@ -16,7 +16,7 @@ export interface ScopeInit {
   method: string;
   /** Scheme and host absolute links (Location) are made with; "" for server calls. */
   origin: string;
-  /** The path the call addresses: links in the answer follow it. */
+  /** The path the call addresses, decoded (src/http/request-path.ts): links in the answer follow it. */
   path: string;
   /** Query parameters of a read (`where`, `sort`, `embedded`, `version`, …); parsed from `query` when first asked if not given. */
   args?: URLSearchParams;

@@ -23,12 +23,9 @@ export const ASSET_GROUP = "__asset";
 /** Set on HEALTH_ENDPOINT's readiness path (`<health>/ready`); absent on its liveness path. */
 export const PROBE_GROUP = "__probe";
 
-/**
- * A literal part of a path, as a request's (percent-encoded) path holds it: a resource named
- * `ünï` is asked for as `/%C3%BC%C3%B1%C3%AF`, which Werkzeug decodes before it matches.
- */
+/** A literal part of a path; paths are matched decoded (src/http/request-path.ts). */
 function escapeRegex(text: string): string {
-  return encodeURI(text).replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** A resource `url` with `<regex("…"):name>` segments → regex source with named groups. */
@@ -49,7 +46,7 @@ interface Route {
 }
 
 export interface CompiledRouter {
-  /** The endpoint a request path (percent-encoded, as URL.pathname) names, with its path values decoded. */
+  /** The endpoint a decoded request path (src/http/request-path.ts) names, with its path values. */
   match(path: string): RouteMatch | null;
   /** Every endpoint, in the order paths are matched (the field-rule test reads through each). */
   readonly endpoints: readonly Endpoint[];
@@ -149,7 +146,7 @@ function matcher(routes: Route[]): CompiledRouter {
           route.values ??= Object.keys(groups).map((key) => [key, key === ITEM_GROUP || key === LOOKUP_GROUP ? "lookup" : key]);
           for (const [group, param] of route.values) {
             const value = groups[group];
-            if (value !== undefined) params[param] = safeDecode(value);
+            if (value !== undefined) params[param] = value;
           }
         }
         return { endpoint: route.endpoint, params };
@@ -166,14 +163,4 @@ export function servesMedia(config: Config): boolean {
 
 export function hasMedia(resource: Resource): boolean {
   return Object.values(resource.schema).some(isMediaRule);
-}
-
-function safeDecode(value: string): string {
-  // An id or a name has nothing to decode: no call out to the decoder (1.5% of a PATCH on Bun).
-  if (!value.includes("%")) return value;
-  try {
-    return decodeURIComponent(value);
-  } catch {
-    return value;
-  }
 }

@@ -22,11 +22,14 @@ describe("ACCESS_LOG", () => {
     expect((await send("/nowhere")).status).toBe(404);
     expect((await send("/people", post('{"name": 1}'))).status).toBe(422);
     expect((await send("/people", { method: "DELETE" })).status).toBe(405);
-    expect(lines).toHaveLength(4);
+    // As the client sent it, though it is routed decoded (src/http/request-path.ts).
+    expect((await send("/peo%70le")).status).toBe(200);
+    expect(lines).toHaveLength(5);
     expect(lines[0]).toMatch(/^\d{4}-\d\d-\d\dT\S+Z 203\.0\.113\.9 "GET \/people\?max_results=2" 200 [\d.]+ms$/);
     expect(lines[1]).toMatch(/ "GET \/nowhere" 404 /);
     expect(lines[2]).toMatch(/ "POST \/people" 422 /);
     expect(lines[3]).toMatch(/ "DELETE \/people" 405 /);
+    expect(lines[4]).toMatch(/ "GET \/peo%70le" 200 /);
   });
 
   it('"json": one JSON object per line, for log shippers', async () => {

@@ -111,6 +111,33 @@ describe("resource url", () => {
     expect((await api.get(`/%C3%BC%C3%B1%C3%AF/${id}`)).status).toBe(200);
     expect((await json(await api.get("/%C3%BC%C3%B1%C3%AF")))._meta.total).toBe(1);
   });
+
+  // Werkzeug routes the decoded path (PATH_INFO), and Eve's links follow request.path, decoded
+  // too: a client that escapes more than it must reaches the same resource, and reads its name.
+  it("is matched and linked decoded, whatever a request escapes", async () => {
+    const created = await api.post("/%c3%bc%c3%b1%c3%af", { name: "b" });
+    expect(created.status).toBe(201);
+    const body = await json(created);
+    expect(body._links.self.href).toBe(`üñï/${body._id}`);
+    expect(created.headers.get("location")).toBe(`http://everest.test/%C3%BC%C3%B1%C3%AF/${body._id}`);
+    expect((await json(await api.get("/%C3%BC%C3%B1%C3%AF")))._links.self).toEqual({ title: "üñï", href: "üñï" });
+    const escaped = `%${body._id.charCodeAt(0).toString(16)}${body._id.slice(1)}`;
+    const item = await api.get(`/%C3%BC%C3%B1%C3%AF/${escaped}`);
+    expect(item.status).toBe(200);
+    expect((await json(item))._id).toBe(body._id);
+    expect((await api.get(`/%C3%BC%C3%B1%C3%AF%2F${body._id}`)).status).toBe(200);
+    const accounts = await api.get("/admin%2Faccount%73");
+    expect(accounts.status).toBe(200);
+    expect((await json(accounts))._links.self).toEqual({ title: "admin/accounts", href: "admin/accounts" });
+  });
+
+  it("answers 404 to escapes that decode to no resource, or to no UTF-8", async () => {
+    for (const path of ["/%FF", "/%C3", "/%C3%BC%C3%B1%C3", "/admin%252Faccounts", "/admin/accounts%"]) {
+      const response = await api.get(path);
+      expect(response.status, path).toBe(404);
+      expect((await json(response))._error.code).toBe(404);
+    }
+  });
 });
 
 describe("X-HTTP-Method-Override", () => {
