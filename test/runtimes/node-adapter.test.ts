@@ -249,6 +249,38 @@ describe("node adapter: bodies over MAX_BODY_SIZE", () => {
     expect((await (await fetch(`${running.url}/notes`)).json())._meta.total).toBe(0);
     await running.close();
   });
+
+  it("gives an on_pre hook reading a body the client abandons the client's error, logged as no fault", async () => {
+    const handler = createHandler(settings);
+    const read: string[] = [];
+    handler.app.on("on_pre_POST", async (_resource: string, request: Request) => {
+      try {
+        await request.text();
+        read.push("read");
+      } catch (error) {
+        read.push(`${(error as Error).name} ${(error as { status?: number }).status}`);
+        throw error;
+      }
+    });
+    const running = await serve(handler, { port: 0, signals: false });
+    const errors = vi.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      await new Promise<void>((resolve) => {
+        const socket = connect(Number(new URL(running.url).port), "127.0.0.1", () => {
+          socket.write('POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"n":');
+          setTimeout(() => socket.destroy(), 100);
+        });
+        socket.on("close", () => resolve());
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(read).toEqual(["BodyError 400"]);
+      expect(errors.mock.calls.map((call) => String(call[0]))).toEqual([]);
+    } finally {
+      errors.mockRestore();
+    }
+    expect((await (await fetch(`${running.url}/notes`)).json())._meta.total).toBe(0);
+    await running.close();
+  });
 });
 
 describe("node adapter: request headers", () => {
