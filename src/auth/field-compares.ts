@@ -1,10 +1,8 @@
 // Field rules on the update operators that read what is stored before they change it
 // (docs/contracts.md §4). A module of its own: only the operator and write-by-filter methods,
 // which load on first use (src/methods/opt-in-loader.ts), import it.
-import type { CallScope } from "../scope.ts";
 import type { Doc } from "../drivers/types.ts";
-import type { Resource } from "../settings/normalize.ts";
-import { fieldMask, pathVisibility } from "./field-masks.ts";
+import { pathVisibility, type Mask } from "./field-masks.ts";
 import { invalidField, probesWithheld } from "../query/withheld.ts";
 import { isPlainObject } from "../util/objects.ts";
 
@@ -17,8 +15,7 @@ const STORED_VALUE_OPERATORS = ["$inc", "$mul", "$min", "$max", "$push", "$addTo
  * hold fields the caller may not read, what they did (seen in the list afterwards) would tell
  * those values, so they are refused as a `where` naming such a field is (src/query/withheld.ts).
  */
-export function checkComparedPaths(ctx: CallScope, resource: Resource, operators: Doc, stored?: Doc): void {
-  const mask = fieldMask(ctx, resource, "read", stored);
+export function checkComparedPaths(mask: Mask | null, operators: Doc): void {
   if (!mask) return;
   // Their outcome turns on the stored value: refused under `min`/`max`/`maxlength` or a type the
   // stored value lacks, each answer would tell something of a value the caller may not read.

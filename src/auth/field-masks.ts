@@ -71,24 +71,25 @@ function dynamicMask(ctx: CallScope, tree: FieldRuleTree, mode: AccessMode, docu
   return new Map([...(own ?? []), ["c", changes]]);
 }
 
-function resolve(ctx: CallScope, tree: FieldRuleTree, rules: FieldRules, mode: AccessMode, document: Doc | undefined): Mask | null {
+/** The mask of `rules` for the caller and `document`; `hooks: false` leaves field_access hooks out (src/methods/by-filter.ts). */
+export function resolve(ctx: CallScope, tree: FieldRuleTree, rules: FieldRules, mode: AccessMode, document: Doc | undefined, hooks = true): Mask | null {
   let mask: Map<string, MaskNode> | null = null;
   for (const [name, rule] of rules) {
-    const node = resolveRule(ctx, tree, rule, mode, document);
+    const node = resolveRule(ctx, tree, rule, mode, document, hooks);
     if (node) (mask ??= new Map()).set(name, node);
   }
   return mask;
 }
 
-function resolveRule(ctx: CallScope, tree: FieldRuleTree, rule: FieldRule, mode: AccessMode, document: Doc | undefined): MaskNode | null {
+function resolveRule(ctx: CallScope, tree: FieldRuleTree, rule: FieldRule, mode: AccessMode, document: Doc | undefined, hooks: boolean): MaskNode | null {
   const roles = mode === "read" ? rule.read : rule.write;
   let allowed = roles === null || rolesAllow(roles, ctx.roles);
   if (rule.hook) {
-    allowed = rule.hook({ mode, method: ctx.method, resource: tree.resource, field: rule.path, user: ctx.user, roles: ctx.roles, document, allowed }) === true;
+    allowed = !hooks || rule.hook({ mode, method: ctx.method, resource: tree.resource, field: rule.path, user: ctx.user, roles: ctx.roles, document, allowed }) === true;
   }
   if (!allowed) return HIDDEN;
-  const fields = rule.fields && resolve(ctx, tree, rule.fields, mode, document);
-  const items = rule.items && resolve(ctx, tree, rule.items, mode, document);
+  const fields = rule.fields && resolve(ctx, tree, rule.fields, mode, document, hooks);
+  const items = rule.items && resolve(ctx, tree, rule.items, mode, document, hooks);
   return fields || items ? { hidden: false, fields, items } : null;
 }
 

@@ -24,17 +24,22 @@ export function unwritableField(field: string): HttpError {
  */
 export function checkWritable(ctx: CallScope, resource: Resource, payload: Doc, stored?: Doc): Mask | null {
   const mask = resource.field_rules === null ? null : fieldMask(ctx, resource, "write", stored ?? payload);
-  const field = mask && firstUnwritable(payload, mask, stored);
-  if (field) throw unwritableField(field);
+  refuseUnwritable(mask, payload, stored);
   return mask;
 }
 
+/** The refusal of checkWritable, under a mask the caller has (`stored`: as there). */
+export function refuseUnwritable(mask: Mask | null, payload: Doc, stored?: Doc): void {
+  const field = mask && firstUnwritable(payload, mask, stored);
+  if (field) throw unwritableField(field);
+}
+
 /**
- * The same for dotted paths an operator or a write by filter changes (`$inc: {"stock.count": 1}`):
- * a path the caller may not write, or one above such a field (its whole value would change), is refused.
+ * The same for dotted paths an operator or a write by filter changes (`$inc: {"stock.count": 1}`),
+ * under the caller's write mask: a path the caller may not write, or one above such a field
+ * (its whole value would change), is refused.
  */
-export function checkWritablePaths(ctx: CallScope, resource: Resource, paths: Iterable<string>, stored?: Doc): void {
-  const mask = resource.field_rules === null ? null : fieldMask(ctx, resource, "write", stored);
+export function checkWritablePaths(mask: Mask | null, paths: Iterable<string>): void {
   if (!mask) return;
   for (const path of paths) if (pathVisibility(mask, path) !== "shown") throw unwritableField(path);
 }

@@ -23,9 +23,9 @@ import type { Issues } from "../validation/types.ts";
 import { writeResponse } from "./bandwidth.ts";
 import { immutableIdError } from "./conditional.ts";
 import { duplicateFailure, validateWrite, validationFailure } from "./patch.ts";
-import { fieldMask } from "../auth/field-masks.ts";
+import { fieldMask, resolve, type AccessMode, type Mask } from "../auth/field-masks.ts";
 import { positiveWhole } from "../util/numbers.ts";
-import { checkWritablePaths } from "../auth/field-writes.ts";
+import { checkWritablePaths, refuseUnwritable } from "../auth/field-writes.ts";
 import { checkComparedPaths } from "../auth/field-compares.ts";
 import { validationEnv } from "./post.ts";
 import { keepPathValues } from "../routing/lookup.ts";
@@ -210,6 +210,8 @@ async function patchMatching(services: Services, ctx: CallScope, filter: Filter,
 async function refuseInvalidBody(services: Services, ctx: CallScope, plain: Doc, operators: Doc | null): Promise<void> {
   const resource = ctx.resource!;
   if (resource.field_rules) checkPaths(ctx, resource, plain, operators, []);
+  // The plain fields' rules are checked with their validation, which hooks put off; not the role lists'.
+  if (resource.field_rules?.dynamic) refuseUnwritable(roleMask(ctx, resource, "write"), plain);
   const parsed = operators ? await (await services.operators(resource)).parse(operators, validationEnv(services, ctx, undefined), now()) : null;
   let issues: Issues = {};
   // field_access hooks judge a document: with none, the plain fields wait for one.
@@ -222,15 +224,31 @@ async function refuseInvalidBody(services: Services, ctx: CallScope, plain: Doc,
 /**
  * Field rules (docs/contracts.md §4): the paths the operators change, and the fields a plain
  * sub-document replaces whole where nested documents are not merged, refuse the request when
- * the caller may not write them; per document where field_access hooks decide. The plain fields
- * themselves are checked with each document's validation (validateWrite).
+ * the caller may not write them; per document where field_access hooks decide, and by the role
+ * lists alone where no document matched. The plain fields themselves are checked with each
+ * document's validation (validateWrite).
  */
 function checkPaths(ctx: CallScope, resource: Resource, plain: Doc, operators: Doc | null, originals: Doc[]): void {
   const paths = [...(operators ? operatorPaths(operators) : []), ...(resource.merge_nested_documents ? [] : Object.keys(plain))];
-  for (const original of resource.field_rules!.dynamic ? originals : [undefined]) {
-    checkWritablePaths(ctx, resource, paths, original);
-    if (operators) checkComparedPaths(ctx, resource, operators, original);
+  if (originals.length === 0) {
+    checkWritablePaths(roleMask(ctx, resource, "write"), paths);
+    if (operators) checkComparedPaths(roleMask(ctx, resource, "read"), operators);
+    return;
   }
+  for (const original of resource.field_rules!.dynamic ? originals : [undefined]) {
+    checkWritablePaths(fieldMask(ctx, resource, "write", original), paths);
+    if (operators) checkComparedPaths(fieldMask(ctx, resource, "read", original), operators);
+  }
+}
+
+/**
+ * The fields role lists withhold from every document: a rule with a field_access hook, which may
+ * allow more for a document, withholds nothing here. What a write that matched no document is
+ * checked against, there being none to ask the hooks of.
+ */
+function roleMask(ctx: CallScope, resource: Resource, mode: AccessMode): Mask | null {
+  const tree = resource.field_rules;
+  return tree === null || ctx.unrestricted ? null : resolve(ctx, tree, tree.fields, mode, undefined, false);
 }
 
 /**

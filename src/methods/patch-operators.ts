@@ -48,8 +48,8 @@ export async function operatorPatchInternal(services: Services, ctx: CallScope, 
   if (authField && authField in given && ctx.requestAuthValue != null) given[authField] = ctx.requestAuthValue;
   // Field rules (docs/contracts.md §4): a path the caller may not write refuses the request first.
   if (resource.field_rules) {
-    checkWritablePaths(ctx, resource, operatorPaths(operators), original);
-    checkComparedPaths(ctx, resource, operators, original);
+    checkWritablePaths(fieldMask(ctx, resource, "write", original), operatorPaths(operators));
+    checkComparedPaths(fieldMask(ctx, resource, "read", original), operators);
   }
   // Held from the lookups of `unique` to the write where no index guards it (unique-claims.ts).
   const held = services.claims.hold(resource, original[config.DELETED] === true ? [givenValues(given, operators), original] : [givenValues(given, operators)]);
