@@ -40,6 +40,8 @@ async function readForm(ctx: RequestContext): Promise<Entries> {
     if (tooLarge) throw new HttpError(413);
     throw new HttpError(400, "Malformed multipart/form-data", { cause: error });
   }
+  // Deno's formData() takes a body cut off inside a part, and drops that part (a file not stored).
+  if (!closes(chunks, boundaryOf(contentType))) throw new HttpError(400, "Malformed multipart/form-data");
   const values = [...form.values()];
   const mended = values.includes("") || (ON_BUN && values.some((value) => typeof value !== "string"));
   return mended ? fromPartHeaders(form, chunks, contentType) : form;
@@ -56,9 +58,8 @@ const ON_BUN = "Bun" in globalThis;
  * Content-Type its part sent back.
  */
 async function fromPartHeaders(form: FormData, chunks: Uint8Array[], contentType: string): Promise<Entries> {
-  const boundary = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
   const bytes = new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
-  const parts = partHeads(bytes, encoder.encode(`--${boundary?.[1] ?? boundary?.[2]}`)).map((head) => {
+  const parts = partHeads(bytes, encoder.encode(`--${boundaryOf(contentType)}`)).map((head) => {
     const disposition = /^content-disposition:(.*)$/im.exec(head)?.[1] ?? "";
     const type = /^content-type:\s*(.*?)\s*$/im.exec(head)?.[1];
     return { name: /;\s*name="([^"]*)"/i.exec(disposition)?.[1], file: /;\s*filename\*?=/i.test(disposition), type };
@@ -77,6 +78,25 @@ async function fromPartHeaders(form: FormData, chunks: Uint8Array[], contentType
 
 const encoder = new TextEncoder();
 const BLANK_LINE = encoder.encode("\r\n\r\n");
+
+function boundaryOf(contentType: string): string {
+  const found = /;\s*boundary=(?:"([^"]*)"|([^;\s]*))/i.exec(contentType);
+  return found?.[1] ?? found?.[2] ?? "";
+}
+
+/** Bytes after the close delimiter (an epilogue, RFC 2046) it is looked for past: clients send none. */
+const EPILOGUE = 4096;
+
+/** Whether the body holds its close delimiter (`--boundary--`) near its end, as a whole body does. */
+function closes(chunks: Uint8Array[], boundary: string): boolean {
+  const close = encoder.encode(`--${boundary}--`);
+  let first = chunks.length;
+  let length = 0;
+  while (first > 0 && length < close.length + EPILOGUE) length += chunks[--first]!.byteLength;
+  const tail = new Uint8Array(length);
+  for (let i = first, at = 0; i < chunks.length; at += chunks[i++]!.byteLength) tail.set(chunks[i]!, at);
+  return find(tail, close, Math.max(0, length - close.length - EPILOGUE)) >= 0;
+}
 
 /** Where `pattern` first occurs in `bytes` from `from`, or -1. */
 function find(bytes: Uint8Array, pattern: Uint8Array, from: number): number {
