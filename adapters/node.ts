@@ -8,7 +8,7 @@
 // and is told it may answer with plain parts (src/http/known-body.ts): status, a header record
 // and bytes, written with one writeHead and one res.end(); any other response is read through
 // its Headers and its body streamed (adapters/node-response.ts).
-import { createServer, type Server } from "node:http";
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
 import { clientGone, toRequest, type LazyRequest } from "./node-request.ts";
 import { MAX_HEADER_SIZE, refuse } from "./node-refusal.ts";
@@ -26,7 +26,11 @@ export interface NodeServer extends RunningServer {
 
 /** Requests of a connection not yet answered in full: node:http hands on pipelined ones at once. */
 const IN_FLIGHT = Symbol("requests in flight");
-type Carrying = Socket & { [IN_FLIGHT]?: number };
+/** The answer to what node's parser refused after requests still in flight: written once they are answered. */
+const REFUSAL = Symbol("refusal after the answers");
+/** The connection's last request handed on: the parser's error is in its body while it is incomplete. */
+const LAST = Symbol("last request");
+type Carrying = Socket & { [IN_FLIGHT]?: number; [REFUSAL]?: () => void; [LAST]?: IncomingMessage };
 
 /** Whether node:http may still have requests of this connection to parse: bytes read but not parsed, or reading paused. */
 const holdsUnread = (socket: Socket): boolean => socket.readableLength > 0 || socket.isPaused();
@@ -54,11 +58,15 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
     let request: LazyRequest | undefined;
     const socket = req.socket as Carrying;
     socket[IN_FLIGHT] = (socket[IN_FLIGHT] ?? 0) + 1;
+    socket[LAST] = req;
     res.on("close", () => {
       // During shutdown a connection ends once its last answer is sent: an answer begun before
       // (a change stream's final event) would otherwise hold it until keep-alive times it out,
       // and ending it after any answer lost those of the requests pipelined behind (a stored POST's 201).
-      if (--socket[IN_FLIGHT]! === 0 && closing) endWhenIdle(socket);
+      if (--socket[IN_FLIGHT]! === 0) {
+        if (socket[REFUSAL]) socket[REFUSAL]();
+        else if (closing) endWhenIdle(socket);
+      }
       // Only a client gone before the response is complete aborts the request: aborting every
       // finished one too cost a DOMException and an event dispatch per request. No signal is
       // made unless the handler asks for one.
@@ -83,8 +91,13 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
     }
   });
 
-  // What node's HTTP parser refuses never reaches the handler: answered here in the same envelope.
-  server.on("clientError", refuse);
+  // What node's HTTP parser refuses never reaches the handler: answered here in the same envelope,
+  // after the answers to the requests before it on the connection (written first, the refusal
+  // ended the connection under them: a stored POST's 201 was lost).
+  server.on("clientError", (error: Error, socket: Carrying) => {
+    if (socket[IN_FLIGHT]! > 0 && socket[LAST]!.complete) socket[REFUSAL] = () => refuse(error, socket);
+    else refuse(error, socket);
+  });
 
   // The connections open, for the drain: node:http's own closing of idle ones (which
   // server.close() does too) destroys a connection between two requests even while answers sit

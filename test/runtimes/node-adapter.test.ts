@@ -115,6 +115,30 @@ describe("node adapter: what the HTTP parser refuses", () => {
     expect(response.status).toBe(200);
     expect(JSON.parse(response.body)._items).toEqual([]);
   });
+
+  // The refusal was written as soon as the parser failed, and ended the connection under the
+  // requests before it: the POST was stored, its 201 never sent.
+  it("answers the requests pipelined before a malformed one first, then refuses it", async () => {
+    const own = createHandler({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { notes: { schema: { n: { type: "integer" } } } } });
+    const running = await serve(own, { port: 0, signals: false });
+    const port = Number(new URL(running.url).port);
+    const statuses = (raw: string) =>
+      new Promise<number[]>((resolve, reject) => {
+        const socket = connect(port, "127.0.0.1", () => socket.write(raw));
+        let text = "";
+        socket.setEncoding("latin1");
+        socket.on("data", (chunk) => (text += chunk));
+        socket.on("error", reject);
+        socket.on("close", () => resolve([...text.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((match) => Number(match[1]))));
+      });
+    const post = 'POST /notes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 9\r\n\r\n{"n": 41}';
+    expect(await statuses(`${post}GARBAGE\r\n\r\n`)).toEqual([201, 405]);
+    expect(await statuses(`${post}GET /notes HTTP/1.1\r\nHost: x\r\nBad Name: y\r\n\r\n`)).toEqual([201, 400]);
+    const get = "GET /notes HTTP/1.1\r\nHost: x\r\n\r\n";
+    expect(await statuses(`${get}${get}GARBAGE\r\n\r\n`)).toEqual([200, 200, 405]);
+    expect((await (await fetch(`${running.url}/notes`)).json())._meta.total).toBe(2);
+    await running.close();
+  });
 });
 
 describe("node adapter: a body the client abandons", () => {
