@@ -43,26 +43,30 @@ async function readForm(ctx: RequestContext): Promise<Entries> {
   // Deno's formData() takes a body cut off inside a part, and drops that part (a file not stored).
   if (!closes(chunks, boundaryOf(contentType))) throw new HttpError(400, "Malformed multipart/form-data");
   const values = [...form.values()];
-  const mended = values.includes("") || (ON_BUN && values.some((value) => typeof value !== "string"));
+  // Deno types a file part that names no type as a file of bytes, workerd leaves it untyped; RFC 7578 says text.
+  const mended = values.includes("") || values.some((value) => typeof value !== "string" && (ON_BUN || value.type === OCTETS || value.type === ""));
   return mended ? fromPartHeaders(form, chunks, contentType) : form;
 }
 
 /** Bun's formData() gives each file the type its filename suggests, not the one its part sent. */
 const ON_BUN = "Bun" in globalThis;
+const OCTETS = "application/octet-stream";
 
 /**
  * The form as every runtime should give it, from the parts' own headers: workerd gives a file
  * part with an empty filename — what a browser sends for a file input left empty — as the
  * string "" (cloudflare/workerd#875), which becomes the empty File the others give; and Bun
  * types a file by its name (`a.bin` octet-stream whatever the client said), which gets the
- * Content-Type its part sent back.
+ * Content-Type its part sent back; a file part that sends none is `text/plain` (RFC 7578), as
+ * undici gives it on Node.
  */
 async function fromPartHeaders(form: FormData, chunks: Uint8Array[], contentType: string): Promise<Entries> {
   const bytes = new Uint8Array(await new Blob(chunks as BlobPart[]).arrayBuffer());
   const parts = partHeads(bytes, encoder.encode(`--${boundaryOf(contentType)}`)).map((head) => {
     const disposition = /^content-disposition:(.*)$/im.exec(head)?.[1] ?? "";
     const type = /^content-type:\s*(.*?)\s*$/im.exec(head)?.[1];
-    return { name: /;\s*name="([^"]*)"/i.exec(disposition)?.[1], file: /;\s*filename\*?=/i.test(disposition), type };
+    const file = /;\s*filename\*?=/i.test(disposition);
+    return { name: /;\s*name="([^"]*)"/i.exec(disposition)?.[1], file, type: file ? (type ?? "text/plain") : type };
   });
   const fixed: Array<[string, FormDataEntryValue]> = [];
   let at = 0;

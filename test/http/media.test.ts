@@ -311,6 +311,27 @@ describe("media settings", () => {
     expect(() => createHandler(settings({ EXTENDED_MEDIA_INFO: ["md5sum"] }))).toThrow(/EXTENDED_MEDIA_INFO.*'md5sum'/);
   });
 
+  // Node's undici typed it text/plain, Bun by its name, Deno as bytes.
+  it("types a file part that sends no Content-Type as text/plain (RFC 7578) on every runtime, and keeps one it sends", async () => {
+    const api = testApi(settings({ EXTENDED_MEDIA_INFO: ["content_type"], RETURN_MEDIA_AS_BASE64_STRING: false, RETURN_MEDIA_AS_URL: true }));
+    try {
+      const typeStored = async (type?: string) => {
+        const body = `--xyz\r\nContent-Disposition: form-data; name="pic"; filename="p.bin"\r\n${type ? `Content-Type: ${type}\r\n` : ""}\r\nabc\r\n--xyz--\r\n`;
+        const response = await api.fetch("/images", { method: "POST", headers: { "Content-Type": "multipart/form-data; boundary=xyz" }, body });
+        expect(response.status, await response.clone().text()).toBe(201);
+        const { pic } = await json(await api.get(`/images/${(await json(response))._id}`));
+        const media = await api.get(pic.file.replace(/^https?:\/\/[^/]+/, ""));
+        const served = media.headers.get("content-type");
+        return [pic.content_type, served];
+      };
+      expect(await typeStored()).toEqual(["text/plain", "text/plain"]);
+      expect(await typeStored("application/octet-stream")).toEqual(["application/octet-stream", "application/octet-stream"]);
+      expect(await typeStored("image/png")).toEqual(["image/png", "image/png"]);
+    } finally {
+      await api.close();
+    }
+  });
+
   it("MULTIPART_FORM_FIELDS_AS_JSON decodes every form field", async () => {
     const api = testApi(settings({ MULTIPART_FORM_FIELDS_AS_JSON: true }));
     try {
