@@ -25,8 +25,14 @@ export interface OperationalState {
   readiness: boolean;
 }
 
-function reply(ctx: RequestContext, status: number, body: string, type = "application/json"): Response {
-  return new Response(ctx.method === "HEAD" ? null : body, { status, headers: { "Content-Type": type, "Cache-Control": "no-store" } });
+/**
+ * With its Content-Length, as every other answer: a Response of text alone was written chunked
+ * on Node. Bytes, as the metrics' labels may name a resource in any script.
+ */
+function reply(ctx: RequestContext, status: number, text: string, type = "application/json"): Response {
+  const body = new TextEncoder().encode(text);
+  const headers = { "Content-Type": type, "Cache-Control": "no-store", "Content-Length": String(body.byteLength) };
+  return new Response(ctx.method === "HEAD" ? null : body, { status, headers });
 }
 
 export async function answerOperational(ctx: RequestContext, state: OperationalState): Promise<Response> {

@@ -60,12 +60,15 @@ describe("health", () => {
     const live = await api.get("/health");
     expect(live.status).toBe(200);
     expect(live.headers.get("cache-control")).toBe("no-store");
+    // With its length, as every other answer: node wrote these chunked.
+    expect(live.headers.get("content-length")).toBe(String(JSON.stringify({ status: "ok" }).length));
     expect(await json(live)).toEqual({ status: "ok" });
     const ready = await api.get("/health/ready");
     expect(ready.status).toBe(200);
     expect(await json(ready)).toEqual({ status: "ok", checks: { database: "ok" } });
     const head = await api.fetch("/health/ready", { method: "HEAD" });
     expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(ready.headers.get("content-length"));
     expect(await head.text()).toBe("");
     const post = await api.post("/health", {});
     expect(post.status).toBe(405);
@@ -170,6 +173,15 @@ describe("metrics", () => {
     expect(sample(families, "everest_http_requests_in_flight")?.value).toBe("1");
     // …and is counted by the next one.
     expect(sample(await scrape(), "everest_http_requests_total", { endpoint: "metrics", status: "200" })?.value).toBe("1");
+  });
+
+  it("are sent with their length in bytes, a resource named in any script included", async () => {
+    api = testApi({ METRICS_ENDPOINT: "metrics", DOMAIN: { "üñï": people } });
+    expect((await api.get("/%C3%BC%C3%B1%C3%AF")).status).toBe(200);
+    const response = await api.get("/metrics");
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    expect(new TextDecoder().decode(bytes)).toContain('resource="üñï"');
+    expect(response.headers.get("content-length")).toBe(String(bytes.byteLength));
   });
 
   it("count database failures, of requests and of readiness probes", async () => {
