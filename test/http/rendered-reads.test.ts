@@ -190,21 +190,24 @@ describe("reads kept as JSON, with soft delete", () => {
 });
 
 describe("reads kept as JSON, and hooks", () => {
-  const hooked = testApi(peopleSettings());
-  afterAll(() => hooked.close());
-
+  // Its API made in the test: the test runs in process only, so a runtime's run starts no server for it.
   it("run an on_fetched hook subscribed after the document was kept", async () => {
-    const { _id } = await json(await hooked.post("/people", { lastname: "Hooked" }));
-    await hooked.get(`/people/${_id}`);
-    await hooked.get("/people");
-    expect((await json(await hooked.get(`/people/${_id}`))).seen).toBeUndefined();
-    hooked.handler.app.on("on_fetched_item_people", (document: Record<string, unknown>) => {
-      document.seen = true;
-    });
-    hooked.handler.app.on("on_fetched_resource_people", (response: { _items: Array<Record<string, unknown>> }) => {
-      for (const item of response._items) item.seen = true;
-    });
-    expect((await json(await hooked.get(`/people/${_id}`))).seen).toBe(true);
-    expect((await json(await hooked.get("/people")))._items[0].seen).toBe(true);
+    const hooked = testApi(peopleSettings());
+    try {
+      const { _id } = await json(await hooked.post("/people", { lastname: "Hooked" }));
+      await hooked.get(`/people/${_id}`);
+      await hooked.get("/people");
+      expect((await json(await hooked.get(`/people/${_id}`))).seen).toBeUndefined();
+      hooked.handler.app.on("on_fetched_item_people", (document: Record<string, unknown>) => {
+        document.seen = true;
+      });
+      hooked.handler.app.on("on_fetched_resource_people", (response: { _items: Array<Record<string, unknown>> }) => {
+        for (const item of response._items) item.seen = true;
+      });
+      expect((await json(await hooked.get(`/people/${_id}`))).seen).toBe(true);
+      expect((await json(await hooked.get("/people")))._items[0].seen).toBe(true);
+    } finally {
+      await hooked.close();
+    }
   });
 });
