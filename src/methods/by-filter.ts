@@ -210,8 +210,6 @@ async function patchMatching(services: Services, ctx: CallScope, filter: Filter,
 async function refuseInvalidBody(services: Services, ctx: CallScope, plain: Doc, operators: Doc | null): Promise<void> {
   const resource = ctx.resource!;
   if (resource.field_rules) checkPaths(ctx, resource, plain, operators, []);
-  // The plain fields' rules are checked with their validation, which hooks put off; not the role lists'.
-  if (resource.field_rules?.dynamic) refuseUnwritable(roleMask(ctx, resource, "write"), plain);
   const parsed = operators ? await (await services.operators(resource)).parse(operators, validationEnv(services, ctx, undefined), now()) : null;
   let issues: Issues = {};
   // field_access hooks judge a document: with none, the plain fields wait for one.
@@ -231,7 +229,10 @@ async function refuseInvalidBody(services: Services, ctx: CallScope, plain: Doc,
 function checkPaths(ctx: CallScope, resource: Resource, plain: Doc, operators: Doc | null, originals: Doc[]): void {
   const paths = [...(operators ? operatorPaths(operators) : []), ...(resource.merge_nested_documents ? [] : Object.keys(plain))];
   if (originals.length === 0) {
-    checkWritablePaths(roleMask(ctx, resource, "write"), paths);
+    const write = roleMask(ctx, resource, "write");
+    checkWritablePaths(write, paths);
+    // The plain fields' rules come with their validation, which field_access hooks put off: not the role lists'.
+    if (resource.field_rules!.dynamic) refuseUnwritable(write, plain);
     if (operators) checkComparedPaths(roleMask(ctx, resource, "read"), operators);
     return;
   }

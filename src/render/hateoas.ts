@@ -28,10 +28,16 @@ function trimSlashes(text: string, leadingOnly = false): string {
   return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
-/** The request path relative to the entry point, without the item segment. */
+/** The request path relative to the entry point, without the item's lookup value. */
 export function resourceLink(config: Config, ctx: CallScope): string {
   let path = trimSlashes(ctx.path);
-  if (ctx.endpoint.kind === "item") path = path.slice(0, Math.max(0, path.lastIndexOf("/")));
+  if (ctx.endpoint.kind === "item") {
+    // The value as routed, which a url regex may let hold a slash (`2024%2Fintro` is decoded as
+    // Werkzeug decodes it): the last segment alone would leave part of it in every link. A server
+    // call on an item by another filter has no value in its path, and nothing to take off.
+    const lookup = `/${ctx.params.lookup}`;
+    if (path.endsWith(lookup)) path = path.slice(0, -lookup.length);
+  }
   const base = trimSlashes(config.basePath, true);
   if (base && (path === base || path.startsWith(base + "/"))) path = trimSlashes(path.slice(base.length), true);
   return path;

@@ -131,6 +131,22 @@ describe("resource url", () => {
     expect((await json(accounts))._links.self).toEqual({ title: "admin/accounts", href: "admin/accounts" });
   });
 
+  // Werkzeug routes `2024%2Fintro` as `2024/intro`; Eve's resource_link() then cut the path at
+  // its last slash, leaving `pages/2024` in every link. The item's own value is what is cut.
+  it("links an item whose lookup value holds a slash under its resource", async () => {
+    const pages = testApi({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { pages: { item_lookup_field: "slug", item_url: String.raw`regex("[\w/]+")`, schema: { slug: { type: "string" } } } } });
+    try {
+      const { _id } = await json(await pages.post("/pages", { slug: "2024/intro" }));
+      for (const path of ["/pages/2024/intro", "/pages/2024%2Fintro"]) {
+        const page = await json(await pages.get(path));
+        expect(page._links.collection, path).toEqual({ title: "pages", href: "pages" });
+        expect(page._links.self.href, path).toBe(`pages/${_id}`);
+      }
+    } finally {
+      await pages.close();
+    }
+  });
+
   it("answers 404 to escapes that decode to no resource, or to no UTF-8", async () => {
     for (const path of ["/%FF", "/%C3", "/%C3%BC%C3%B1%C3", "/admin%252Faccounts", "/admin/accounts%"]) {
       const response = await api.get(path);
