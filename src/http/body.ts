@@ -40,6 +40,12 @@ export function readBytesWithin(request: Request, limit: number): Promise<Uint8A
   if (declared > limit) return Promise.reject(new BodyError("too-large", limit));
   const direct = (request as DirectBody)[READ_BODY]?.(limit);
   if (direct) return direct;
+  // A failed read of a body nobody had read yet: the client went away or broke its framing before
+  // the body ended (Deno's read rejects with BadResource, Bun's with an error that says nothing).
+  // The client's 400, as node:http's abort is (adapters/node-request.ts), not a server error
+  // counted and logged for every client that drops mid-request.
+  const unread = !request.bodyUsed;
+  let reading: Promise<Uint8Array>;
   if (declared >= 0) {
     // A server reads no more than the declared length (HTTP framing), so the runtime's own read
     // is safe here and much cheaper than a stream read in JavaScript (Deno, Bun, Workers). A
@@ -49,13 +55,17 @@ export function readBytesWithin(request: Request, limit: number): Promise<Uint8A
     // bytes() where the runtime has it (Bun, Deno, Node 22): no ArrayBuffer to wrap, 400 ns less
     // per write on Bun.
     const bytes = (request as { bytes?: () => Promise<Uint8Array> }).bytes;
-    const reading = typeof bytes === "function" ? bytes.call(request) : request.arrayBuffer().then((buffer) => new Uint8Array(buffer));
-    return reading.then((body) => {
+    reading = typeof bytes === "function" ? bytes.call(request) : request.arrayBuffer().then((buffer) => new Uint8Array(buffer));
+  } else reading = readStreamWithin(request, limit);
+  return reading.then(
+    (body) => {
       if (body.byteLength > limit) throw new BodyError("too-large", limit);
       return body;
-    });
-  }
-  return readStreamWithin(request, limit);
+    },
+    (error: unknown) => {
+      throw unread && !(error instanceof BodyError) ? new BodyError("incomplete", limit) : error;
+    },
+  );
 }
 
 async function readStreamWithin(request: Request, limit: number): Promise<Uint8Array> {

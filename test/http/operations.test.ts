@@ -184,6 +184,38 @@ describe("metrics", () => {
     expect(response.headers.get("content-length")).toBe(String(bytes.byteLength));
   });
 
+  it("count a client that goes away in the middle of its body as the client's 400, not a server error", async () => {
+    api = testApi({ METRICS_ENDPOINT: "metrics", DOMAIN: { people } });
+    // Half a document, then the client is gone: a server sees its connection closed mid-body.
+    // Read as it is sent, so the half is on its way before the client leaves.
+    let pulls = 0;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (pulls++ === 0) return controller.enqueue(new TextEncoder().encode('{"name": "a'));
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        controller.error(new Error("the client went away"));
+      },
+    });
+    const sent = await api.fetch("/people", { method: "POST", headers: { "Content-Type": "application/json" }, body, duplex: "half" } as RequestInit).catch(() => null);
+    // In-process the handler's answer comes back; from a server the client that left hears nothing.
+    if (sent) {
+      expect(sent.status).toBe(400);
+      expect((await json(sent))._error.message).toBe("The request body was not received in full");
+    }
+    const counted = async () => {
+      for (let tries = 0; tries < 50; tries++) {
+        const families = await scrape();
+        if (sample(families, "everest_http_requests_total", { resource: "people", method: "POST" })) return families;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      throw new Error(`the abandoned POST was never counted: ${(await scrape()).text}`);
+    };
+    const families = await counted();
+    expect(sample(families, "everest_http_requests_total", { resource: "people", method: "POST", status: "400" })?.value).toBe("1");
+    expect(sample(families, "everest_http_requests_total", { resource: "people", method: "POST", status: "500" })).toBeUndefined();
+    expect((await json(await api.get("/people")))._meta.total).toBe(0);
+  });
+
   it("count database failures, of requests and of readiness probes", async () => {
     api = testApi({ ...unreachable, HEALTH_ENDPOINT: "health", METRICS_ENDPOINT: "metrics" });
     expect((await api.get("/lost")).status).toBe(503);
