@@ -41,6 +41,13 @@ const KNOWN_OPERATORS = new Set([
 
 const LOGICAL = new Set(["$and", "$or", "$nor"]);
 
+/**
+ * Operators of a whole query, which MongoDB refuses in a field's condition ("unknown operator").
+ * mingo takes `{field: {$expr: x}}` as the constant x: memory and SQLite matched every document
+ * or none, and a write by filter changed or deleted the whole collection past its where guard.
+ */
+const QUERY_ONLY = new Set([...LOGICAL, "$expr", "$text", "$comment"]);
+
 /** Operators whose operands are values of the field, hence converted like it. */
 const VALUE_OPERATORS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$all", "$not", "$elemMatch"]);
 
@@ -140,8 +147,11 @@ class WhereWalker {
     throw new HttpError(400, `filter on '${key}' not allowed`);
   }
 
-  /** A field's condition: converted by the field's type, through its operators and sub-fields. */
-  private value(value: unknown, path: string, depth: number): unknown {
+  /**
+   * A field's condition: converted by the field's type, through its operators and sub-fields.
+   * `elements`: an `$elemMatch` operand, a query of the elements, where `$and`, `$or` and `$nor` stand.
+   */
+  private value(value: unknown, path: string, depth: number, elements = false): unknown {
     if (typeof value === "string") return this.cast(value, path);
     if (Array.isArray(value)) {
       if (depth > this.config.MAX_JSON_DEPTH) throw badRequest("where clause nested too deeply");
@@ -152,7 +162,8 @@ class WhereWalker {
     for (const [key, member] of Object.entries(value)) {
       this.checkKey(key, depth, member);
       if (!key.startsWith("$")) out[key] = this.value(member, `${path}.${key}`, depth + levelsOf(key));
-      else if (VALUE_OPERATORS.has(key)) out[key] = this.value(member, path, depth + 1);
+      else if (QUERY_ONLY.has(key) && !(elements && LOGICAL.has(key))) throw badRequest(`unknown operator ${key}`);
+      else if (VALUE_OPERATORS.has(key)) out[key] = this.value(member, path, depth + 1, key === "$elemMatch");
       else out[key] = this.opaque(member, depth + 1);
     }
     return out;

@@ -252,6 +252,19 @@ describe("DELETE by filter", () => {
     expect(await titles()).toHaveLength(0);
   });
 
+  it("refuses a query operator in a field's condition, as MongoDB does, and deletes nothing", async () => {
+    // {field: {$expr: x}} was the constant x on memory and SQLite: every document, past the where guard.
+    for (const filter of [{ title: { $expr: "zzz" } }, { title: { $expr: false } }, { points: { $or: [{ $gt: 0 }] } }, { points: { $not: { $expr: 1 } } }, { labels: { $elemMatch: { $expr: 1 } } }]) {
+      expect((await api.delete(`/tasks?${where(filter)}`)).status).toBe(400);
+      expect((await api.patch(`/tasks?${where(filter)}`, { title: "x" })).status).toBe(400);
+      expect((await api.get(`/tasks?${where(filter)}`)).status).toBe(400);
+    }
+    expect((await titles()).map((d) => d.title)).toEqual(["a", "b", "c", "d"]);
+    // A query of an array's elements still takes $and, $or and $nor, and the whole query $expr.
+    expect((await json(await api.get(`/tasks?${where({ meta: { $elemMatch: { $or: [{ by: "x" }] } } })}`)))._meta.total).toBe(0);
+    expect((await json(await api.get(`/tasks?${where({ $expr: { $gt: ["$points", 4] } })}`)))._meta.total).toBe(2);
+  });
+
   it("marks documents deleted where the resource soft-deletes", async () => {
     const soft = testApi(settings({ SOFT_DELETE: true }));
     await soft.post("/tasks", seed);
