@@ -26,11 +26,14 @@ export interface NodeServer extends RunningServer {
 
 /** Requests of a connection not yet answered in full: node:http hands on pipelined ones at once. */
 const IN_FLIGHT = Symbol("requests in flight");
-/** The answer to what node's parser refused after requests still in flight: written once they are answered. */
+/**
+ * The answer to what node's parser refused after requests still in flight: written once no more
+ * than `after` are (the request whose body the error is in, if any, can never be answered).
+ */
 const REFUSAL = Symbol("refusal after the answers");
 /** The connection's last request handed on: the parser's error is in its body while it is incomplete. */
 const LAST = Symbol("last request");
-type Carrying = Socket & { [IN_FLIGHT]?: number; [REFUSAL]?: () => void; [LAST]?: IncomingMessage };
+type Carrying = Socket & { [IN_FLIGHT]?: number; [REFUSAL]?: { after: number; send(): void }; [LAST]?: IncomingMessage };
 
 /** Whether node:http may still have requests of this connection to parse: bytes read but not parsed, or reading paused. */
 const holdsUnread = (socket: Socket): boolean => socket.readableLength > 0 || socket.isPaused();
@@ -63,10 +66,12 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
       // During shutdown a connection ends once its last answer is sent: an answer begun before
       // (a change stream's final event) would otherwise hold it until keep-alive times it out,
       // and ending it after any answer lost those of the requests pipelined behind (a stored POST's 201).
-      if (--socket[IN_FLIGHT]! === 0) {
-        if (socket[REFUSAL]) socket[REFUSAL]();
-        else if (closing) endWhenIdle(socket);
-      }
+      const left = --socket[IN_FLIGHT]!;
+      const refusal = socket[REFUSAL];
+      if (refusal && left <= refusal.after) {
+        socket[REFUSAL] = undefined;
+        refusal.send();
+      } else if (left === 0 && closing) endWhenIdle(socket);
       // Only a client gone before the response is complete aborts the request: aborting every
       // finished one too cost a DOMException and an event dispatch per request. No signal is
       // made unless the handler asks for one.
@@ -94,8 +99,12 @@ export function serve(handler: FetchHandler, options: ServeOptions = {}): Promis
   // What node's HTTP parser refuses never reaches the handler: answered here in the same envelope,
   // after the answers to the requests before it on the connection (written first, the refusal
   // ended the connection under them: a stored POST's 201 was lost).
+  // An error inside a request's own body leaves that request waiting for a body that never comes:
+  // the refusal is its answer, after those of the requests before it.
   server.on("clientError", (error: Error, socket: Carrying) => {
-    if (socket[IN_FLIGHT]! > 0 && socket[LAST]!.complete) socket[REFUSAL] = () => refuse(error, socket);
+    const inFlight = socket[IN_FLIGHT] ?? 0;
+    const after = inFlight > 0 && !socket[LAST]!.complete ? 1 : 0;
+    if (inFlight > after) socket[REFUSAL] = { after, send: () => refuse(error, socket) };
     else refuse(error, socket);
   });
 
