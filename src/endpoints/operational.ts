@@ -25,12 +25,12 @@ export interface OperationalState {
   readiness: boolean;
 }
 
+const ENCODER = new TextEncoder();
+
 /**
  * With its Content-Length, as every other answer: a Response of text alone was written chunked
  * on Node. Bytes, as the metrics' labels may name a resource in any script.
  */
-const ENCODER = new TextEncoder();
-
 function reply(ctx: RequestContext, status: number, text: string, type = "application/json"): Response {
   const body = ENCODER.encode(text);
   const headers = { "Content-Type": type, "Cache-Control": "no-store", "Content-Length": String(body.byteLength) };

@@ -35,8 +35,8 @@ export function resourceLink(config: Config, ctx: CallScope): string {
     // The value as routed, which a url regex may let hold a slash (`2024%2Fintro` is decoded as
     // Werkzeug decodes it): the last segment alone would leave part of it in every link. A server
     // call on an item by another filter has no value in its path, and nothing to take off.
-    const lookup = `/${ctx.params.lookup}`;
-    if (path.endsWith(lookup)) path = path.slice(0, -lookup.length);
+    const value = ctx.params.lookup;
+    if (value !== undefined && path.endsWith(`/${value}`)) path = path.slice(0, -value.length - 1);
   }
   const base = trimSlashes(config.basePath, true);
   if (base && (path === base || path.startsWith(base + "/"))) path = trimSlashes(path.slice(base.length), true);
