@@ -29,11 +29,10 @@ import { isD1Database } from "../src/drivers/sqlite/d1-binding.ts";
 import { MemoryRateLimitStore } from "../src/ratelimit/index.ts";
 // Types only: the module itself is imported when a Worker's database needs it.
 import type { WorkerContext, WorkerFetch } from "./workers-connections.ts";
+import { DEFAULT_D1_BINDING, ENV_SETTINGS } from "./workers-bindings.ts";
 
 export type { WorkerContext, WorkerFetch };
-
-/** The bindings that override settings of the same name; other bindings reach the handler as env only. */
-export const ENV_SETTINGS = ["DB_URI", "DB_NAME", "DATA_API_KEY", "DATA_API_SOURCE"] as const;
+export { DEFAULT_D1_BINDING, ENV_SETTINGS };
 
 export interface ModuleWorker {
   fetch(request: Request, env?: Record<string, unknown>, ctx?: WorkerContext): Promise<Response>;
@@ -43,9 +42,6 @@ export interface WorkerOptions extends HandlerOptions {
   /** The deployment's bindings at module load (`import { env } from "cloudflare:workers"`). */
   env?: Record<string, unknown>;
 }
-
-/** The D1 binding a deployment gets without naming one (`DB_URI: "d1:NAME"` names another). */
-export const DEFAULT_D1_BINDING = "DB";
 
 export function settingsWithBindings(settings: Settings, env: Record<string, unknown> = {}): Settings {
   const merged: Settings = { ...settings };

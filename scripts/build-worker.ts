@@ -15,8 +15,11 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const WORKERS_ADAPTER = resolve(ROOT, "adapters/workers.ts");
 export interface WorkerBuildOptions {
-  /** A JSON settings file, or an ES module that default-exports the settings. */
-  settingsFile: string;
+  /**
+   * A JSON settings file, or an ES module that default-exports the settings. Without one, the
+   * entry exports createWorker for an entry of its own to call (scripts/worker-cache.ts).
+   */
+  settingsFile?: string;
   /** The entry module; the chunks go to `<its name without .js>-chunks/` beside it. */
   outfile: string;
   /** Default true: what gets deployed. Off, stack traces stay readable. */
@@ -52,11 +55,13 @@ export async function buildWorker(options: WorkerBuildOptions): Promise<WorkerBu
   await rm(join(outdir, chunks), { recursive: true, force: true });
   const result = await build({
     stdin: {
-      contents: [
-        `import settings from ${JSON.stringify(resolve(options.settingsFile))};`,
-        `import { createWorker } from ${JSON.stringify(WORKERS_ADAPTER)};`,
-        "export default createWorker(settings);",
-      ].join("\n"),
+      contents: options.settingsFile
+        ? [
+            `import settings from ${JSON.stringify(resolve(options.settingsFile))};`,
+            `import { createWorker } from ${JSON.stringify(WORKERS_ADAPTER)};`,
+            "export default createWorker(settings);",
+          ].join("\n")
+        : `export { createWorker } from ${JSON.stringify(WORKERS_ADAPTER)};`,
       resolveDir: ROOT,
       sourcefile: "worker-entry.js",
       loader: "js",

@@ -1,7 +1,8 @@
 // `everest serve` on workerd, the runtime of Cloudflare Workers, offline: bundles the settings
-// file with scripts/build-worker.ts (an entry module and the chunks it loads on demand), writes a
-// workerd config beside it listing every module and runs the workerd binary that wrangler itself
-// uses. Same command line as the other runtimes:
+// file with scripts/build-worker.ts (an entry module and the chunks it loads on demand; for a JSON
+// file, an entry holding the settings over everest's bundle kept from an earlier start,
+// scripts/worker-cache.ts), writes a workerd config beside it listing every module and runs the
+// workerd binary that wrangler itself uses. Same command line as the other runtimes:
 //   node --import tsx scripts/serve-workers.ts serve <settings.json> [--port 8787] [--host 127.0.0.1] [--db …]
 // --db (or $DB_URI) and $DB_NAME, $DATA_API_KEY, $DATA_API_SOURCE become text bindings, which
 // the worker maps into the settings as it does a deployment's vars and secrets. With
@@ -15,10 +16,11 @@ import { connect, createServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { parseServeArgs } from "../adapters/serve-cli.ts";
+import { parseServeArgs } from "../adapters/serve-args.ts";
 import { serverUrl } from "../adapters/server.ts";
-import { DEFAULT_D1_BINDING, ENV_SETTINGS } from "../adapters/workers.ts";
+import { DEFAULT_D1_BINDING, ENV_SETTINGS } from "../adapters/workers-bindings.ts";
 import { buildWorker, type WorkerModule } from "./build-worker.ts";
+import { workerForJsonSettings } from "./worker-cache.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 // The binary itself, not the package's bin entry, which may be a Node script that hands only
@@ -145,7 +147,7 @@ async function main(): Promise<void> {
   process.once("SIGINT", () => void stop(0));
   process.once("SIGTERM", () => void stop(0));
   try {
-    const { modules } = await buildWorker({ settingsFile: args.file, outfile: join(dir, "worker.js"), minify: false });
+    const modules = /\.json$/i.test(args.file) ? await workerForJsonSettings(args.file, dir) : (await buildWorker({ settingsFile: args.file, outfile: join(dir, "worker.js"), minify: false })).modules;
     const values: Record<string, string | undefined> = { ...process.env, DB_URI: args.db };
     const bindings = ENV_SETTINGS.filter((name) => values[name]);
     await mkdir(join(dir, "bindings"));
