@@ -1,6 +1,6 @@
 // GET with `Accept: text/event-stream` on a collection or an item of a resource with
 // change_feed (docs/feed.md): its query is checked as a GET's is (`where` in both syntaxes,
-// allowed filters, projection), the data layer's scope is added (datasource filter, the caller's
+// allowed filters, projection, embedded), the data layer's scope is added (datasource filter, the caller's
 // own documents, soft delete), Last-Event-ID is checked, and only then is the stream answered.
 // Every refusal comes before the first byte, in Eve's envelope. Loaded with the first stream
 // request (src/app.ts), with the hub, the streams and their rendering.
@@ -13,6 +13,7 @@ import { HttpError } from "../errors.ts";
 import { parseWhere } from "../query/where.ts";
 import { fieldMask } from "../auth/field-masks.ts";
 import { readProjection } from "../methods/get.ts";
+import { resolveEmbeddedFields } from "../read/embedding.ts";
 import { renderChange, renderKeyOf, type Subscription } from "../feed/events.ts";
 import { Hub } from "../feed/hub.ts";
 import type { FeedRegistry } from "../feed/registry.ts";
@@ -29,6 +30,7 @@ export async function openStream(services: Services, registry: FeedRegistry, ctx
   const rawWhere = ctx.arg(config.QUERY_WHERE);
   const where = rawWhere ? await parseWhere(rawWhere, resource, config, hidden) : {};
   const { projection, project } = readProjection(config, ctx, resource, hidden);
+  const embedded = resolveEmbeddedFields(config, ctx, resource);
   const item = ctx.endpoint.kind === "item";
   // An item is watched through the same filter as a collection: it stays what a GET would find.
   if (item && !(await services.data.findOne(ctx, resource, lookup, { projection: { _id: 1 } }))) throw new HttpError(404);
@@ -53,7 +55,7 @@ export async function openStream(services: Services, registry: FeedRegistry, ctx
 
   // From here on the scope only renders events, whose media fields are links, never bytes.
   ctx.mediaAsUrl = true;
-  const subscription: Subscription = { services, ctx, resource, matches, projection, project, renderKey: renderKeyOf(services, ctx, resource, projection, project) };
+  const subscription: Subscription = { services, ctx, resource, matches, projection, project, embedded, renderKey: renderKeyOf(services, ctx, resource, projection, project, embedded) };
   const stream = new FeedStream(position, sseOpening(config.CHANGE_FEED_RETRY), (record) => renderChange(subscription, record), config.CHANGE_FEED_BUFFER, onError);
   registry.add(stream);
   // Node, Deno and Bun cancel the body of a response whose client went away, which ends the

@@ -8,6 +8,7 @@ import type { ChangeRecord, Doc, Projection } from "../drivers/types.ts";
 import { project, withMingo } from "../drivers/memory/mingo.ts";
 import { copyDocument } from "../drivers/memory/values.ts";
 import { buildResponseDocument, shownEtag } from "../read/document.ts";
+import { embedDocuments } from "../read/embedding.ts";
 import { callerEtag } from "../read/visible.ts";
 import { homeLink, resourceHref, resourceLink } from "../render/hateoas.ts";
 import { toJson } from "../render/json.ts";
@@ -33,6 +34,8 @@ export interface Subscription {
   projection: Projection | null;
   /** The client's projection, applied once the document is built, for a caller read whole under field rules (src/read/visible.ts). */
   project?: Projection;
+  /** The references embedded as a GET of the item embeds them: the request's `embedded`, else the resource's defaults. */
+  embedded: string[];
   /** Subscribers with the same key render a change identically, so one rendering serves them all. */
   renderKey: string;
 }
@@ -61,15 +64,18 @@ let nextKey = 0;
 
 /**
  * The key that says two subscriptions render alike: resource, where its links point,
- * projections, and under field rules the caller's roles (or nothing shared, when a function
- * decides per caller).
+ * projections, embedded fields, and under field rules the caller's roles (or nothing shared, when
+ * a function decides per caller). An embedded document is found as the caller finds it (the
+ * target's user-restricted access and field rules), so embedding shares only among callers alike.
  */
-export function renderKeyOf(services: Services, ctx: CallScope, resource: Resource, projection: Projection | null, project?: Projection): string {
+export function renderKeyOf(services: Services, ctx: CallScope, resource: Resource, projection: Projection | null, project: Projection | undefined, embedded: string[]): string {
   const rules = resource.field_rules;
+  const embeds = embedded.length > 0;
   // Field rules a function decides per caller: a rendering no other subscription shares, and no key kept for it.
-  if (rules !== null && !ctx.unrestricted && rules.dynamic) return String(nextKey++);
-  const caller = rules === null || ctx.unrestricted ? "" : [...ctx.roles].sort();
-  const key = JSON.stringify([resource.name, ctx.origin, resourceHref(services.config, ctx, resource), projection, project ?? null, caller]);
+  if (!ctx.unrestricted && ((rules !== null && rules.dynamic) || (embeds && Object.values(services.config.DOMAIN).some((target) => target.field_rules?.dynamic)))) return String(nextKey++);
+  const caller = ctx.unrestricted || (rules === null && !embeds) ? "" : [...ctx.roles].sort();
+  const owner = embeds ? (ctx.requestAuthValue ?? null) : null;
+  const key = JSON.stringify([resource.name, ctx.origin, resourceHref(services.config, ctx, resource), projection, project ?? null, caller, embedded, owner]);
   let id = renderKeys.get(key);
   if (id === undefined) {
     if (renderKeys.size >= RENDER_KEYS_KEPT) renderKeys.clear();
@@ -82,7 +88,7 @@ export function renderKeyOf(services: Services, ctx: CallScope, resource: Resour
  * A change's events as bytes, per event name and render key: a thousand subscribers that see a
  * change alike share one rendering and one encoding of it.
  */
-const renderings = new WeakMap<ChangeRecord, Map<string, Uint8Array>>();
+const renderings = new WeakMap<ChangeRecord, Map<string, Uint8Array | Promise<Uint8Array>>>();
 
 /** The data of an event: the document as a GET of the item shows it, or its id and ETag when it is gone. */
 function eventData(sub: Subscription, record: ChangeRecord, event: FeedEventName): string | Promise<string> {
@@ -111,11 +117,16 @@ function itemDocument(sub: Subscription, stored: Doc): Doc | Promise<Doc> {
     }
     return document;
   };
+  // Embedded after the document is built, as GET on the item does (src/methods/get.ts).
+  const embed = (document: Doc): Doc | Promise<Doc> => {
+    const embedding = embedDocuments(services, ctx, resource, [document], sub.embedded);
+    return embedding ? embedding.then(() => links(document)) : links(document);
+  };
   const building = buildResponseDocument(services, ctx, shown, resource, sub.project && { project: sub.project });
-  return building instanceof Promise ? building.then(links) : links(building);
+  return building instanceof Promise ? building.then(embed) : embed(building);
 }
 
-/** The bytes of the event a change makes for this subscriber, or null when it makes none; a promise only while a feature renders asynchronously. */
+/** The bytes of the event a change makes for this subscriber, or null when it makes none; a promise only while a feature or embedding renders asynchronously. */
 export function renderChange(sub: Subscription, record: ChangeRecord): Uint8Array | null | Promise<Uint8Array> {
   const event = classify(sub, record);
   if (!event) return null;
@@ -130,5 +141,10 @@ export function renderChange(sub: Subscription, record: ChangeRecord): Uint8Arra
     return bytes;
   };
   const data = eventData(sub, record, event);
-  return typeof data === "string" ? store(data) : data.then(store);
+  if (typeof data === "string") return store(data);
+  // Kept while it renders too: subscribers that get the change meanwhile (all of them, as the hub
+  // hands it to each in turn) wait for this rendering, with its embedding lookups, not their own.
+  const rendering = data.then(store);
+  cache.set(key, rendering);
+  return rendering;
 }

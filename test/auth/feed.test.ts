@@ -43,6 +43,13 @@ const settings = (extra: Settings = {}): Settings => ({
       },
     },
     published: { resource_methods: ["GET"], datasource: { source: "all_posts", filter: { published: true } }, schema: { title: { type: "string" }, published: { type: "boolean" } } },
+    cards: {
+      ...writable,
+      schema: {
+        person: { type: "objectid", data_relation: { resource: "staff", embeddable: true } },
+        note: { type: "objectid", data_relation: { resource: "notes", embeddable: true } },
+      },
+    },
   },
   ...extra,
 });
@@ -101,6 +108,25 @@ describe("change feed: authorization", () => {
     await api.post("/diary", { owner: "alice-token", secret: "for alice" }, alice);
     expect((await first.expect("insert")).data.secret).toBe("for alice");
     expect((await second.expect("insert")).data.secret).toBeUndefined();
+  });
+
+  it("embeds a reference as each subscriber's GET does: the fields its roles may read, and only its own documents", async () => {
+    // Without diary's field_access function, under which no subscriber shares another's renderings.
+    const { diary: _perCaller, ...domain } = settings().DOMAIN!;
+    const api = start({ DOMAIN: domain });
+    const embedded = `/cards?embedded=${encodeURIComponent(JSON.stringify({ person: 1, note: 1 }))}`;
+    const [admin, other] = [await stream(api, embedded, alice), await stream(api, embedded, bob)];
+    const person = await (await api.post("/staff", { name: "ada", salary: 10 }, alice)).json();
+    const note = await (await api.post("/notes", { title: "alice's" }, alice)).json();
+    const card = await (await api.post("/cards", { person: person._id, note: note._id }, alice)).json();
+    const [seenByAdmin, seenByOther] = [(await admin.expect("insert")).data, (await other.expect("insert")).data];
+    expect(seenByAdmin.person.salary).toBe(10);
+    expect(seenByAdmin.note.title).toBe("alice's");
+    expect(seenByOther.person.salary).toBeUndefined();
+    expect(seenByOther.note).toBeNull();
+    const asSeen = `/cards/${card._id}?embedded=${encodeURIComponent(JSON.stringify({ person: 1, note: 1 }))}`;
+    expect(seenByAdmin).toEqual(await (await api.get(asSeen, alice)).json());
+    expect(seenByOther).toEqual(await (await api.get(asSeen, bob)).json());
   });
 
   it("keeps to a datasource filter", async () => {

@@ -213,6 +213,60 @@ describe("change feed: resuming", () => {
   });
 });
 
+describe("change feed: embedding", () => {
+  const teamed: Settings = {
+    CHANGE_FEED: true,
+    RESOURCE_METHODS: ["GET", "POST"],
+    ITEM_METHODS: ["GET", "PATCH"],
+    DOMAIN: {
+      teams: { schema: { name: { type: "string" } } },
+      members: {
+        embedded_fields: ["team"],
+        schema: {
+          name: { type: "string" },
+          team: { type: "objectid", data_relation: { resource: "teams", embeddable: true } },
+          mentor: { type: "objectid", data_relation: { resource: "members", embeddable: true } },
+        },
+      },
+    },
+  };
+
+  it("embeds references as a GET of the item does: the resource's default ones, and those the stream asks for", async () => {
+    const a = streams.api(teamed);
+    const team = await (await a.post("/teams", { name: "red" })).json();
+    const byDefault = await stream(a, "/members");
+    const mentored = `embedded=${encodeURIComponent(JSON.stringify({ mentor: 1 }))}`;
+    const asked = await stream(a, `/members?${mentored}`);
+
+    const ada = await (await a.post("/members", { name: "ada", team: team._id })).json();
+    const inserted = await byDefault.expect("insert");
+    expect(inserted.data.team.name).toBe("red");
+    expect(inserted.data).toEqual(await (await a.get(`/members/${ada._id}`)).json());
+    await asked.expect("insert");
+
+    const bob = await (await a.post("/members", { name: "bob", team: team._id, mentor: ada._id })).json();
+    expect((await byDefault.expect("insert")).data.mentor).toBe(ada._id);
+    const withMentor = (await asked.expect("insert")).data;
+    expect(withMentor.mentor.name).toBe("ada");
+    expect(withMentor).toEqual(await (await a.get(`/members/${bob._id}?${mentored}`)).json());
+  });
+
+  it("refuses a malformed embedded as a GET does, before any stream, and ignores a field it cannot embed as a GET does", async () => {
+    const a = streams.api(teamed);
+    const read = await a.get("/members?embedded={bad");
+    expect(read.status).toBe(400);
+    const streamed = await a.get("/members?embedded={bad", STREAM);
+    expect(streamed.status).toBe(400);
+    expect(streamed.headers.get("content-type")).toMatch(/json/);
+    expect(await streamed.json()).toEqual(await read.json());
+    const unknown = `/members?embedded=${encodeURIComponent(JSON.stringify({ name: 1 }))}`;
+    expect((await a.get(unknown)).status).toBe(200);
+    const events = await stream(a, unknown);
+    await a.post("/members", { name: "cy" });
+    expect((await events.expect("insert")).data.name).toBe("cy");
+  });
+});
+
 describe("change feed: refusals", () => {
   it("answers Eve's envelope before any stream: bad where, projection or Last-Event-ID", async () => {
     const a = api({ VALIDATE_FILTERS: true });
