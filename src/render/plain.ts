@@ -1,6 +1,6 @@
 // Canonical values → JSON-ready ones: dates in DATE_FORMAT, ids as hex, decimals as strings,
 // bytes as base64. Done once per response, before any renderer runs.
-import { DBRef, Decimal128, Long, ObjectId } from "bson";
+import { Binary, DBRef, Decimal128, Long, ObjectId } from "bson";
 import { formatDate } from "./dates.ts";
 import { objectIdHex } from "../util/objectid.ts";
 
@@ -17,7 +17,7 @@ function plainDbRef(ref: DBRef): Record<string, string> {
   return plain;
 }
 
-/** toPlain's conversion of one canonical leaf (date, id, decimal, Int64, bytes, DBRef); any other value as is. */
+/** toPlain's conversion of one canonical leaf (date, id, decimal, Int64, bytes, BSON binary, DBRef); any other value as is. */
 export function plainLeaf(value: object, dateFormat: string): unknown {
   if (value instanceof Date) return formatDate(value, dateFormat);
   if (value instanceof ObjectId) return objectIdHex(value);
@@ -25,6 +25,8 @@ export function plainLeaf(value: object, dateFormat: string): unknown {
   // An Int64 past 2^53, which the driver hands over as a Long: its digits, as Python writes an int.
   if (value instanceof Long) return BigInt(value.toString());
   if (value instanceof Uint8Array) return bytesToBase64(value);
+  // BSON binary data as MongoDB hands it over (any subtype): its bytes, as bytes are served.
+  if (value instanceof Binary) return bytesToBase64(value.value());
   if (value instanceof DBRef) return plainDbRef(value);
   return value;
 }

@@ -6,7 +6,7 @@
 // still written as text by src/render/pyjson.ts: one byte writer for both, with a leaf hook and
 // indentation, made the handler slower on every runtime (same section), so json.dumps' rules
 // live in both, held to each other and to Eve's recorded output by test/render/.
-import { ObjectId, Decimal128, Long } from "bson";
+import { Binary, ObjectId, Decimal128, Long } from "bson";
 import { bytesToBase64 } from "./plain.ts";
 import { pyNumber, sortedKeys } from "./pyjson.ts";
 import { objectIdHex } from "../util/objectid.ts";
@@ -144,6 +144,8 @@ class AsciiWriter {
     // Relaxed Extended JSON writes an Int64 as a plain number, every digit kept.
     else if (value instanceof Long) this.ascii(value.toString());
     else if (value instanceof Uint8Array) this.ascii(`{"$binary": {"base64": "${bytesToBase64(value)}", "subType": "00"}}`);
+    // pymongo hands Eve subtype 0 as bytes and any other as a Binary; both keep their subtype here.
+    else if (value instanceof Binary) this.ascii(`{"$binary": {"base64": "${bytesToBase64(value.value())}", "subType": "${value.sub_type.toString(16).padStart(2, "0")}"}}`);
     else return false;
     return true;
   }

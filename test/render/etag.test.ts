@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { Decimal128, ObjectId } from "bson";
+import { Binary, Decimal128, ObjectId } from "bson";
 import { etagSource, portableSha1Hex, sha1Hex } from "../../src/render/etag.ts";
 import { dumps } from "../../src/render/pyjson.ts";
 
@@ -56,6 +56,13 @@ describe("the ETag source", () => {
       '{"bytes": {"$binary": {"base64": "YWI=", "subType": "00"}}, "early": {"$date": {"$numberLong": "-1000"}}, ' +
         '"id": {"$oid": "5f0c1e2d3a4b5c6d7e8f9012"}, "list": [{"a": "\\u00e9", "b": 1}], "price": {"$numberDecimal": "1.50"}, ' +
         '"whole": {"$date": "2020-01-02T03:04:05Z"}, "z": {"$date": "2020-01-02T03:04:05.678Z"}}',
+    );
+  });
+
+  it("writes BSON binary data with its subtype, as json_util writes pymongo's bytes and Binary", () => {
+    expect(etagSource({ a: new Binary(new TextEncoder().encode("ab"), 0), b: new Binary(Uint8Array.from({ length: 16 }, (_, i) => i), 4), c: new Binary(new Uint8Array([1]), 0x80) })).toBe(
+      '{"a": {"$binary": {"base64": "YWI=", "subType": "00"}}, "b": {"$binary": {"base64": "AAECAwQFBgcICQoLDA0ODw==", "subType": "04"}}, ' +
+        '"c": {"$binary": {"base64": "AQ==", "subType": "80"}}}',
     );
   });
 

@@ -1,4 +1,4 @@
-import { Decimal128, ObjectId } from "bson";
+import { Binary, Decimal128, ObjectId } from "bson";
 import { describe, expect, it } from "vitest";
 import { toJson } from "../../src/render/json.ts";
 import { loadExchanges } from "../support/exchanges.ts";
@@ -55,6 +55,13 @@ describe("toJson", () => {
     };
     expect(toJson({ a: at(999), b: at(12345), c: at(1000), d: at(9999) })).toBe(
       '{"a": "Fri, 07 Jun 999 08:09:10 GMT", "b": "Thu, 07 Jun 12345 08:09:10 GMT", "c": "Sat, 07 Jun 1000 08:09:10 GMT", "d": "Mon, 07 Jun 9999 08:09:10 GMT"}',
+    );
+  });
+
+  it("writes BSON binary data another program stored (any subtype) as its bytes in base64, as it writes bytes", () => {
+    const uuid = new Binary(Uint8Array.from({ length: 16 }, (_, i) => i), 4);
+    expect(toJson({ raw: new Binary(new TextEncoder().encode("hello"), 0), uuid, bytes: new Uint8Array([104, 105]) })).toBe(
+      '{"raw": "aGVsbG8=", "uuid": "AAECAwQFBgcICQoLDA0ODw==", "bytes": "aGk="}',
     );
   });
 
