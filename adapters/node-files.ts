@@ -4,12 +4,21 @@
 // otherwise lose the file itself. A journal is claimed with a lock (adapters/file-lock.ts), so a
 // second process cannot interleave its lines with the first one's.
 import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
 import { open, readdir, rename, rm, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import type { FileAccess, FileLock, FileReplacement } from "../src/drivers/types.ts";
 import { lockJournal, realJournalPath } from "./file-lock.ts";
 
 const CHUNK = 1 << 20;
+
+/** Appending to a file that must already be there: a journal deleted under the server is not made anew. */
+const APPEND_EXISTING = constants.O_WRONLY | constants.O_APPEND;
+
+/** Device and inode: which file a path names. Null where the platform gives no inode. */
+function identity(stats: { dev: number; ino: number }): string | null {
+  return stats.ino ? `${stats.dev}:${stats.ino}` : null;
+}
 
 async function syncDirectory(path: string): Promise<void> {
   let handle;
@@ -42,21 +51,39 @@ async function* chunks(handle: FileHandle): AsyncGenerator<Uint8Array> {
 export class NodeFileAccess implements FileAccess {
   /** Files whose directory entry is known to be durable. */
   private readonly settled = new Set<string>();
+  /**
+   * The file each path named when this process read, created or replaced it. A journal deleted
+   * or replaced while the server runs (by hand, a clean-up job, a restore) no longer holds what
+   * the server has acknowledged: appending to whatever the path names now would store writes a
+   * restart cannot rebuild, or lines that refer to documents the new file never had.
+   */
+  private readonly identities = new Map<string, string | null>();
 
   async read(path: string): Promise<AsyncIterable<Uint8Array> | null> {
+    let handle: FileHandle;
     try {
-      return chunks(await open(path, "r"));
+      handle = await open(path, "r");
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return null;
       throw error;
     }
+    this.identities.set(path, identity(await handle.stat()));
+    return chunks(handle);
   }
 
   async append(path: string, text: string): Promise<void> {
-    const handle = await open(path, "a");
+    const known = this.identities.has(path);
+    const handle = await open(path, known ? APPEND_EXISTING : "a").catch((error: NodeJS.ErrnoException) => {
+      throw error.code === "ENOENT" ? new Error(`${path} is gone: it was deleted or moved while the server ran, so it no longer holds the acknowledged writes; restart to replay what is left, or restore it`) : error;
+    });
     let size: number | undefined;
     try {
-      size = (await handle.stat()).size;
+      const stats = await handle.stat();
+      if (!known) this.identities.set(path, identity(stats));
+      else if (identity(stats) !== this.identities.get(path)) {
+        throw new Error(`${path} was replaced by another file while the server ran; nothing was appended to it, and it does not hold the writes acknowledged before`);
+      }
+      size = stats.size;
       await handle.appendFile(text, "utf8");
       await handle.sync();
     } catch (error) {
@@ -88,6 +115,7 @@ export class NodeFileAccess implements FileAccess {
     const path = await realJournalPath(given);
     const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
     const handle = await open(temp, "wx");
+    const renamed = identity(await handle.stat());
     let closed = false;
     const close = async () => {
       if (!closed) await handle.close();
@@ -107,6 +135,7 @@ export class NodeFileAccess implements FileAccess {
         }
         await syncDirectory(path);
         this.settled.add(path);
+        this.identities.set(given, renamed);
       },
       discard: async () => {
         await close().catch(() => undefined);
