@@ -333,6 +333,24 @@ describe.skipIf(!available)("sqlite driver: an unavailable database answers 503,
     await handler.app.close();
   });
 
+  it("waits for another process's lock without stopping the process: other requests are answered meanwhile, and the write once the lock is free", { timeout: 60_000 }, async () => {
+    const path = await tempFile();
+    const handler = createHandler({ ...settings, HEALTH_ENDPOINT: "health" }, { driver: await createDriver(`sqlite:${path}`, { databaseName: "everest", settings: {} }) });
+    expect((await handler(post({ n: 1 }))).status).toBe(201);
+    const other = await connection(path);
+    other.db.exec("BEGIN EXCLUSIVE");
+    const waiting = handler(post({ n: 2 }));
+    // Had the write's wait blocked the process, none of these would be answered before it gave up.
+    expect((await handler(new Request("http://x/health"))).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect((await handler(new Request("http://x/health"))).status).toBe(200);
+    other.db.exec("ROLLBACK");
+    expect((await waiting).status).toBe(201);
+    expect(await total(handler)).toBe(2);
+    other.db.close();
+    await handler.app.close();
+  });
+
   it("when the disk is full (SQLITE_FULL, the file capped at its size)", { timeout: 60_000 }, async () => {
     const { db, port } = await connection(await tempFile());
     const handler = createHandler(settings, { driver: await SqliteDriver.open(port, "everest") });

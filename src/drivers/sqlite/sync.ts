@@ -1,8 +1,8 @@
 // A port over a synchronous SQLite binding (node:sqlite and bun:sqlite share this shape).
 // Opening sets what makes an acknowledged write durable: WAL, so a crash cannot tear the file,
 // and synchronous=FULL, so each commit is on disk (WAL and its checkpoint fsynced) before the
-// write is answered; busy_timeout lets a write wait for another process's lock for a while
-// before it is reported as the database being unavailable.
+// write is answered. A write waits for another process's lock for a while before it is reported
+// as the database being unavailable, without blocking the process meanwhile (see `patiently`).
 import { isBusy, sqlError, type Row, type SqlPort, type SqlTransaction, type SqlValue, type Statement } from "./port.ts";
 
 interface SyncStatement {
@@ -62,6 +62,22 @@ function applyOpenPragmas(db: SyncDatabase, errorCode: (error: unknown) => numbe
   }
 }
 
+/**
+ * How long a statement waits for another process's lock, and the pauses between its tries:
+ * SQLite's own busy handler's (sqliteDefaultBusyCallback), taken with timers. busy_timeout made
+ * SQLite sleep inside the call, and node:sqlite and bun:sqlite are synchronous: the whole process
+ * stopped for each waiting request in turn (a health check behind four of them answered after 19 s).
+ */
+const LOCK_PATIENCE_MS = 5000;
+const LOCK_PAUSES_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
+
+/** A statement refused as busy (its `cause`), which `patiently` tries again. */
+class Waiting extends Error {
+  constructor(override readonly cause: unknown) {
+    super("busy");
+  }
+}
+
 /** Prepared statements kept per connection; the driver's SQL comes from a small set of shapes. */
 const CACHE_LIMIT = 500;
 
@@ -85,12 +101,33 @@ export function openSynchronous(db: SyncDatabase, errorCode: (error: unknown) =>
   };
   const run = ({ sql, params }: Statement): number => Number(prepared(sql).run(...params).changes);
   /**
-   * Every write takes the write lock first (BEGIN IMMEDIATE, which waits out busy_timeout): a
-   * statement that reads and then writes in an autocommit transaction fails at once, without
-   * waiting, when another process committed in between (SQLITE_BUSY_SNAPSHOT in WAL mode).
+   * `attempt` until it is not refused as busy, or LOCK_PATIENCE_MS have passed. Each try runs
+   * whole in one turn, so nothing else uses the connection in the middle of one.
+   */
+  const patiently = async <T>(attempt: () => T): Promise<T> => {
+    const deadline = Date.now() + LOCK_PATIENCE_MS;
+    for (let tries = 0; ; tries++) {
+      try {
+        return attempt();
+      } catch (error) {
+        if (!(error instanceof Waiting) || Date.now() >= deadline) throw error instanceof Waiting ? error.cause : error;
+      }
+      await new Promise((resume) => setTimeout(resume, LOCK_PAUSES_MS[Math.min(tries, LOCK_PAUSES_MS.length - 1)]));
+    }
+  };
+  const busy = (error: unknown) => (isBusy(error, errorCode(error)) ? new Waiting(error) : error);
+  /**
+   * Every write takes the write lock first (BEGIN IMMEDIATE): a statement that reads and then
+   * writes in an autocommit transaction fails at once, without waiting, when another process
+   * committed in between (SQLITE_BUSY_SNAPSHOT in WAL mode). Only a refused BEGIN is tried again:
+   * once the lock is held, whatever fails is the transaction's failure.
    */
   const transaction = <T>(work: () => T): T => {
-    db.exec("BEGIN IMMEDIATE");
+    try {
+      db.exec("BEGIN IMMEDIATE");
+    } catch (error) {
+      throw busy(error);
+    }
     try {
       const result = work();
       db.exec("COMMIT");
@@ -107,18 +144,30 @@ export function openSynchronous(db: SyncDatabase, errorCode: (error: unknown) =>
     }
   };
   attempt(() => applyOpenPragmas(db, errorCode));
+  // Opening may wait in SQLite (above); from here on a statement refused as busy waits in `patiently`.
+  db.exec("PRAGMA busy_timeout = 0");
   const all = ({ sql, params }: Statement) => prepared(sql).all(...params) as Row[];
   // Inside a transaction only the statements' own failures are SQLite's to classify; whatever
   // else the work throws (a refused requirement, a bad update) is rethrown as it is.
   const tx: SqlTransaction = { all: (statement) => attempt(() => all(statement)), run: (statement) => attempt(() => run(statement)) };
+  const classified = (error: unknown) => Promise.reject(sqlError(error, errorCode(error)));
+  const written = <T>(work: () => T): Promise<T> => patiently(() => transaction(work)).catch(classified);
   return {
-    all: async (statement) => attempt(() => all(statement)),
-    run: async (statement) => attempt(() => transaction(() => run(statement))),
-    batch: async (statements) => attempt(() => transaction(() => statements.map(run))),
+    // A read has nothing to undo: tried again whenever it is refused as busy.
+    all: (statement) =>
+      patiently(() => {
+        try {
+          return all(statement);
+        } catch (error) {
+          throw busy(error);
+        }
+      }).catch(classified),
+    run: (statement) => written(() => run(statement)),
+    batch: (statements) => written(() => statements.map(run)),
     transaction: async (work) => {
       let thrown: { error: unknown } | null = null;
       try {
-        return attempt(() =>
+        return await patiently(() =>
           transaction(() => {
             try {
               return work(tx);
@@ -129,7 +178,7 @@ export function openSynchronous(db: SyncDatabase, errorCode: (error: unknown) =>
           }),
         );
       } catch (error) {
-        throw thrown ? (thrown as { error: unknown }).error : error;
+        throw thrown ? (thrown as { error: unknown }).error : sqlError(error, errorCode(error));
       }
     },
     close: async () => {
