@@ -16,6 +16,7 @@ import { buildWorker, type WorkerModule } from "./build-worker.ts";
 
 const CACHE = fileURLToPath(new URL("../node_modules/.cache/everest-worker/", import.meta.url));
 const LIBRARY = "everest.js";
+const BUILD_SCRIPT = fileURLToPath(new URL("./build-worker.ts", import.meta.url));
 /** Builds older than this that the manifest no longer names are removed (a server reads its modules as it starts). */
 const STALE_MS = 10 * 60_000;
 
@@ -46,8 +47,9 @@ async function rebuild(cache: string): Promise<Manifest> {
   await mkdir(cache, { recursive: true });
   const dir = await mkdtemp(join(cache, "build-"));
   const { result, modules } = await buildWorker({ outfile: join(dir, LIBRARY), minify: false });
-  // Metafile paths are relative to the working directory; stdin's entry is no file.
-  const paths = Object.keys(result.metafile.inputs).filter((input) => input !== "<stdin>").map((input) => resolve(input));
+  // Metafile paths are relative to the working directory; stdin's entry is no file. The build's
+  // options are an input too.
+  const paths = [...Object.keys(result.metafile.inputs).filter((input) => input !== "<stdin>").map((input) => resolve(input)), BUILD_SCRIPT];
   const inputs = Object.fromEntries(await Promise.all(paths.map(async (path) => [path, (await contentDigest(path))!] as const)));
   const key = digest([version, ...Object.entries(inputs).sort().map((entry) => entry.join(" "))].join("\n"));
   // Another server may have built the same files at the same time: either copy will do.
