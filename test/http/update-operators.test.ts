@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { UpdateOperatorName } from "../../src/settings/opt-in.ts";
 import type { Schema, Settings } from "../../src/settings/types.ts";
 import { json, moduleSettings, testApi, type TestApi } from "../support/api.ts";
+import { ON_MONGODB_EMULATOR } from "../support/drivers.ts";
 import pageSettings from "./update-operators/pages.ts";
 
 const ALL: UpdateOperatorName[] = ["$set", "$unset", "$inc", "$mul", "$min", "$max", "$push", "$pull", "$addToSet", "$currentDate"];
@@ -263,6 +264,27 @@ describe("update operators and the rest of a PATCH", () => {
     const log = await json(await api.get(`/oplog?where={"o":"PATCH"}`));
     expect(log._items).toHaveLength(1);
     expect(log._items[0]).toMatchObject({ r: "items", o: "PATCH", i: _id, c: { name: "logged", stock: 12 } });
+    await api.close();
+  });
+
+  it("$addToSet leaves a list's stored items as they are, duplicates too, and adds each new value once; the version and the oplog hold what was stored", async () => {
+    const api = testApi(settings({ VERSIONING: true, OPLOG: true, OPLOG_ENDPOINT: "oplog", OPLOG_AUDIT: true }));
+    const { _id } = await create(api, { ...start, scores: [1, 1] });
+    const steps: Array<[unknown, number[]]> = [
+      [{ $addToSet: { scores: 2 } }, [1, 1, 2]],
+      [{ $addToSet: { scores: 1 } }, [1, 1, 2]],
+      [{ $addToSet: { scores: { $each: [3, 1] } } }, [1, 1, 2, 3]],
+    ];
+    // The emulator (mongomock) adds a value $each repeats as often as it is repeated; MongoDB once.
+    if (!ON_MONGODB_EMULATOR) steps.push([{ $addToSet: { scores: { $each: [4, 4] } } }, [1, 1, 2, 3, 4]]);
+    for (const [body, scores] of steps) {
+      expect((await patch(api, _id, body)).status).toBe(200);
+      const after = await stored(api, _id);
+      expect(after.scores, JSON.stringify(body)).toEqual(scores);
+      expect((await json(await api.get(`/items/${_id}?version=${after._version}`))).scores).toEqual(scores);
+    }
+    const log = await json(await api.get(`/oplog?where={"o":"PATCH"}`));
+    expect(log._items.map((entry: { c: { scores?: number[] } }) => entry.c.scores).filter(Boolean).at(-1)).toEqual(steps.at(-1)![1]);
     await api.close();
   });
 

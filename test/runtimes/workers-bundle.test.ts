@@ -110,7 +110,10 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // and logged as an unhandled error for every client that dropped mid-request). Plus 0.1 KB for
 // BSON binary data another program stored served as its bytes (it was the bson class's own
 // fields, `position` among them) and hashed into ETags with its subtype, as json_util does.
-const TARGET_GZIP = 122.9 * 1024;
+// Plus 0.2 KB for `$addToSet` as MongoDB applies it (src/drivers/memory/add-to-set.ts): mingo's
+// made a set of the whole list, so a stored duplicate was dropped and the write lost on the
+// embedded store and SQLite, and MongoDB's versions and oplog recorded that result.
+const TARGET_GZIP = 123.1 * 1024;
 
 let dir: string;
 let build: WorkerBuild;

@@ -15,6 +15,7 @@ import { ObjectId } from "bson";
 import { InvalidQueryError, STORED_VERSION, type Doc, type Filter, type Projection, type SharedDoc } from "../types.ts";
 import { assign, copyDocument, copyValue, namesOperator, shallowCopy, valueKey } from "./values.ts";
 import { setTopLevel } from "./top-level.ts";
+import { addToSet } from "./add-to-set.ts";
 import { isPlainObject } from "../../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../../util/operators.ts";
 import { projectPaths } from "../../util/project-paths.ts";
@@ -300,8 +301,12 @@ export function projectShared(docs: Doc[], fields: Projection): SharedDoc[] {
   });
 }
 
+/** The update mingo applies; `$addToSet` is everest's own (src/drivers/memory/add-to-set.ts). */
 function mingoUpdate(doc: Doc, modifier: Record<string, unknown>): string[] {
-  return update(doc, modifier as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS });
+  const { $addToSet, ...rest } = modifier;
+  if ($addToSet === undefined) return update(doc, modifier as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS });
+  const changed = addToSet(doc, $addToSet as Doc);
+  return Object.keys(rest).length === 0 ? changed : [...changed, ...update(doc, rest as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS })];
 }
 
 /** Applies an update to `doc` in place; the changed paths. */
@@ -338,7 +343,8 @@ export function updatedCopies(docs: Doc[], modifier: Record<string, unknown>): D
   });
   if (rest.length > 0) {
     const copies = rest.map((i) => copyDocument(docs[i]!));
-    updateMany(copies, {}, modifier as Modifier<Doc>, { cloneMode: "none" }, OPTIONS);
+    if ("$addToSet" in modifier) for (const copy of copies) mingoUpdate(copy, modifier);
+    else updateMany(copies, {}, modifier as Modifier<Doc>, { cloneMode: "none" }, OPTIONS);
     rest.forEach((i, at) => (next[i] = copies[at]!));
   }
   return next;
