@@ -101,6 +101,30 @@ describe("aggregation endpoints", () => {
     }
   });
 
+  it("refuses an operand of the wrong shape as a bad query, on every store as MongoDB refuses it", async () => {
+    const shaped = testApi({
+      RESOURCE_METHODS: ["GET", "POST"],
+      DOMAIN: {
+        people: { schema: { name: { type: "string" }, age: { type: "integer" }, tags: { type: "list" } } },
+        unwound: { datasource: { source: "people", aggregation: { pipeline: [{ $unwind: "$u" }] } } },
+        buckets: { datasource: { source: "people", aggregation: { pipeline: [{ $bucket: { groupBy: "$age", boundaries: "$b", default: "other" } }] } } },
+        matched: { datasource: { source: "people", aggregation: { pipeline: [{ $match: "$m" }] } } },
+      },
+    });
+    expect((await shaped.post("/people", [{ name: "a", age: 3, tags: ["x"] }, { name: "b", age: 30 }])).status).toBe(201);
+    for (const query of [
+      `/unwound?${aggregate({ $u: 5 })}`,
+      `/buckets?${aggregate({ $b: 5 })}`,
+      `/matched?${aggregate({ $m: { name: { $in: 5 } } })}`,
+      `/matched?${aggregate({ $m: { $expr: { $add: "x" } } })}`,
+    ]) {
+      const response = await shaped.get(query);
+      expect(response.status, query).toBe(400);
+      expect((await json(response))._status, query).toBe("ERR");
+    }
+    await shaped.close();
+  });
+
   it("is read-only and has no item endpoint", async () => {
     expect((await api.post("/cities", {})).status).toBe(405);
     expect((await api.get("/cities/0123456789abcdef01234567")).status).toBe(404);

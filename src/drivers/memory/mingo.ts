@@ -134,16 +134,22 @@ export function refuseScripts(value: unknown): void {
   }
 }
 
-/** Runs mingo, reporting what it rejects (unknown operators, malformed arguments) as the caller's error. */
+/**
+ * Runs mingo, reporting what it rejects (unknown operators, malformed arguments) as the caller's
+ * error. So is a TypeError: an operand of the wrong shape that an operator does not check before
+ * it uses it (`$unwind` of a number, `$bucket` boundaries that are no list, `$in` of a number in a
+ * pipeline), which MongoDB refuses as a bad query and which was a 500 here.
+ */
 export function withMingo<T>(run: () => T): T {
   try {
     return run();
   } catch (error) {
-    if (error instanceof MingoError || error instanceof SyntaxError) {
-      throw new InvalidQueryError(error.message, { cause: error });
-    }
-    throw error;
+    throw queryError(error);
   }
+}
+
+function queryError(error: unknown): unknown {
+  return error instanceof MingoError || error instanceof SyntaxError || error instanceof TypeError ? new InvalidQueryError(error.message, { cause: error }) : error;
 }
 
 /** Values whose equality mingo decides as valueKey does, with no special cases (null, NaN, regexes, documents, arrays). */
@@ -214,7 +220,14 @@ export function compileFilter(filter: Filter): (doc: Doc) => boolean {
   const equal = equalityTest(filter);
   if (equal) return equal;
   const compiled = withMingo(() => new Query(geo ? geo.foldNearBounds(filter) : filter, OPTIONS));
-  return (doc) => compiled.test(doc);
+  // Evaluated too: an `$expr` fails only on a document (`{"$add": "x"}`).
+  return (doc) => {
+    try {
+      return compiled.test(doc);
+    } catch (error) {
+      throw queryError(error);
+    }
+  };
 }
 
 /** Which fields a projection of top-level fields keeps; null for one mingo must apply. */
@@ -354,5 +367,5 @@ export function updatedCopies(docs: Doc[], modifier: Record<string, unknown>): D
 export function runPipeline(stages: Doc[], input: Doc[], collectionResolver: (name: string) => Doc[]): Doc[] {
   refuseScripts(stages);
   if (aggregation === null) throw new Error("runPipeline before loadFor({ pipeline }) had loaded aggregation.ts");
-  return aggregation.aggregate(stages, input, { ...OPTIONS, collectionResolver });
+  return withMingo(() => aggregation!.aggregate(stages, input, { ...OPTIONS, collectionResolver }));
 }
