@@ -25,7 +25,17 @@ export interface JsonSchemaOptions {
   relation?: (relation: Record<string, unknown>, schema: JsonSchema) => JsonSchema;
 }
 
-const position = { type: "array", items: { type: "number" }, minItems: 2, maxItems: 2 };
+// Longitude and latitude within their bounds, then an optional altitude (isPosition, src/validation/geo.ts).
+const position = {
+  type: "array",
+  prefixItems: [
+    { type: "number", minimum: -180, maximum: 180 },
+    { type: "number", minimum: -90, maximum: 90 },
+  ],
+  items: { type: "number" },
+  minItems: 2,
+  maxItems: 3,
+};
 const line = { type: "array", items: position, minItems: 2 };
 const ring = { type: "array", items: position, minItems: 4 };
 const COORDINATES = {

@@ -54,6 +54,8 @@ describe("toJsonSchema", () => {
         spot: { type: "Point", coordinates: [1, 2] },
       }),
     ).toBe(true);
+    // An altitude, and the bounds themselves.
+    expect(valid({ name: "Ann", spot: { type: "Point", coordinates: [180, -90, 12] } })).toBe(true);
   });
 
   it.each([
@@ -67,6 +69,9 @@ describe("toJsonSchema", () => {
     ["a bad key", { name: "Ann", counts: { A: 1 } }],
     ["a value of none of the types", { name: "Ann", either: true }],
     ["a bad point", { name: "Ann", spot: { type: "Point", coordinates: [1] } }],
+    ["a longitude out of range", { name: "Ann", spot: { type: "Point", coordinates: [181, 0] } }],
+    ["a latitude out of range", { name: "Ann", spot: { type: "Point", coordinates: [0, -90.5] } }],
+    ["a position of four numbers", { name: "Ann", spot: { type: "Point", coordinates: [1, 2, 3, 4] } }],
     ["a name that does not match the whole pattern", { name: "Ann1" }],
   ])("refuses %s", (_label, document) => {
     expect(valid(document)).toBe(false);
