@@ -17,7 +17,7 @@ export function addToSet(doc: Doc, operand: Doc): string[] {
     // here: src/validation/operators.ts refuses them). A value that is no list, or in the way of
     // one, is left alone, as mingo leaves it (validation refuses such a write first).
     let holder: unknown = doc;
-    for (const part of parts) holder = isPlainObject(holder) ? (holder[part] ??= {}) : null;
+    for (const part of parts) holder = !isPlainObject(holder) ? null : holder[part] === undefined ? (holder[part] = {}) : holder[part];
     if (!isPlainObject(holder)) continue;
     const list = holder[field] ?? [];
     if (!Array.isArray(list)) continue;
