@@ -258,9 +258,15 @@ function roleMask(ctx: CallScope, resource: Resource, mode: AccessMode): Mask | 
  */
 function duplicates(resource: Resource, config: Config, checked: CheckedBody, originals: Doc[]): Array<{ document: Doc; issues: Issues }> {
   if (originals.length < 2) return [];
-  const set: Doc = { ...checked.plain, ...((checked.parsed?.update.$set as Doc | undefined) ?? {}) };
-  const issues: Issues = {};
-  for (const [field, value] of Object.entries(set)) if (keepsUnique(resource.schema[field])) issues[field] = MESSAGES.notUnique(value);
+  const repeated = (set: Doc): Issues => {
+    const issues: Issues = {};
+    for (const [field, value] of Object.entries(set)) if (keepsUnique(resource.schema[field])) issues[field] = MESSAGES.notUnique(value);
+    return issues;
+  };
+  const issues = repeated(checked.plain);
+  // An operator's value is keyed by operator then path, as its other refusals are (docs/updates.md).
+  const operated = repeated((checked.parsed?.update.$set as Doc | undefined) ?? {});
+  if (Object.keys(operated).length > 0) issues.$set = operated;
   return Object.keys(issues).length > 0 ? originals.slice(1).map((document) => ({ document, issues })) : [];
 }
 

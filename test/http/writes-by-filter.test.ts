@@ -170,6 +170,7 @@ describe("PATCH by filter", () => {
     const unique = await api.patch(`/tasks?${where({ status: "open" })}`, { code: "same" });
     expect(unique.status).toBe(422);
     expect((await json(unique))._items.map((item: { _issues: unknown }) => item._issues)).toEqual([{ code: "value 'same' is not unique" }, { code: "value 'same' is not unique" }]);
+
     const cases: Array<[string, unknown, number]> = [
       [`/tasks?${where({ $where: "1" })}`, { title: "x" }, 400],
       [`/tasks?${where({ points: { $regex: "1" } })}`, { title: "x" }, 400],
@@ -182,6 +183,16 @@ describe("PATCH by filter", () => {
     ];
     for (const [path, body, status] of cases) expect((await api.patch(path, body)).status, `${path} ${JSON.stringify(body)}`).toBe(status);
     expect(await titles()).toEqual(docs);
+  });
+
+  it("keys one unique value an operator gives several documents by operator, then path, as an operator's other refusals", async () => {
+    const ranked = testApi(settings({ DOMAIN: { ranks: { schema: { rank: { type: "integer", unique: true }, name: { type: "string" } } } } }));
+    await ranked.post("/ranks", [1, 2].map((rank) => ({ rank, name: "same" })));
+    const response = await ranked.patch(`/ranks?${where({ name: "same" })}`, { $set: { rank: 9 } });
+    expect(response.status).toBe(422);
+    expect((await json(response))._items.map((item: { _issues: unknown }) => item._issues)).toEqual([{ $set: { rank: "value '9' is not unique" } }]);
+    expect((await json(await ranked.get("/ranks?sort=rank")))._items.map((item: { rank: number }) => item.rank)).toEqual([1, 2]);
+    await ranked.close();
   });
 
   // A standalone MongoDB server updates many documents one at a time (docs/drivers.md); the others roll back.
