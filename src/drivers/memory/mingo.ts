@@ -316,8 +316,9 @@ export function projectShared(docs: Doc[], fields: Projection): SharedDoc[] {
 
 /** The update mingo applies; `$addToSet` is everest's own (src/drivers/memory/add-to-set.ts). */
 function mingoUpdate(doc: Doc, modifier: Record<string, unknown>): string[] {
+  // Without one, no copy of the modifier on every update.
+  if (modifier.$addToSet === undefined) return update(doc, modifier as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS });
   const { $addToSet, ...rest } = modifier;
-  if ($addToSet === undefined) return update(doc, modifier as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS });
   const changed = addToSet(doc, $addToSet as Doc);
   return Object.keys(rest).length === 0 ? changed : [...changed, ...update(doc, rest as Modifier<Doc>, undefined, undefined, { cloneMode: "none", queryOptions: OPTIONS })];
 }
