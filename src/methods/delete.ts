@@ -3,7 +3,7 @@
 import type { RequestContext } from "../context.ts";
 import type { CallScope } from "../scope.ts";
 import type { Services } from "../services.ts";
-import type { Doc, Filter } from "../drivers/types.ts";
+import type { Doc, Filter, Update } from "../drivers/types.ts";
 import type { Resource } from "../settings/normalize.ts";
 import { documentEtag } from "../render/etag.ts";
 import type { Reply } from "../render/reply.ts";
@@ -11,6 +11,18 @@ import { now } from "../util/clock.ts";
 import { conditionalWriteFailed, loadOriginal, writeCondition, requestPrecondition, requiredEtag, type Precondition } from "./conditional.ts";
 
 const NO_CONTENT: Reply = { status: 204, body: null };
+
+/**
+ * What marking changed, as operators: the stored document ends as Eve's replacement leaves it,
+ * but values the marking left alone are not sent back. Read as JavaScript values and written
+ * again, MongoDB's Int64 and whole doubles would come back as int32 (docs/decisions.md).
+ */
+function markings(original: Doc, marked: Doc): Update {
+  const $set: Doc = {};
+  for (const key of Object.keys(marked)) if (!Object.hasOwn(original, key) || !Object.is(marked[key], original[key])) $set[key] = marked[key];
+  const gone = Object.keys(original).filter((key) => !Object.hasOwn(marked, key));
+  return gone.length === 0 ? { $set } : { $set, $unset: Object.fromEntries(gone.map((key) => [key, ""])) };
+}
 
 /** Marks one document deleted, atomically against `etag` when given. */
 async function softDelete(services: Services, ctx: CallScope, resource: Resource, original: Doc, etag: string | undefined, where: Filter): Promise<void> {
@@ -21,7 +33,7 @@ async function softDelete(services: Services, ctx: CallScope, resource: Resource
   const beforeSoftDelete = services.features.run("beforeSoftDelete", ctx, resource, marked, original);
   if (beforeSoftDelete) await beforeSoftDelete;
   const conditional = writeCondition(config, resource, original, etag);
-  if (!(await services.data.replace(ctx, resource, conditional, marked))) await conditionalWriteFailed(services.data, ctx, where, etag);
+  if (!(await services.data.update(ctx, resource, conditional, markings(original, marked)))) await conditionalWriteFailed(services.data, ctx, where, etag);
   const afterSoftDelete = services.features.run("afterSoftDelete", ctx, resource, marked, original);
   if (afterSoftDelete) await afterSoftDelete;
 }

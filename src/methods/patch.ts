@@ -12,6 +12,7 @@ import { requireDocument, type PayloadSource } from "../request/payload.ts";
 import { keepPathValues } from "../routing/lookup.ts";
 import { now } from "../util/clock.ts";
 import { writeResponse } from "./bandwidth.ts";
+import { setMerged } from "./merged-paths.ts";
 import { checkImmutableId, conditionalWriteFailed, loadOriginal, writeCondition, itemWriteMethod, requiredEtag, type Precondition } from "./conditional.ts";
 import { isPlainObject, withoutKey } from "../util/objects.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
@@ -177,8 +178,13 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
 
     updated = resource.merge_nested_documents ? mergeNested(original, updates) : { ...original, ...updates };
     if (config.IF_MATCH) updates[config.ETAG] = updated[config.ETAG] = documentEtag(updated, resource.etag_ignore_fields);
+    // Merged sub-documents go to the store as dotted paths: the values the request left alone are
+    // not written back, so MongoDB keeps their BSON types (docs/decisions.md).
     const $set: Doc = {};
-    for (const key of Object.keys(updates)) $set[key] = updated[key];
+    for (const key of Object.keys(updates)) {
+      if (resource.merge_nested_documents) setMerged($set, key, updates[key], original[key], false);
+      else $set[key] = updates[key];
+    }
 
     const conditional = writeCondition(config, resource, original, etag);
     await writeConditionally(services, ctx, where, etag, () => services.data.update(ctx, resource, conditional, { $set }));

@@ -10,6 +10,7 @@ import { mediaFields } from "../features/media.ts";
 import { etagStamp } from "../render/etag.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
 import { isPlainObject } from "../util/objects.ts";
+import { setMerged } from "./merged-paths.ts";
 import { brokenGuards, kindGuard, type Guard } from "../validation/guards.ts";
 import { MESSAGES } from "../validation/errors.ts";
 import type { ParsedOperators } from "../validation/operators.ts";
@@ -82,17 +83,11 @@ export function hookUpdates(config: Config, resource: Resource, checked: Checked
 export function storeUpdate(resource: Resource, updates: Doc, original: Doc | null, now: Date): Update {
   const update: Record<string, Doc> = {};
   const $set: Doc = (update.$set = {});
-  const merge = (prefix: string, value: Doc, stored: unknown) => {
-    for (const [field, inner] of Object.entries(value)) {
-      const path = prefix ? `${prefix}.${field}` : field;
-      const below = isPlainObject(stored) ? stored[field] : undefined;
-      if (resource.merge_nested_documents && isPlainObject(inner) && (original === null || isPlainObject(below))) merge(path, inner, below);
-      else $set[path] = inner;
-    }
-  };
   for (const [key, value] of Object.entries(updates)) {
-    if (!key.startsWith("$")) merge("", { [key]: value }, original ?? undefined);
-    else if (key === "$currentDate") for (const path of Object.keys(value as Doc)) $set[path] = now;
+    if (!key.startsWith("$")) {
+      if (resource.merge_nested_documents) setMerged($set, key, value, original?.[key], original === null);
+      else $set[key] = value;
+    } else if (key === "$currentDate") for (const path of Object.keys(value as Doc)) $set[path] = now;
     else update[key] = { ...(update[key] ?? {}), ...(value as Doc) };
   }
   // The request's own fields and operators were checked apart (checkBody); a hook that sets a

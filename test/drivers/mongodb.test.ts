@@ -3,12 +3,13 @@
 import { retentionOf } from "../../src/drivers/change-log.ts";
 import { ChangeStreamLog } from "../../src/drivers/mongodb/change-streams.ts";
 import { createServer, connect, type Server, type Socket } from "node:net";
-import { Decimal128, ObjectId } from "bson";
+import { Decimal128, Double, Long, ObjectId } from "bson";
 import { Collection, MongoClient, MongoServerError } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { clientOptions, MongoDriver } from "../../src/drivers/mongodb/index.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
 import { createHandler } from "../../src/handler.ts";
+import type { Settings } from "../../src/settings/types.ts";
 import { createLogger } from "../../src/logging.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidPositionError, InvalidQueryError, type Target } from "../../src/drivers/types.ts";
 import { MONGODB_EMULATED, rejection, runDriverConformance } from "./conformance.ts";
@@ -236,6 +237,29 @@ describe.skipIf(!uri)("mongodb driver", () => {
       expect(await longs("e")).toBe(1);
       expect(await raw.countDocuments({ f: { $type: "double" } })).toBe(1);
       expect(await one()).toMatchObject({ a: big, b: big + 1, c: big, d: -big, e: big, f: 1e300 });
+    });
+
+    it("a PATCH merging a sub-document and a soft delete, over HTTP, leave the BSON types of the values they do not change", async () => {
+      const t = fresh("people");
+      const raw = client.db(t.database).collection(t.collection);
+      const id = new ObjectId();
+      // As pymongo stores Eve's data: a float that holds a whole number, a small Int64.
+      await raw.insertOne({ _id: id, price: new Double(10), stock: Long.fromNumber(3), sub: { weight: new Double(2), count: Long.fromNumber(4) } });
+      const settings: Settings = { DB_NAME: t.database, SOFT_DELETE: true, ITEM_METHODS: ["GET", "PATCH", "DELETE"], DOMAIN: { people: { allow_unknown: true, schema: { price: { type: "float" }, sub: { type: "dict", allow_unknown: true } } } } };
+      const handler = createHandler(settings, { driver: new MongoDriver({ uri: uri!, databaseName: t.database! }), logger: createLogger(() => undefined) });
+      const item = `http://api.test/people/${id}`;
+      const kept = { _id: id, price: { $type: "double" }, stock: { $type: "long" }, "sub.weight": { $type: "double" }, "sub.count": { $type: "long" } };
+      try {
+        const etag = (await handler(new Request(item))).headers.get("etag")!;
+        const patch = await handler(new Request(item, { method: "PATCH", headers: { "If-Match": etag, "Content-Type": "application/json" }, body: JSON.stringify({ sub: { note: "x" } }) }));
+        expect(patch.status).toBe(200);
+        expect(await raw.countDocuments({ ...kept, "sub.note": "x" })).toBe(1);
+        const merged = (await handler(new Request(item))).headers.get("etag")!;
+        expect((await handler(new Request(item, { method: "DELETE", headers: { "If-Match": merged } }))).status).toBe(204);
+        expect(await raw.countDocuments({ ...kept, _deleted: true })).toBe(1);
+      } finally {
+        await handler.app.close();
+      }
     });
 
     it("refuses what the server refuses as an invalid query", async () => {
