@@ -22,9 +22,8 @@ export async function runServeCommand(argv: string[], serve: Serve): Promise<voi
     // A server started from the command line logs each request unless the settings say otherwise.
     settings.ACCESS_LOG ??= "text";
     const handler = createHandler(settings, { services: { files: new NodeFileAccess() } });
-    // A database that cannot be opened (a damaged or locked journal) refuses to start here, not with a 500 per request.
-    await handler.app.open();
-    // The adapter closes the App on SIGTERM and SIGINT (adapters/server.ts).
+    // The adapter opens the App before it listens, so a database that cannot be opened (a damaged
+    // or locked journal) refuses to start here, and closes it on SIGTERM and SIGINT (adapters/server.ts).
     const { url } = await serve(handler, { port: args.port, host: args.host });
     const { uri, database } = databaseSettings(handler.app.config, null);
     const store = describeStore(uri, database);

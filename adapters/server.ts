@@ -55,6 +55,17 @@ export function serverUrl(host: string, port: number): string {
   return `http://${host.includes(":") ? `[${host}]` : host}:${port}`;
 }
 
+/**
+ * Opens the App behind a createHandler handler before its server listens, as `everest serve`
+ * always did: what cannot work (a refused Data API gateway, a damaged or locked journal, a Redis
+ * that does not answer) stops start-up, where a server listening without it answered 503 to
+ * every request and readiness never came. A plain function handler has nothing to open.
+ */
+export function opened(handler: FetchHandler): Promise<void> {
+  const app = (handler as { app?: { open(): Promise<void> } }).app;
+  return app ? app.open() : Promise.resolve();
+}
+
 /** What an adapter's server does to stop: `stop` stops accepting and settles once every connection has closed; `force` closes those still open. */
 export interface Stopping {
   stop(): Promise<unknown>;

@@ -2,7 +2,12 @@
 // bare 400 or a reset), and takes headers large enough for a `where` with hundreds of values.
 // Raw sockets, because fetch clients refuse to send such requests at all. And it writes a read
 // answered from kept JSON as the kept bytes, never decoding them to text.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { Server } from "node:http";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { NodeFileAccess } from "../../adapters/node-files.ts";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { serve, MAX_HEADER_SIZE, type NodeServer } from "../../adapters/node.ts";
 import { createHandler } from "../../src/handler.ts";
@@ -165,6 +170,24 @@ describe("node adapter: a body the client abandons", () => {
     }
     const page = JSON.parse((await send("GET /notes HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")).body);
     expect(page._meta.total).toBe(0);
+  });
+});
+
+describe("node adapter: opening", () => {
+  // As `everest serve` does: listening first answered 503 to every request, readiness never came.
+  it("opens the App before it listens: a journal that cannot be opened stops serve()", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "everest-open-"));
+    try {
+      writeFileSync(join(dir, "journal"), "not a journal line\n");
+      const own = createHandler({ DB_URI: `file:${join(dir, "journal")}`, DOMAIN: { notes: {} } }, { services: { files: new NodeFileAccess() } });
+      const listening = vi.spyOn(Server.prototype, "listen");
+      await expect(serve(own, { port: 0, signals: false })).rejects.toThrow(/journal .* is damaged at line 1/);
+      expect(listening).not.toHaveBeenCalled();
+      listening.mockRestore();
+      await own.app.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
