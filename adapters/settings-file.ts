@@ -49,8 +49,10 @@ export async function loadSettingsFile(path: string): Promise<Settings> {
     module = (await import(pathToFileURL(absolute).href)) as Record<string, unknown>;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
-    if (TYPESCRIPT.test(absolute) && (code === "ERR_UNKNOWN_FILE_EXTENSION" || code === "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING")) {
-      throw new Error(typeStrippingHelp(path), { cause: error });
+    if (TYPESCRIPT.test(absolute) && code === "ERR_UNKNOWN_FILE_EXTENSION") throw new Error(typeStrippingHelp(path), { cause: error });
+    // Node strips types, but never from a file under node_modules (a package's own examples).
+    if (TYPESCRIPT.test(absolute) && code === "ERR_UNSUPPORTED_NODE_MODULES_TYPE_STRIPPING") {
+      throw new Error(`${path}: Node does not load TypeScript from under node_modules; copy the settings file into your project and serve the copy`, { cause: error });
     }
     // A syntax error or a throw while the module runs: say which file, and how to see where.
     const reason = error instanceof Error ? `${error.name}: ${error.message}` : String(error);

@@ -1,10 +1,10 @@
 // The `everest serve` command line: which store it serves from (database settings as an Eve
 // settings.py has them select MongoDB), the warning when the store is not durable, start-up
 // errors for a driver that cannot load, and settings files that cannot be read.
-import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { loadSettingsFile } from "../adapters/settings-file.ts";
@@ -110,6 +110,17 @@ describe("settings files that cannot be used", () => {
     await expect(loadSettingsFile(broken)).rejects.toThrow(`${broken}: the settings module failed to load: `);
     const throwing = file("throwing.mjs", 'throw new Error("no secret set");\n');
     await expect(loadSettingsFile(throwing)).rejects.toThrow(`${throwing}: the settings module failed to load: Error: no secret set`);
+  });
+
+  // Node ≥ 22.6 strips types, except under node_modules: a package's own TypeScript example there
+  // was refused as if the runtime could not load TypeScript at all.
+  it.runIf(process.env.SQLITE_NODE)("TypeScript settings under node_modules on a Node that strips types: copy them out", () => {
+    const path = join(dir, "node_modules", "pkg", "settings.ts");
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, "const settings: object = { DOMAIN: {} };\nexport default settings;\n");
+    const load = `import { loadSettingsFile } from ${JSON.stringify(join(ROOT, "adapters/settings-file.ts"))}; loadSettingsFile(process.argv[1]).then(() => console.log("loaded"), (error) => console.log(error.message));`;
+    const { stdout } = spawnSync(process.env.SQLITE_NODE!, ["--input-type=module", "-e", load, path], { encoding: "utf8" });
+    expect(stdout.trim()).toBe(`${path}: Node does not load TypeScript from under node_modules; copy the settings file into your project and serve the copy`);
   });
 
   it("a module with named exports only: what to export", async () => {
