@@ -116,11 +116,23 @@ free_port() { node -e "const s=require('net').createServer().listen(0,'127.0.0.1
 step "pack"
 (cd "$ROOT" && npm pack --pack-destination "$WORK" >/dev/null 2>&1)
 TARBALL=$(ls "$WORK"/everest-api-*.tgz)
-# The README's links to docs/*.md and examples/ work in node_modules too; nothing else beside dist.
-tar -tzf "$TARBALL" | grep -v -e '^package/dist/' -e '^package/docs/[a-z-]*\.md$' -e '^package/examples/' | sort | tr '\n' ' ' | grep -qx 'package/LICENSE package/README.md package/package.json ' || fail "the tarball holds more than dist, docs, examples, README, LICENSE: $(tar -tzf "$TARBALL" | grep -v -e '^package/dist/' -e '^package/docs/' -e '^package/examples/' | tr '\n' ' ')"
-# The examples the README and docs link to (examples/mounting/README.md, …) are in it.
-tar -tzf "$TARBALL" | grep -x 'package/examples/mounting/README.md' >/dev/null || fail "the tarball lacks the examples the docs link to"
-tar -tzf "$TARBALL" | grep -x 'package/docs/feed.md' >/dev/null || fail "the tarball lacks docs/feed.md, which the README links to"
+# Nothing beside dist, the docs (their pictures too), the measurements the docs cite, examples.
+tar -tzf "$TARBALL" | grep -v -e '^package/dist/' -e '^package/docs/[a-z-]*\.\(md\|png\)$' -e '^package/examples/' | sort | tr '\n' ' ' | grep -qx 'package/LICENSE package/README.md package/bench/README.md package/bench/VALIDATION.md package/package.json ' || fail "the tarball holds more than dist, docs, examples, README, LICENSE: $(tar -tzf "$TARBALL" | grep -v -e '^package/dist/' -e '^package/docs/' -e '^package/examples/' | tr '\n' ' ')"
+# Every relative link of a Markdown file in it (README to docs/ and examples/, docs to their
+# pictures) leads to a file in it, so they work in node_modules too.
+UNPACKED="$WORK/unpacked"
+mkdir -p "$UNPACKED" && tar -xzf "$TARBALL" -C "$UNPACKED"
+BROKEN=$(node -e '
+  const { readFileSync, existsSync } = require("node:fs");
+  const { dirname, join } = require("node:path");
+  const root = process.argv[1];
+  const files = require("node:child_process").execFileSync("find", [root, "-name", "*.md", "-not", "-path", "*/node_modules/*"], { encoding: "utf8" }).trim().split("\n");
+  for (const file of files) for (const [, target] of readFileSync(file, "utf8").matchAll(/\]\(([^)\s]+)\)/g)) {
+    if (/^[a-z]+:|^#/i.test(target)) continue;
+    const path = join(dirname(file), decodeURI(target.split("#")[0]));
+    if (!existsSync(path)) console.log(`${file.slice(root.length + 1)} -> ${target}`);
+  }' "$UNPACKED/package")
+[ -z "$BROKEN" ] || fail "links in the tarball lead to files it lacks: $BROKEN"
 
 SETTINGS='{"RESOURCE_METHODS": ["GET", "POST"], "DOMAIN": {"people": {"schema": {"name": {"type": "string"}}}, "pages": {"pagination_cursor": true, "schema": {"name": {"type": "string"}}}, "live": {"change_feed": true, "schema": {"name": {"type": "string"}}}}}'
 
