@@ -4,7 +4,7 @@ import { retentionOf } from "../../src/drivers/change-log.ts";
 import { ChangeStreamLog } from "../../src/drivers/mongodb/change-streams.ts";
 import { createServer, connect, type Server, type Socket } from "node:net";
 import { Decimal128, Double, Long, ObjectId } from "bson";
-import { Collection, MongoClient, MongoServerError } from "mongodb";
+import { type BulkWriteResult, Collection, MongoBulkWriteError, MongoClient, MongoNetworkError, MongoServerError } from "mongodb";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { clientOptions, MongoDriver } from "../../src/drivers/mongodb/index.ts";
 import { createDriver } from "../../src/drivers/registry.ts";
@@ -310,6 +310,40 @@ describe.skipIf(!uri)("mongodb driver", () => {
         const up = await handler(new Request("http://api.test/people"));
         expect(up.status).toBe(200);
       } finally {
+        await handler.app.close();
+      }
+    });
+
+    // What insertMany throws when the connection is lost under it (retryWrites off, or a retry
+    // that fails the same way): the network error wrapped in a MongoBulkWriteError, a subclass of
+    // MongoServerError, which read as the server's refusal answered 400.
+    it("answers a POST whose connection is lost during its insert 503, not 400", async () => {
+      const handler = createHandler({ RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { people: { schema: { name: { type: "string" } } } } }, { driver: new MongoDriver({ uri: driverUri(), databaseName: `${t.database}_cut` }), logger: createLogger(() => undefined) });
+      const lost = new MongoBulkWriteError(new MongoNetworkError("connection 13 to 127.0.0.1:27017 closed"), {} as BulkWriteResult);
+      const insert = vi.spyOn(Collection.prototype, "insertMany").mockRejectedValue(lost);
+      try {
+        const post = await handler(new Request("http://api.test/people", { method: "POST", headers: { "Content-Type": "application/json" }, body: '{"name": "cut"}' }));
+        expect(post.status).toBe(503);
+        expect(await post.json()).toMatchObject({ _status: "ERR", _error: { code: 503 } });
+      } finally {
+        insert.mockRestore();
+        await handler.app.close();
+      }
+    });
+
+    it("answers 503 when the mongodb package lets a socket's own error through (EPIPE), not 500", async () => {
+      const handler = createHandler({ DOMAIN: { people: {} } }, { driver: new MongoDriver({ uri: driverUri(), databaseName: `${t.database}_pipe` }), logger: createLogger(() => undefined) });
+      // What Node throws for a write to a connection the server has just ended, unwrapped.
+      const ended = Object.assign(new Error("This socket has been ended by the other party"), { code: "EPIPE" });
+      const find = vi.spyOn(Collection.prototype, "find").mockImplementation(() => {
+        throw ended;
+      });
+      try {
+        const down = await handler(new Request("http://api.test/people"));
+        expect(down.status).toBe(503);
+        expect(await down.json()).toMatchObject({ _status: "ERR", _error: { code: 503 } });
+      } finally {
+        find.mockRestore();
         await handler.app.close();
       }
     });

@@ -5,6 +5,7 @@
 // database is unavailable.
 import { BSONError, deserialize, serialize } from "bson";
 import {
+  MongoBulkWriteError,
   MongoError,
   MongoInvalidArgumentError,
   MongoNetworkError,
@@ -44,9 +45,21 @@ function isUnavailable(error: MongoError): boolean {
   return typeof error.code === "number" && UNAVAILABLE_CODES.has(error.code);
 }
 
+/**
+ * Socket failures the mongodb package lets through as Node's own errors (a write to a connection
+ * the server has just closed: EPIPE), not as MongoNetworkError.
+ */
+const NETWORK_CODES = new Set(["EPIPE", "ECONNRESET", "ECONNREFUSED", "ECONNABORTED", "ETIMEDOUT", "ENOTCONN", "EHOSTUNREACH", "ENETUNREACH"]);
+
 /** The contract's error for `error`, or `error` itself when it is none of them (a bug: 500). */
 export function translateError(error: unknown): unknown {
   if (error instanceof DuplicateKeyError || error instanceof InvalidQueryError || error instanceof DatabaseUnavailableError) return error;
+  // A bulk write (insertMany) that failed for another reason than its documents wraps that
+  // failure, a lost connection among them, in a MongoServerError subclass: judged by what it wraps.
+  if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error && error.errorResponse !== error) return translateError(error.errorResponse);
+  if (error instanceof Error && NETWORK_CODES.has((error as { code?: unknown }).code as string)) {
+    return new DatabaseUnavailableError(`MongoDB is unavailable: ${error.message}`, { cause: error });
+  }
   if (error instanceof MongoError) {
     if (isUnavailable(error)) return new DatabaseUnavailableError(`MongoDB is unavailable: ${error.message}`, { cause: error });
     if (error instanceof MongoServerError) {
