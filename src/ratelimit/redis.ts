@@ -120,8 +120,18 @@ class RedisConnection {
     await this.command(this.client.ping(), "a ping");
   }
 
+  /**
+   * A graceful close waits for the replies of the commands sent; a server that stopped answering
+   * (stopped, not gone: no reset comes) would hold the shutdown for ever, so it gets the time any
+   * command gets, then the connection is dropped.
+   */
   async close(): Promise<void> {
-    await this.client.close().catch(() => this.client.destroy());
+    const closed = await timeLimit(
+      this.client.close().then(() => true, () => false),
+      TIMEOUT_MS,
+      false,
+    );
+    if (!closed) this.client.destroy();
   }
 
   private async command<T>(work: Promise<T>, what: string): Promise<T> {

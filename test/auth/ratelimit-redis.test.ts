@@ -76,4 +76,21 @@ describe.runIf(HAS_REDIS)("rate limits counted in Redis", () => {
     await expect.poll(async () => (await get(handler, "/people")).status, { timeout: 15_000, interval: 200 }).toBe(200);
     expect((await get(handler, "/health/ready")).status).toBe(200);
   });
+
+  it("let the shutdown end while Redis hangs with a count unanswered", async () => {
+    const handler = createHandler({ DB_URI: "memory", RATE_LIMIT_STORE: redis.url, RATE_LIMIT_GET: [1000, 60], DOMAIN: { people } });
+    await handler.app.open();
+    expect((await get(handler, "/people")).status).toBe(200);
+    redis.freeze();
+    try {
+      // Its count is sent and never answered: the request gives up (503); the command stays queued.
+      expect((await get(handler, "/people")).status).toBe(503);
+      // A graceful close waited for that reply for as long as Redis hung (for ever, here).
+      const closing = handler.app.close().then(() => "closed");
+      const hung = new Promise((resolve) => setTimeout(() => resolve("still waiting"), 20_000));
+      expect(await Promise.race([closing, hung])).toBe("closed");
+    } finally {
+      redis.thaw();
+    }
+  }, 30_000);
 });

@@ -61,6 +61,15 @@ export class RedisServer {
     if (child.exitCode !== null || !(await pongs(this.port))) throw new Error(`redis-server did not start on port ${this.port}${child.exitCode !== null ? ` (it exited: ${child.exitCode})` : ""}`);
   }
 
+  /** Stopped, not gone (SIGSTOP): connections stay open and commands go unanswered, as on a hung host. */
+  freeze(): void {
+    this.child?.kill("SIGSTOP");
+  }
+
+  thaw(): void {
+    this.child?.kill("SIGCONT");
+  }
+
   async stop(): Promise<void> {
     const child = this.child;
     if (!child || child.exitCode !== null) return;
