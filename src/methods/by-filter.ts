@@ -22,14 +22,14 @@ import { brokenGuards, requirementOf } from "../validation/guards.ts";
 import type { Issues } from "../validation/types.ts";
 import { writeResponse } from "./bandwidth.ts";
 import { immutableIdError } from "./conditional.ts";
-import { duplicateFailure, validateWrite, validationFailure } from "./patch.ts";
+import { duplicateFailure, restoredDuplicates, validateWrite, validationFailure } from "./patch.ts";
 import { fieldMask, resolve, type AccessMode, type Mask } from "../auth/field-masks.ts";
 import { positiveWhole } from "../util/numbers.ts";
 import { checkWritablePaths, refuseUnwritable } from "../auth/field-writes.ts";
 import { checkComparedPaths } from "../auth/field-compares.ts";
 import { validationEnv } from "./post.ts";
 import { keepPathValues } from "../routing/lookup.ts";
-import { afterChange, checkBody, givenValues, hookUpdates, mergeGuards, operatorPaths, splitBody, stampOf, storeUpdate, unmetIssues, type CheckedBody } from "./updates.ts";
+import { afterChange, checkBody, givenValues, hookUpdates, mergeGuards, operatorPaths, sentFields, splitBody, stampOf, storeUpdate, unmetIssues, type CheckedBody } from "./updates.ts";
 
 /** What a request says in `Prefer` about a write by filter: every document, and at most how many. */
 function preferences(request: Request): { all: boolean; maxAffected: number | null } {
@@ -166,6 +166,13 @@ async function patchMatching(services: Services, ctx: CallScope, filter: Filter,
     if (outcome.issues) failures.push({ document: originals[i]!, issues: outcome.issues });
     checked ??= outcome.checked;
   });
+  // A document brought back from a soft delete keeps its unique values: one another has taken refuses them all.
+  const sent = sentFields(plain, operators);
+  for (const original of originals) {
+    const restoring = restoredDuplicates(services, ctx, original, sent);
+    const issues = restoring && (await restoring);
+    if (issues) failures.push({ document: original, issues });
+  }
   if (failures.length === 0) failures.push(...duplicates(resource, config, checked!, originals));
   const updates = hookUpdates(config, resource, checked!, time);
   const guards = [...(parsed?.guards ?? []), ...mergeGuards(storeUpdate(resource, updates, null, time))];

@@ -80,21 +80,33 @@ function validated(config: Config, result: ValidationResult, original: Doc, kept
 }
 
 /**
- * A soft-deleted document that a PATCH brings back: its unique values it does not change are
- * checked again, as a PUT's validation checks every field. While it was deleted another document
- * may have taken one (`unique` leaves deleted documents out, and a soft-deleting resource has no
- * unique index to refuse the write; src/data/layer.ts).
+ * A soft-deleted document that a PATCH brings back (of an item, with operators, or by filter):
+ * the unique values it keeps, those the request does not send, checked again as a PUT's
+ * validation checks every field. While it was deleted another document may have taken one
+ * (`unique` leaves deleted documents out, and a soft-deleting resource has no unique index to
+ * refuse the write; src/data/layer.ts). The issues, as the store reports a duplicate (without
+ * the value of a field the caller may not read), or null when it can come back.
  */
-async function checkRestoredUniques(services: Services, ctx: CallScope, original: Doc, sent: Doc): Promise<void> {
+export function restoredDuplicates(services: Services, ctx: CallScope, original: Doc, sent: Set<string>): Promise<Issues | null> | null {
+  // Not a restore (nearly every PATCH): no promise at all.
+  return ctx.resource!.soft_delete && original[services.config.DELETED] === true ? takenUniques(services, ctx, original, sent) : null;
+}
+
+async function takenUniques(services: Services, ctx: CallScope, original: Doc, sent: Set<string>): Promise<Issues | null> {
   const resource = ctx.resource!;
   const held: Doc = {};
-  for (const [field, rules] of Object.entries(resource.schema)) if (keepsUnique(rules) && Object.hasOwn(original, field) && !Object.hasOwn(sent, field)) held[field] = original[field];
-  if (Object.keys(held).length === 0) return;
+  for (const [field, rules] of Object.entries(resource.schema)) if (keepsUnique(rules) && Object.hasOwn(original, field) && !sent.has(field)) held[field] = original[field];
+  if (Object.keys(held).length === 0) return null;
   const result = await services.validators.get(resource.name)!.validate(held, "PATCH", validationEnv(services, ctx, original));
-  if (result.valid) return;
-  // Reported as the store reports a duplicate: without the value of a field the caller may not read.
+  if (result.valid) return null;
   const taken = Object.fromEntries(Object.keys(result.issues).map((field) => [field, held[field]]));
-  throw duplicateFailure(services.config, ctx, new DuplicateKeyError(taken));
+  return duplicateIssues(new DuplicateKeyError(taken), fieldMask(ctx, resource, "read"));
+}
+
+/** A 422 where the restore of the original would duplicate a unique value (restoredDuplicates). */
+export async function checkRestoredUniques(services: Services, ctx: CallScope, original: Doc, sent: Set<string>): Promise<void> {
+  const issues = await restoredDuplicates(services, ctx, original, sent);
+  if (issues) throw validationFailure(services.config, issues);
 }
 
 /**
@@ -167,7 +179,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   try {
     const validated = validateWrite(services, ctx, keepPathValues(ctx, resource, config, changes), original, "PATCH");
     updates = validated instanceof Promise ? await validated : validated;
-    if (resource.soft_delete && original[config.DELETED] === true) await checkRestoredUniques(services, ctx, original, changes);
+    if (resource.soft_delete && original[config.DELETED] === true) await checkRestoredUniques(services, ctx, original, new Set(Object.keys(changes)));
     updates[config.LAST_UPDATED] = now();
     // A PATCH always leaves the document live: it restores a soft-deleted one.
     if (resource.soft_delete) updates[config.DELETED] = false;

@@ -73,6 +73,13 @@ export function hookUpdates(config: Config, resource: Resource, checked: Checked
   return updates;
 }
 
+/** The top-level fields a request's plain fields and operators change: those a restore does not keep. */
+export function sentFields(plain: Doc, operators: Doc | null): Set<string> {
+  const fields = new Set(Object.keys(plain));
+  if (operators) for (const path of operatorPaths(operators)) fields.add(path.split(".")[0]!);
+  return fields;
+}
+
 /**
  * The Update a PATCH's `updates` (as the hooks left them) makes. Plain sub-documents merge into
  * the stored ones (MERGE_NESTED_DOCUMENTS) as dotted paths, so the store merges them in its own

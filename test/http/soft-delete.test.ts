@@ -28,6 +28,7 @@ const settings: Settings = {
       },
     },
     plain: { soft_delete: false, schema: { name: { type: "string" } } },
+    counters: { resource_methods: ["GET", "POST", "PATCH"], update_operators: ["$inc", "$set"], patch_by_filter: true, schema: { name: { type: "string", unique: true }, n: { type: "integer" } } },
   },
 };
 
@@ -128,6 +129,25 @@ describe("soft delete", () => {
     const found = await api.get("/items/shadow");
     expect(found.status).toBe(200);
     expect(await json(found)).toMatchObject({ _id: live._id, name: "new" });
+  });
+
+  it("refuses a restore by update operators or by filter that would bring back a unique value another document took", async () => {
+    const first = await created("/counters", { name: "taken", n: 1 });
+    await removed(`/counters/${first._id}`, first._etag);
+    const second = await created("/counters", { name: "taken", n: 2 });
+    const deleted = await json(await api.get(`/counters/${first._id}`));
+    const operated = await api.patch(`/counters/${first._id}`, { $inc: { n: 1 } }, { "If-Match": deleted._etag });
+    expect(operated.status).toBe(422);
+    expect(await json(operated)).toEqual({ _status: "ERR", _issues: { name: "value 'taken' is not unique" } });
+    const where = encodeURIComponent(JSON.stringify({ _deleted: true, n: 1 }));
+    const byFilter = await api.patch(`/counters?where=${where}`, {});
+    expect(byFilter.status).toBe(422);
+    expect(await json(byFilter)).toMatchObject({ _status: "ERR", _items: [{ _id: first._id, _status: "ERR", _issues: { name: "value 'taken' is not unique" } }] });
+    const live = await json(await api.get(`/counters?where=${encodeURIComponent('{"name": "taken"}')}`));
+    expect(live._items.map((item: { _id: string }) => item._id)).toEqual([second._id]);
+    // Sending another value for it, the document comes back.
+    const renamed = await api.patch(`/counters/${first._id}`, { name: "taken before", $inc: { n: 1 } }, { "If-Match": deleted._etag });
+    expect(renamed.status, await renamed.clone().text()).toBe(200);
   });
 
   it("refuses references to deleted documents and embeds them as null", async () => {

@@ -115,8 +115,10 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // embedded store and SQLite, and MongoDB's versions and oplog recorded that result. Plus 0.2 KB
 // for a soft delete and a PATCH merging a sub-document that send the store only what they change
 // (src/methods/merged-paths.ts): on MongoDB every value they wrote back lost its BSON type, an
-// Int64 or a double holding a whole number becoming an int32.
-const TARGET_GZIP = 123.3 * 1024;
+// Int64 or a double holding a whole number becoming an int32. Plus 0.1 KB for a restore by update
+// operators or by filter checked for the unique values another document took meanwhile, as an
+// item PATCH's restore is (they brought back two live documents with one unique value).
+const TARGET_GZIP = 123.4 * 1024;
 
 let dir: string;
 let build: WorkerBuild;
