@@ -126,6 +126,8 @@ describe("document versioning", () => {
     // written before versioning was turned on.
     const none = await json(await api.get(`/notes/${id}?version=all&where={"title":"never"}`));
     expect(none._items.map((v: { _version: number }) => v._version)).toEqual([3]);
+    // Built as Eve's build_response_document builds it: its self link only.
+    expect(none._items[0]._links).toEqual({ self: { title: "Note", href: `notes/${id}?version=3` } });
     const bad = await api.get(`/notes/${id}?version=all&where={"title":`);
     expect(bad.status).toBe(400);
     expect((await json(bad))._status).toBe("ERR");
