@@ -3,7 +3,7 @@
 import type { Filter, Projection, Sort } from "../drivers/types.ts";
 import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, SETTING_ALIASES, type GlobalConfig } from "./defaults.ts";
 import { oplogDefinition } from "./oplog.ts";
-import { converterRegex, parseUrlParams, displayUrl, type PathParam } from "./urls.ts";
+import { converterRegex, parseUrlParams, displayUrl, resourceUrl, type PathParam } from "./urls.ts";
 import { compileFieldRules, withSiblingRules, type FieldRuleTree } from "./field-rules.ts";
 import type { CountStrategy, UpdateOperatorName } from "./opt-in.ts";
 import type { HttpMethod, ResourceSettings, Schema, Settings, SortSetting } from "./types.ts";
@@ -141,7 +141,7 @@ function cascade(def: ResourceSettings, globals: GlobalConfig): Cascaded {
 export function normalizeResource(name: string, def: ResourceSettings, globals: GlobalConfig): Resource {
   const empty = Object.keys(def).length === 0;
   const cascaded = cascade(def, globals);
-  const url = (def.url ?? name).replace(/^\/+|\/+$/g, "");
+  const url = resourceUrl(name, def.url);
   const schema: Schema = { ...(def.schema ?? {}) };
   const allowUnknown = cascaded.allow_unknown as boolean;
   const datasource = def.datasource ?? {};

@@ -33,6 +33,32 @@ export function converterRegex(spec: string): string {
   return match ? match[2]! : spec;
 }
 
+/** A resource's url as routed: its own `url`, else its name, without surrounding slashes. */
+export function resourceUrl(name: string, url: string | undefined): string {
+  return (url ?? name).replace(/^\/+|\/+$/g, "");
+}
+
+/**
+ * Why a resource url cannot be routed as written, or null: urlParts reads only the named regex
+ * form, so any other angle-bracket segment (Werkzeug's `<int:id>`, `<id>`, an unnamed regex)
+ * would be matched as literal text.
+ */
+export function urlProblem(url: string): string | null {
+  for (const part of urlParts(url)) {
+    if (typeof part === "string") {
+      const segment = /<[^>]*>?|>/.exec(part);
+      if (segment) return `has segment '${segment[0]}': the one form supported is <regex("…"):name> (docs/endpoints.md)`;
+      continue;
+    }
+    try {
+      new RegExp(part.pattern);
+    } catch (error) {
+      return `has segment '${part.name}' whose regex is invalid: ${(error as Error).message}`;
+    }
+  }
+  return null;
+}
+
 export function urlParts(url: string): UrlPart[] {
   const parts: UrlPart[] = [];
   let last = 0;

@@ -8,7 +8,8 @@ import { compileDateFormat } from "../render/dates.ts";
 import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
 import { indexDefinition } from "./indexes.ts";
 import { anything, bool, int, isObject, listOf, name, nullable, object, oneOf, oneOrMany, show, strings, text, type Check } from "./checks.ts";
-import { converterRegex } from "./urls.ts";
+import { converterRegex, urlProblem } from "./urls.ts";
+import { nameClashes, urlClashes } from "./consistency.ts";
 import { OPT_IN_CHECKS, pagingProblems } from "./opt-in.ts";
 import { fieldRuleProblems, schemaHoldsItems } from "./field-rules.ts";
 import { PREFIXED_DB_KEYS, type Settings } from "./types.ts";
@@ -187,7 +188,7 @@ const datasourceKeys: Record<string, Check> = {
 
 /** Checks of resource keys without a global counterpart. */
 const RESOURCE_CHECKS: Record<(typeof RESOURCE_ONLY_KEYS)[number], Check> = {
-  url: name,
+  url: (v) => name(v) ?? urlProblem(v as string),
   item_title: name,
   resource_title: name,
   additional_lookup: (v) => {
@@ -262,6 +263,7 @@ class Validator {
       if (!isObject(def)) this.problems.push(`Resource '${resource}': the definition must be an object (got ${show(def)})`);
       else this.resource(resource, def);
     }
+    this.problems.push(...urlClashes(this.domain), ...nameClashes(this.domain, this.globals));
   }
 
   private checkValue(label: string, value: unknown, check: Check): void {

@@ -195,6 +195,56 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
     ]);
   });
 
+  it("two routed resources at one url, given or taken from a name", () => {
+    const clash = "Resources 'a' and 'b' have the same url 'x': every request would go to 'a'";
+    expect(problems((s) => Object.assign(s.DOMAIN!, { a: { url: "x", schema: { n: { type: "string" } } }, b: { url: "x", schema: { m: { type: "integer" } } } }))).toEqual([clash]);
+    expect(problems((s) => (s.DOMAIN!.works!.url = "/people/"))).toEqual(["Resources 'people' and 'works' have the same url 'people': every request would go to 'people'"]);
+    // Urls are compared as written; an internal resource has no route.
+    const sub = (pattern: string) => ({ url: `p/<regex("${pattern}"):pid>/q`, schema: {} });
+    expect(problems((s) => Object.assign(s.DOMAIN!, { a: sub("[0-9]+"), b: sub("[a-z]+"), c: { url: "people", internal_resource: true } }))).toEqual([]);
+  });
+
+  it("meta and envelope field names that one object holds side by side", () => {
+    expect(problems((s) => ((s as Record<string, unknown>).LINKS = "_meta"))).toEqual([
+      "Settings 'META' and 'LINKS' are both '_meta': one would overwrite the other in collection responses",
+    ]);
+    expect(problems((s) => ((s as Record<string, unknown>).ETAG = "_id"))).toEqual([
+      "Settings 'ID_FIELD' and 'ETAG' are both '_id': one would overwrite the other in stored documents and in responses",
+    ]);
+    expect(problems((s) => (people(s).id_field = "_updated"))).toEqual([
+      "Resource 'people': settings 'id_field' and 'LAST_UPDATED' are both '_updated': one would overwrite the other in stored documents and in responses",
+    ]);
+    // VERSION only where versioning is on (notes); META and ERROR are in no response together.
+    expect(problems((s) => Object.assign(s, { VERSION: "_v", LATEST_VERSION: "_v" }))).toEqual([
+      "Settings 'VERSION' and 'LATEST_VERSION' are both '_v': one would overwrite the other in stored documents and in responses",
+    ]);
+    expect(problems((s) => Object.assign(s, { DELETED: "_created" }, void delete s.DOMAIN!.notes))).toEqual([]);
+    expect(problems((s) => Object.assign(s, { ERROR: "_meta" }))).toEqual([]);
+  });
+
+  it("two query parameters of one name", () => {
+    expect(problems((s) => Object.assign(s, { QUERY_WHERE: "q", QUERY_SORT: "q" }))).toEqual([
+      "Settings 'QUERY_WHERE' and 'QUERY_SORT' are both 'q': a request could not give them different values",
+    ]);
+    expect(problems((s) => Object.assign(s, { JSONP_ARGUMENT: "page" }))).toEqual([
+      "Settings 'QUERY_PAGE' and 'JSONP_ARGUMENT' are both 'page': a request could not give them different values",
+    ]);
+    // The cursor parameter is read only where cursors are on.
+    expect(problems((s) => Object.assign(s, { PAGINATION_CURSOR_PARAM: "page" }))).toEqual([]);
+  });
+
+  it("a url segment in angle brackets other than the named regex, and a named regex that does not compile", () => {
+    for (const url of ["p/<int:pid>/q", "r/<pid>/q", 't/<regex("[0-9]+")>/q']) {
+      const segment = /<[^>]*>/.exec(url)![0];
+      expect(problems((s) => (people(s).url = url))).toEqual([
+        `Resource 'people': setting 'url' has segment '${segment}': the one form supported is <regex("…"):name> (docs/endpoints.md) (got ${JSON.stringify(url)})`,
+      ]);
+    }
+    expect(problems((s) => (people(s).url = 'p/<regex("[0-9"):pid>/q'))).toEqual([
+      expect.stringMatching(/^Resource 'people': setting 'url' has segment 'pid' whose regex is invalid: .+ \(got "p\/<regex\(\\"\[0-9\\"\):pid>\/q"\)$/),
+    ]);
+  });
+
   it("reports every problem at once", () => {
     const error = (() => {
       try {
