@@ -75,14 +75,41 @@ const operatorLists = new WeakMap<Resource, OperatorLists>();
 function operatorListsOf(resource: Resource, config: Config): OperatorLists {
   let lists = operatorLists.get(resource);
   if (!lists) {
-    const raw = resource.raw;
     lists = {
       blacklist: new Set(config.DB_QUERY_BLACKLIST),
-      whitelist: new Set((raw.db_query_whitelist ?? raw.mongo_query_whitelist ?? config.DB_QUERY_WHITELIST) as string[]),
+      whitelist: queryWhitelist(resource.raw, config.DB_QUERY_WHITELIST),
     };
     operatorLists.set(resource, lists);
   }
   return lists;
+}
+
+/** Why a where clause may not use `key`, or null (also for a key that is no operator). */
+function operatorRefusal(key: string, blacklist: Set<string>, whitelist: Set<string>): string | null {
+  if (!key.startsWith("$")) return null;
+  if (SCRIPT_OPERATORS.has(key) || blacklist.has(key)) return `operator ${key} is banned`;
+  return KNOWN_OPERATORS.has(key) || whitelist.has(key) ? null : `unknown operator ${key}`;
+}
+
+/**
+ * Why a datasource filter cannot be run, or null: an operator MongoDB does not know (nor the
+ * resource's whitelist), or server-side JavaScript, which every read of the resource would
+ * fail on. DB_QUERY_BLACKLIST guards what clients send, not the settings: a `$regex` there runs.
+ */
+export function datasourceFilterRefusal(filter: unknown, whitelist: Set<string>): string | null {
+  if (!isPlainObject(filter) && !Array.isArray(filter)) return null;
+  for (const [key, value] of Object.entries(filter)) {
+    const refusal = (Array.isArray(filter) ? null : operatorRefusal(key, NONE, whitelist)) ?? datasourceFilterRefusal(value, whitelist);
+    if (refusal) return refusal;
+  }
+  return null;
+}
+const NONE = new Set<string>();
+
+/** The operators a resource allows beyond Eve's (its own whitelist, else DB_QUERY_WHITELIST). */
+export function queryWhitelist(raw: { db_query_whitelist?: unknown; mongo_query_whitelist?: unknown }, global: string[]): Set<string> {
+  const list = raw.db_query_whitelist ?? raw.mongo_query_whitelist ?? global;
+  return new Set(Array.isArray(list) ? list : []);
 }
 
 class WhereWalker {
@@ -106,9 +133,8 @@ class WhereWalker {
     // A dotted path's parts are levels too: a store nests an expression per part (SQLite's is bounded).
     if (depth + levelsOf(key) - 1 > this.config.MAX_JSON_DEPTH) throw badRequest("where clause nested too deeply");
     if (isRefusedKey(key)) throw badRequest(`refused key '${key}'`);
-    if (!key.startsWith("$")) return;
-    if (SCRIPT_OPERATORS.has(key) || this.blacklist.has(key)) throw badRequest(`operator ${key} is banned`);
-    if (!KNOWN_OPERATORS.has(key) && !this.whitelist.has(key)) throw badRequest(`unknown operator ${key}`);
+    const refusal = operatorRefusal(key, this.blacklist, this.whitelist);
+    if (refusal) throw badRequest(refusal);
     if (key === "$regex") checkRegex(operand);
   }
 

@@ -256,6 +256,15 @@ export const SETTING_ALIASES: Record<string, string> = {
   MONGO_WRITE_CONCERN: "DB_WRITE_CONCERN",
 };
 
+/**
+ * The prefix of a resource's database settings, or null for the unprefixed ones. Eve's default
+ * mongo_prefix is "MONGO", naming the unprefixed MONGO_* settings: spelt out, it means none.
+ */
+export function resourcePrefix(def: { db_prefix?: unknown; mongo_prefix?: unknown }): unknown {
+  if (def.db_prefix !== undefined) return def.db_prefix;
+  return def.mongo_prefix === "MONGO" ? null : (def.mongo_prefix ?? null);
+}
+
 /** The names `key` may have under `prefix`: `<PREFIX>_DB_NAME`, `<PREFIX>_MONGO_NAME`, `<PREFIX>_DBNAME`. */
 export function prefixedNames(prefix: string, key: PrefixedDbKey): string[] {
   const names = [`${prefix}_${key}`, `${prefix}_${key.replace(/^DB_/, "MONGO_")}`];

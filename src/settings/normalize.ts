@@ -1,7 +1,7 @@
 // Settings in, a fully resolved Config out: every default applied, every resource normalised
 // into a `Resource` once at start-up so that no request ever looks a default up again.
 import type { Filter, Projection, Sort } from "../drivers/types.ts";
-import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, SETTING_ALIASES, type GlobalConfig } from "./defaults.ts";
+import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, resourcePrefix, SETTING_ALIASES, type GlobalConfig } from "./defaults.ts";
 import { oplogDefinition } from "./oplog.ts";
 import { converterRegex, parseUrlParams, displayUrl, resourceUrl, type PathParam } from "./urls.ts";
 import { compileFieldRules, withSiblingRules, type FieldRuleTree } from "./field-rules.ts";
@@ -192,7 +192,7 @@ export function normalizeResource(name: string, def: ResourceSettings, globals: 
       aggregation,
     },
     internal_resource: def.internal_resource === true,
-    db_prefix: (def.db_prefix ?? def.mongo_prefix ?? null) as string | null,
+    db_prefix: resourcePrefix(def) as string | null,
     mongo_indexes: (def.mongo_indexes as Record<string, unknown> | undefined) ?? {},
     query_objectid_as_string: def.query_objectid_as_string === true,
     etag_ignore_fields: (def.etag_ignore_fields as string[] | undefined) ?? null,

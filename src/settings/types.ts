@@ -138,9 +138,10 @@ export type SortSetting = Array<[string, 1 | -1]> | string;
 
 export interface DatasourceSettings {
   source?: string;
-  filter?: Record<string, unknown>;
-  projection?: Record<string, 0 | 1>;
-  default_sort?: SortSetting;
+  /** null, Eve's default, is the same as absent. */
+  filter?: Record<string, unknown> | null;
+  projection?: Record<string, 0 | 1> | null;
+  default_sort?: SortSetting | null;
   aggregation?: { pipeline: Record<string, unknown>[] };
 }
 

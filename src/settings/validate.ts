@@ -5,11 +5,12 @@
 // not the id field, no meta fields or `$`/`.` in schema field names, data_relation naming a
 // resource) are made too. Schema rules themselves are checked by src/validation.
 import { compileDateFormat } from "../render/dates.ts";
-import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, SETTING_ALIASES } from "./defaults.ts";
+import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOURCE_ONLY_KEYS, resourcePrefix, SETTING_ALIASES } from "./defaults.ts";
 import { indexDefinition } from "./indexes.ts";
 import { anything, bool, int, isObject, listOf, name, nullable, object, oneOf, oneOrMany, show, strings, text, type Check } from "./checks.ts";
 import { converterRegex, urlProblem } from "./urls.ts";
 import { nameClashes, urlClashes } from "./consistency.ts";
+import { datasourceFilterRefusal, queryWhitelist } from "../query/where.ts";
 import { OPT_IN_CHECKS, pagingProblems } from "./opt-in.ts";
 import { fieldRuleProblems, schemaHoldsItems } from "./field-rules.ts";
 import { PREFIXED_DB_KEYS, type Settings } from "./types.ts";
@@ -177,9 +178,10 @@ function globalCheck(key: string): Check {
 
 const datasourceKeys: Record<string, Check> = {
   source: name,
-  filter: object,
-  projection: (v) => (isObject(v) && Object.values(v).every((x) => x === 0 || x === 1) ? null : "must map fields to 0 or 1"),
-  default_sort: sortSetting,
+  // Eve's defaults of these are None: null is their absence.
+  filter: nullable(object),
+  projection: nullable((v) => (isObject(v) && Object.values(v).every((x) => x === 0 || x === 1) ? null : "must map fields to 0 or 1")),
+  default_sort: nullable(sortSetting),
   aggregation: (v) =>
     isObject(v) && Array.isArray(v.pipeline) && v.pipeline.every(isObject) && (v.options === undefined || isObject(v.options))
       ? null
@@ -287,6 +289,8 @@ class Validator {
         if (check) this.checkValue(`${at} datasource '${key}'`, value, check);
         else this.problems.push(`${at} unknown datasource setting '${key}'${didYouMean(key, Object.keys(datasourceKeys))}`);
       }
+      const refusal = datasourceFilterRefusal(def.datasource.filter, queryWhitelist(def, this.globals.DB_QUERY_WHITELIST as string[]));
+      if (refusal) this.problems.push(`${at} datasource 'filter' cannot be run: ${refusal}`);
     }
 
     this.problems.push(...pagingProblems(at, def, this.globals));
@@ -303,7 +307,7 @@ class Validator {
     if (typeof authField === "string" && authField.includes(".")) this.problems.push(`${at} auth_field '${authField}' must be a top-level field`);
 
     const prefixKey = def.db_prefix !== undefined ? "db_prefix" : "mongo_prefix";
-    const prefix = def[prefixKey];
+    const prefix = resourcePrefix(def);
     if (typeof prefix === "string") {
       const present = (["DB_URI", "DB_NAME", "DB_HOST"] as const).some((key) => prefixedNames(prefix, key).some((name) => this.settings[name] !== undefined));
       if (!present) this.problems.push(`${at} ${prefixKey} '${prefix}' needs a ${prefix}_DB_URI, ${prefix}_DB_NAME or ${prefix}_DB_HOST setting`);

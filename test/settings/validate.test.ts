@@ -43,6 +43,11 @@ describe("validateSettings accepts", () => {
     expect(problems((s) => (s.RENDERERS = ["eve.render.JSONRenderer", "xml"]))).toEqual([]);
   });
 
+  it("Eve's None defaults of datasource keys and its default mongo_prefix, as written in a settings.py", () => {
+    expect(problems((s) => (people(s).datasource = { filter: null, projection: null, default_sort: null }))).toEqual([]);
+    expect(problems((s) => (people(s).mongo_prefix = "MONGO"))).toEqual([]);
+  });
+
   it("every cascading global as a lower-case resource key", () => {
     expect(
       problems((s) => Object.assign(people(s), { pagination_limit: 10, cache_control: "no-cache", soft_delete: true, allowed_filters: ["lastname"] })),
@@ -231,6 +236,15 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
     ]);
     // The cursor parameter is read only where cursors are on.
     expect(problems((s) => Object.assign(s, { PAGINATION_CURSOR_PARAM: "page" }))).toEqual([]);
+  });
+
+  it("a datasource filter with an operator MongoDB does not know or server-side JavaScript, not one only clients are refused", () => {
+    const filter = (value: Record<string, unknown>) => problems((s) => (people(s).datasource = { filter: value }));
+    expect(filter({ lastname: { $foo: 1 } })).toEqual(["Resource 'people': datasource 'filter' cannot be run: unknown operator $foo"]);
+    expect(filter({ $or: [{ lastname: "a" }, { $where: "this.a" }] })).toEqual(["Resource 'people': datasource 'filter' cannot be run: operator $where is banned"]);
+    // DB_QUERY_BLACKLIST refuses $regex to clients; a filter the settings give runs it.
+    expect(filter({ lastname: { $regex: "^A", $options: "i" }, role: { $in: ["a"] } })).toEqual([]);
+    expect(problems((s) => Object.assign(people(s), { datasource: { filter: { lastname: { $foo: 1 } } }, mongo_query_whitelist: ["$foo"] }))).toEqual([]);
   });
 
   it("a url segment in angle brackets other than the named regex, and a named regex that does not compile", () => {
