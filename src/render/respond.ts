@@ -30,7 +30,7 @@ export function rendererFormat(name: string): Format | null {
   return null;
 }
 
-/** The formats RENDERERS offers, in order; JSON alone when it lists none (Eve would answer 500). */
+/** The formats RENDERERS offers, in order (start-up refuses a list of none: Eve would answer 500). */
 export function compileOffers(config: Config): Offer[] {
   const offers: Offer[] = [];
   for (const name of config.RENDERERS) {
@@ -39,7 +39,7 @@ export function compileOffers(config: Config): Offer[] {
       if (!offers.some((o) => o.mime === mime)) offers.push({ mime, format: format! });
     }
   }
-  return offers.length > 0 ? offers : [{ mime: JSON_MIMES[0]!, format: "json" }];
+  return offers;
 }
 
 interface AcceptEntry {

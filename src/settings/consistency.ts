@@ -1,7 +1,9 @@
 // Start-up checks across settings (docs/decisions.md §1): names that must differ because they
 // share one place — a URL, an object of a response or a stored document, a query string — where
-// the second would shadow the first at request time without a word.
+// the second would shadow the first at request time without a word; and references from one
+// resource to another's fields.
 import { isObject } from "./checks.ts";
+import { didYouMean } from "./suggest.ts";
 import { resourceUrl } from "./urls.ts";
 
 type Globals = Record<string, unknown>;
@@ -80,4 +82,20 @@ export function nameClashes(domain: Record<string, unknown>, globals: Globals): 
     }
   }
   return [...problems];
+}
+
+/**
+ * Why a data_relation's `field` names no field of the resource it refers to, or null. A field
+ * the referenced documents may hold without the schema saying so is fine: any, where unknown
+ * fields are allowed; else its id, its item lookup field and the meta fields Eve sets.
+ */
+export function relationFieldProblem(field: string, target: string, def: unknown, globals: Globals): string | null {
+  if (!isObject(def)) return null;
+  const pick = (key: string) => (def[key] !== undefined ? def[key] : globals[key.toUpperCase()]);
+  if (pick("allow_unknown") === true) return null;
+  const schema = isObject(def.schema) ? Object.keys(def.schema) : [];
+  const meta = [pick("id_field"), pick("item_lookup_field"), ...["DATE_CREATED", "LAST_UPDATED", "ETAG", "VERSION", "DELETED"].map((key) => globals[key])];
+  const top = field.split(".")[0]!;
+  if (schema.includes(top) || meta.includes(top)) return null;
+  return `'field' '${field}' is not a field of resource '${target}'${didYouMean(top, schema)}`;
 }

@@ -9,7 +9,7 @@ import { CASCADING_GLOBALS, GLOBAL_DEFAULTS, prefixedDbKey, prefixedNames, RESOU
 import { indexDefinition } from "./indexes.ts";
 import { anything, bool, int, isObject, listOf, name, nullable, object, oneOf, oneOrMany, show, strings, text, type Check } from "./checks.ts";
 import { converterRegex, urlProblem } from "./urls.ts";
-import { nameClashes, urlClashes } from "./consistency.ts";
+import { nameClashes, relationFieldProblem, urlClashes } from "./consistency.ts";
 import { datasourceFilterRefusal, queryWhitelist } from "../query/where.ts";
 import { OPT_IN_CHECKS, pagingProblems } from "./opt-in.ts";
 import { fieldRuleProblems, schemaHoldsItems } from "./field-rules.ts";
@@ -88,8 +88,7 @@ const dateFormat: Check = (v) => {
   }
 };
 const renderers: Check = (v) => {
-  // An empty list is accepted: JSON is then the only format (respond.ts compileOffers).
-  if (!Array.isArray(v)) return `must list renderers (${RENDERER_NAMES.join(", ")})`;
+  if (!Array.isArray(v) || v.length === 0) return `must list at least one renderer (${RENDERER_NAMES.join(", ")})`;
   const known = (r: unknown) => typeof r === "string" && (RENDERER_NAMES.includes(r) || ["json", "xml"].includes(r.toLowerCase()));
   const bad = v.find((r) => !known(r));
   return bad === undefined ? null : `has unknown renderer ${show(bad)} (known: ${RENDERER_NAMES.join(", ")})`;
@@ -377,6 +376,10 @@ class Validator {
     const target = relation.resource;
     if (typeof target !== "string") this.problems.push(`${label} needs 'resource', the name of a resource`);
     else if (!(target in this.domain)) this.problems.push(`${label} names unknown resource '${target}'${didYouMean(target, Object.keys(this.domain))}`);
+    else if (typeof relation.field === "string") {
+      const problem = relationFieldProblem(relation.field, target, this.domain[target], this.globals);
+      if (problem) this.problems.push(`${label} ${problem}`);
+    }
     if (relation.field !== undefined && typeof relation.field !== "string") this.problems.push(`${label} 'field' must be a field name`);
     for (const flag of ["embeddable", "version"]) {
       if (relation[flag] !== undefined && typeof relation[flag] !== "boolean") this.problems.push(`${label} '${flag}' must be true or false`);

@@ -4,7 +4,7 @@
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { FieldSchema, Schema } from "../settings/types.ts";
 import { compileDateFormat } from "../render/dates.ts";
-import { BUILTIN_TYPE_NAMES } from "./datatypes.ts";
+import { BUILTIN_TYPE_NAMES, builtinTypes } from "./datatypes.ts";
 import { customRule, type ValidatorExtensions } from "./extensions.ts";
 import { pyRepr } from "./pyrepr.ts";
 import { didYouMean } from "../settings/suggest.ts";
@@ -125,6 +125,9 @@ class SchemaInspector {
       const problem = check(value);
       return problem ? this.bad(field, rule, `rule '${rule}' ${problem}, got ${pyRepr(value)}`) : ok();
     };
+    if ((rule === "min" || rule === "max") && !this.numericBound(value, definition.type)) {
+      return this.bad(field, rule, `rule '${rule}' must be a number or a numeric string for a field of type ${pyRepr(definition.type)}, got ${pyRepr(value)}`);
+    }
     if (VALUE_CHECKS[rule]) return must(VALUE_CHECKS[rule]);
     switch (rule) {
       case "type":
@@ -169,6 +172,17 @@ class SchemaInspector {
       return problem ? this.bad(field, rule, `rule '${rule}' ${problem}`) : ok();
     }
     return this.bad(field, rule, `unknown rule '${rule}'${didYouMean(rule, this.ruleNames)}`);
+  }
+
+  /**
+   * Whether a bound fits a numeric field: a number, or a string its type converts into one (as
+   * compile.ts converts it). Any other string is compared with numbers never, so never enforced.
+   */
+  private numericBound(value: unknown, type: unknown): boolean {
+    const types = builtinTypes({ dateFormat: this.config.DATE_FORMAT, allowCustomGeoFields: false });
+    const names = (Array.isArray(type) ? type : [type]).map((name) => (typeof name === "string" && Object.hasOwn(types, name) ? types[name]! : null));
+    const numeric = names.length > 0 && names.every((t) => t?.json === "integer" || t?.json === "number");
+    return !numeric || typeof value !== "string" || names.some((t) => typeof t!.convert?.(value) === "number");
   }
 
   private type(value: unknown, field: string): { ok: true; value: unknown } | { ok: false } {

@@ -59,6 +59,16 @@ describe("start-up validation", () => {
     expect(start({ DOMAIN: { people: { transparent_schema_rules: true, schema: { name: { type: "string", maxlenght: 3 } } } } })).not.toThrow();
   });
 
+  it("refuses a min or max of a numeric field that no number converts from, keeps a numeric string", () => {
+    const bounded = (min: unknown, type: string | string[] = "integer"): Settings => ({ DOMAIN: { people: { schema: { age: { type, min } as never } } } });
+    expect(start(bounded("a"))).toThrow(/people.*age.*rule 'min' must be a number or a numeric string for a field of type 'integer', got 'a'/);
+    expect(start(bounded("1.5"))).toThrow(/rule 'min' must be a number/);
+    expect(start(bounded("18"))).not.toThrow();
+    expect(start(bounded("1.5", "number"))).not.toThrow();
+    // Strings compare with strings: a string bound of a string field is Cerberus' own.
+    expect(start(bounded("a", "string"))).not.toThrow();
+  });
+
   it("accepts Eve's MONGO_* spellings", () => {
     expect(start({ MONGO_DBNAME: "legacy", MONGO_QUERY_BLACKLIST: ["$where"], DOMAIN: {} })).not.toThrow();
   });

@@ -128,7 +128,9 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
       ["VALIDATION_ERROR_STATUS", 200, /must be an integer from 400 to 599/],
       ["DB_PORT", 70000, /from 1 to 65535/],
       ["MONGO_PORT", "27017", /^Setting 'MONGO_PORT' must be an integer from 1 to 65535/],
-      ["RENDERERS", "json", /must list renderers/],
+      ["RENDERERS", "json", /must list at least one renderer/],
+      // SPEC "Limits" 2: at least one renderer stays enabled.
+      ["RENDERERS", [], /^Setting 'RENDERERS' must list at least one renderer/],
       ["RENDERERS", ["json", "yaml"], /unknown renderer "yaml"/],
       ["DATE_FORMAT", "%Q", /not a usable date format/],
       ["X_DOMAINS_RE", ["*"], /must be a regular expression or a list of regular expressions/],
@@ -257,6 +259,16 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
     expect(problems((s) => (people(s).url = 'p/<regex("[0-9"):pid>/q'))).toEqual([
       expect.stringMatching(/^Resource 'people': setting 'url' has segment 'pid' whose regex is invalid: .+ \(got "p\/<regex\(\\"\[0-9\\"\):pid>\/q"\)$/),
     ]);
+  });
+
+  it("a data_relation field the referenced schema lacks", () => {
+    expect(problems((s) => (s.DOMAIN!.works!.schema!.owner!.data_relation = { resource: "people", field: "lastnmae" }))).toEqual([
+      "Resource 'works': field 'owner': data_relation 'field' 'lastnmae' is not a field of resource 'people' (did you mean 'lastname'?)",
+    ]);
+    for (const field of ["lastname", "_id", "_created", "location.city"]) {
+      expect(problems((s) => (s.DOMAIN!.works!.schema!.owner!.data_relation = { resource: "people", field })), field).toEqual([]);
+    }
+    expect(problems((s) => Object.assign(people(s), { allow_unknown: true }, void (s.DOMAIN!.works!.schema!.owner!.data_relation = { resource: "people", field: "nick" })))).toEqual([]);
   });
 
   it("reports every problem at once", () => {
