@@ -117,9 +117,8 @@ const ROOT = new URL("../../", import.meta.url).pathname;
 // (src/methods/merged-paths.ts): on MongoDB every value they wrote back lost its BSON type, an
 // Int64 or a double holding a whole number becoming an int32. Plus 0.1 KB for a restore by update
 // operators or by filter checked for the unique values another document took meanwhile, as an
-// item PATCH's restore is (they brought back two live documents with one unique value).
-// Plus 0.8 KB for settings that
-// started and then went wrong at request time refused at start-up (src/settings/consistency.ts):
+// item PATCH's restore is (they brought back two live documents with one unique value). Plus
+// 0.8 KB for settings that started and then went wrong at request time refused at start-up (src/settings/consistency.ts):
 // two resources at one url (every request went to the first), meta, envelope or query parameter
 // names alike (one overwrote the other in every document, response or request), and url segments
 // other than the named regex (served as literal text). Plus 0.2 KB for a datasource filter's
