@@ -20,7 +20,7 @@ function encode(value: unknown): string {
 const DEFAULT_DATABASE = "everest";
 
 /** Settings that, given without DB_URI or DB_DRIVER, name a MongoDB server, as in Eve. */
-const MONGODB_KEYS = ["DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "DB_AUTH_SOURCE"] as const;
+const MONGODB_KEYS = ["DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "DB_AUTH_SOURCE", "DB_REPLICA_SET"] as const;
 
 /**
  * `<PREFIX>_DB_*` (or unprefixed DB_*) settings → a URI and a database name (docs/decisions.md §7):
@@ -46,10 +46,14 @@ export function databaseSettings(config: Config, prefix: string | null): Databas
     const user = read("DB_USERNAME");
     const password = read("DB_PASSWORD");
     const auth = user ? `${encode(user)}${password ? ":" + encode(password) : ""}@` : "";
-    const host = read("DB_HOST") ?? "localhost";
     const port = read("DB_PORT") ?? 27017;
-    const authSource = read("DB_AUTH_SOURCE");
-    return { uri: `mongodb://${auth}${host}:${port}/${authSource ? `?authSource=${encode(authSource)}` : ""}`, database: name };
+    // A replica set's members, as pymongo takes them in one string ("a:27017,b:27017"); a member
+    // without its port gets DB_PORT.
+    const hosts = String(read("DB_HOST") ?? "localhost").split(",").map((host) => host.trim());
+    const members = hosts.map((host) => (/:\d+$/.test(host) ? host : `${host}:${port}`)).join(",");
+    const options = [["authSource", read("DB_AUTH_SOURCE")], ["replicaSet", read("DB_REPLICA_SET")]].filter(([, value]) => value != null);
+    const query = options.length > 0 ? `?${options.map(([key, value]) => `${key}=${encode(value)}`).join("&")}` : "";
+    return { uri: `mongodb://${auth}${members}/${query}`, database: name };
   }
   // A Data API endpoint is a base URL with a path of its own; no host/port setting can spell it.
   if (driver === "data-api") {

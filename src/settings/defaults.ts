@@ -140,6 +140,7 @@ export const GLOBAL_DEFAULTS = {
   DB_PASSWORD: null,
   DB_NAME: null,
   DB_AUTH_SOURCE: null,
+  DB_REPLICA_SET: null,
   DB_OPTIONS: {},
   // The data-api driver's key and dataSource; null leaves them to the driver (src/drivers/data-api).
   DATA_API_KEY: null,
@@ -250,6 +251,7 @@ export const SETTING_ALIASES: Record<string, string> = {
   MONGO_NAME: "DB_NAME",
   MONGO_URI: "DB_URI",
   MONGO_AUTH_SOURCE: "DB_AUTH_SOURCE",
+  MONGO_REPLICA_SET: "DB_REPLICA_SET",
   MONGO_OPTIONS: "DB_OPTIONS",
   MONGO_QUERY_BLACKLIST: "DB_QUERY_BLACKLIST",
   MONGO_QUERY_WHITELIST: "DB_QUERY_WHITELIST",

@@ -4,7 +4,7 @@ import type { OptInResourceSettings, OptInSettings } from "./opt-in.ts";
 import type { FieldAccessHook } from "./field-rules.ts";
 
 /** Database settings a db prefix may have its own of (`<PREFIX>_DB_URI`, …), by their unprefixed name. */
-export const PREFIXED_DB_KEYS = ["DB_URI", "DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "DB_AUTH_SOURCE", "DB_OPTIONS", "DB_DRIVER"] as const;
+export const PREFIXED_DB_KEYS = ["DB_URI", "DB_HOST", "DB_PORT", "DB_USERNAME", "DB_PASSWORD", "DB_NAME", "DB_AUTH_SOURCE", "DB_REPLICA_SET", "DB_OPTIONS", "DB_DRIVER"] as const;
 export type PrefixedDbKey = (typeof PREFIXED_DB_KEYS)[number];
 
 /** Eve's own spelling after a mongo_prefix (`MONGO1_DBNAME`, `MONGO1_HOST`): no `DB_`, `DBNAME` for the name. */
@@ -16,6 +16,7 @@ export const EVE_DB_SUFFIXES = {
   DB_PASSWORD: "PASSWORD",
   DB_NAME: "DBNAME",
   DB_AUTH_SOURCE: "AUTH_SOURCE",
+  DB_REPLICA_SET: "REPLICA_SET",
   DB_OPTIONS: "OPTIONS",
 } as const satisfies Partial<Record<PrefixedDbKey, string>>;
 
@@ -347,6 +348,8 @@ export interface Settings extends OptInSettings {
   DB_PASSWORD?: string | null;
   DB_NAME?: string | null;
   DB_AUTH_SOURCE?: string | null;
+  /** The replica set to connect to (`replicaSet` in the URI everest builds). */
+  DB_REPLICA_SET?: string | null;
   DB_OPTIONS?: Record<string, unknown>;
   DB_WRITE_CONCERN?: Record<string, unknown>;
   /** Eve's MONGO_* spellings of the DB_* settings. */
@@ -358,6 +361,7 @@ export interface Settings extends OptInSettings {
   MONGO_DBNAME?: string | null;
   MONGO_NAME?: string | null;
   MONGO_AUTH_SOURCE?: string | null;
+  MONGO_REPLICA_SET?: string | null;
   MONGO_OPTIONS?: Record<string, unknown>;
   MONGO_QUERY_BLACKLIST?: string[];
   MONGO_QUERY_WHITELIST?: string[];

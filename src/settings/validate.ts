@@ -147,6 +147,7 @@ const GLOBAL_CHECKS: Record<string, Check> = {
   DB_USERNAME: nullable(text),
   DB_PASSWORD: nullable(text),
   DB_AUTH_SOURCE: nullable(name),
+  DB_REPLICA_SET: nullable(name),
   DATA_API_KEY: nullable(text),
   DATA_API_SOURCE: nullable(name),
   JOURNAL_COMPACTION_RATIO: nullable((v) => (typeof v === "number" && Number.isFinite(v) && v > 1 ? null : "must be a number greater than 1")),

@@ -31,6 +31,15 @@ describe("databaseSettings", () => {
     expect(pick(settings)).toEqual({ uri: "mongodb://a%20b:p%40ss@db:27019/?authSource=admin", database: "app" });
   });
 
+  it("connects to a replica set as Eve's settings name it: MONGO_REPLICA_SET, members in MONGO_HOST", () => {
+    expect(pick({ MONGO_HOST: "db1:27017, db2:27018,db3", MONGO_PORT: 27019, MONGO_REPLICA_SET: "rs 0", MONGO_AUTH_SOURCE: "admin", MONGO_DBNAME: "app" } as Settings)).toEqual({
+      uri: "mongodb://db1:27017,db2:27018,db3:27019/?authSource=admin&replicaSet=rs%200",
+      database: "app",
+    });
+    expect(pick({ MONGO_REPLICA_SET: "rs0" } as Settings).uri).toBe("mongodb://localhost:27017/?replicaSet=rs0");
+    expect(pick({ MONGO1_HOST: "other", MONGO1_REPLICA_SET: "rs1", MONGO1_DBNAME: "one" } as Settings, "MONGO1").uri).toBe("mongodb://other:27017/?replicaSet=rs1");
+  });
+
   it("selects MongoDB when any server setting is given, as Eve does (MONGO_* spellings too)", () => {
     expect(pick({ MONGO_HOST: "db", MONGO_PORT: 27018, MONGO_DBNAME: "legacy" } as Settings)).toEqual({ uri: "mongodb://db:27018/", database: "legacy" });
     expect(pick({ DB_NAME: "app" })).toEqual({ uri: "mongodb://localhost:27017/", database: "app" });
