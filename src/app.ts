@@ -381,7 +381,7 @@ export class App {
     else if (error instanceof InvalidQueryError || error instanceof DuplicateKeyError) {
       // Refused by the database because of what the client sent: worth a record, not an alarm.
       this.logger.info(`database refused the operation: ${error.message}`, ctx, error);
-      httpError = new HttpError(error instanceof InvalidQueryError ? 400 : 409, undefined, { cause: error });
+      httpError = new HttpError(error instanceof InvalidQueryError ? error.status : 409, undefined, { cause: error });
     } else if (error instanceof DatabaseUnavailableError) {
       this.logger.error("database unavailable", ctx, error);
       if (this.operations.metrics) (await this.operations.metrics).databaseError("request");

@@ -285,10 +285,10 @@ export class DuplicateKeyError extends Error {
 
 /**
  * The database refused a filter, update or pipeline (an unknown or disallowed operator such as
- * `$where`, a malformed value); rendered as 400.
+ * `$where`, a malformed value): 400; 413 for a value larger than it takes (D1's 2 MB).
  */
 export class InvalidQueryError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown; status?: 400 | 413 }, readonly status = options?.status ?? 400) {
     super(message, options);
     this.name = "InvalidQueryError";
   }

@@ -17,7 +17,7 @@ import { COUNT_QUERY, COUNT_SCHEMA, countStatements } from "./counts.ts";
 import { failedIndex, identifier, INDEX_TABLE, indexStatements, keyValueOf, normalizeSpec, sameKeyParams, sameKeyQuery, type UniqueIndexInfo } from "./indexes.ts";
 import { sqliteMedia, MEDIA_SCHEMA } from "./media.ts";
 import { countHitStatement, expiredStatement, RATE_LIMIT_SCHEMA, RATE_LIMIT_TABLE } from "./rate-limits.ts";
-import { SqlError, unavailable, type Row, type SqlPort, type Statement } from "./port.ts";
+import { guarded, refusedTranslation, SqlError, unavailable, type Row, type SqlPort, type Statement } from "./port.ts";
 import { GUARD_SCHEMA, modifyRows, type ModifyHost } from "./modify.ts";
 import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
 import { selection, sortsInSql, type Match, type Page, type Test } from "./select.ts";
@@ -28,18 +28,6 @@ import { collectionsRead, WRITING_STAGES } from "./pipelines.ts";
 const RATE_LIMIT_SWEEP_MS = 60_000;
 /** Attempts of a conditional write whose row another writer changed in between. */
 const WRITE_ATTEMPTS = 50;
-
-/** Port failures in the contract's terms; a missing table reads as an empty collection (null). */
-async function guarded<T>(work: () => Promise<T>): Promise<T | null> {
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof SqlError)) throw error;
-    if (error.failure === "missing-table") return null;
-    if (error.failure === "unavailable") throw unavailable(error);
-    throw error;
-  }
-}
 
 function isEmpty(filter: Filter): boolean {
   return Object.keys(filter).length === 0;
@@ -101,8 +89,13 @@ export class SqliteDriver implements Driver {
     }
     const where = translateFilter(filter, await this.hint(target));
     if (where.exact) {
-      const rows = await this.read(target, { sql: `SELECT count(*) AS n FROM ${this.table(target)} WHERE ${where.sql}`, params: where.params });
-      return Number(rows[0]?.n ?? 0);
+      try {
+        const rows = await this.read(target, { sql: `SELECT count(*) AS n FROM ${this.table(target)} WHERE ${where.sql}`, params: where.params });
+        return Number(rows[0]?.n ?? 0);
+      } catch (error) {
+        // Counted by the scan below, as select() reads what SQLite refuses to translate.
+        if (!refusedTranslation(error)) throw error;
+      }
     }
     return (await this.select(target, filter, test, {})).length;
   }
@@ -316,7 +309,7 @@ export class SqliteDriver implements Driver {
     try {
       return rows.matches(await this.read(target, rows.statement), test);
     } catch (error) {
-      if (!(error instanceof SqlError)) throw error;
+      if (!refusedTranslation(error)) throw error;
       return rows.scanned(await this.read(target, rows.scan), test);
     }
   }

@@ -12,7 +12,7 @@ import { ObjectId } from "bson";
 import { UnmetRequirementError, type Change, type Doc, type Filter, type ModifyManyOptions, type Update } from "../types.ts";
 import { modifiedCopies, requirement } from "../memory/modify.ts";
 import { decodeDocument, encodeDocument, idKey } from "./codec.ts";
-import { SqlError, unavailable, type Row, type SqlPort, type Statement } from "./port.ts";
+import { refusedTranslation, SqlError, unavailable, type Row, type SqlPort, type Statement } from "./port.ts";
 import { selection, type Match, type Selection, type Test } from "./select.ts";
 import type { IndexHint } from "./translate.ts";
 
@@ -117,7 +117,7 @@ async function compareAndSwap(host: ModifyHost, rows: Selection, test: Test, upd
     try {
       matches = rows.matches(await host.read(rows.statement), test);
     } catch (error) {
-      if (!(error instanceof SqlError)) throw error;
+      if (!refusedTranslation(error)) throw error;
       matches = rows.scanned(await host.read(rows.scan), test);
     }
     if (one) matches = matches.slice(0, 1);

@@ -1,7 +1,7 @@
 // What the sqlite driver needs from a connection, so one dialect runs over every runtime's
 // SQLite: node:sqlite (Node ≥ 22.5, Deno), bun:sqlite and Cloudflare D1. Each port is a
 // module of its own, imported only when a URI needs it (index.ts).
-import { DatabaseUnavailableError } from "../types.ts";
+import { DatabaseUnavailableError, InvalidQueryError } from "../types.ts";
 
 export type SqlValue = string | number | null | Uint8Array;
 export type Row = Record<string, unknown>;
@@ -34,7 +34,7 @@ export interface SqlTransaction {
 }
 
 /** Why SQLite refused a statement, in the terms the driver acts on. */
-export type SqlFailure = "unique" | "missing-table" | "unavailable" | "other";
+export type SqlFailure = "unique" | "missing-table" | "unavailable" | "too-big" | "other";
 
 /**
  * The primary result codes that say the database cannot serve now (busy, locked, out of memory,
@@ -54,6 +54,8 @@ export function classify(error: unknown, code?: number): SqlFailure {
   if (/UNIQUE constraint failed/i.test(message)) return "unique";
   if (/no such table/i.test(message)) return "missing-table";
   if ((code !== undefined && UNAVAILABLE_CODES.has(code & 0xff)) || UNAVAILABLE_NAMES.test(message)) return "unavailable";
+  // SQLITE_TOOBIG: a value past the store's limit (D1: 2 MB) or a statement past it (D1: 100 KB).
+  if ((code !== undefined && (code & 0xff) === 18) || /SQLITE_TOOBIG|string or blob too big|statement too long/i.test(message)) return "too-big";
   return "other";
 }
 
@@ -77,4 +79,25 @@ export class SqlError extends Error {
 export function sqlError(error: unknown, code?: number): SqlError {
   if (error instanceof SqlError) return error;
   return new SqlError(classify(error, code), error instanceof Error ? error.message : String(error), { cause: error });
+}
+
+/** Port failures in the contract's terms; a missing table reads as an empty collection (null). */
+export async function guarded<T>(work: () => Promise<T>): Promise<T | null> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof SqlError)) throw error;
+    if (error.failure === "missing-table") return null;
+    if (error.failure === "unavailable") throw unavailable(error);
+    if (error.failure === "too-big") throw new InvalidQueryError(`the store refused a value or statement as too large: ${error.message}`, { cause: error, status: 413 });
+    throw error;
+  }
+}
+
+/**
+ * SQLite refused a filter's translation (nested past its limits, a statement past D1's 100 KB
+ * with long field names): the filter is then tested on a scan, so it never surfaces as an error.
+ */
+export function refusedTranslation(error: unknown): boolean {
+  return error instanceof SqlError || (error instanceof InvalidQueryError && error.status === 413);
 }
