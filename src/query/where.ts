@@ -22,22 +22,8 @@ import { invalidField, probesWithheld } from "./withheld.ts";
 import type { Mask } from "../auth/field-masks.ts";
 import { isPlainObject, isRefusedKey } from "../util/objects.ts";
 import { isObjectIdHex } from "../util/objectid.ts";
-import { SCRIPT_OPERATORS } from "../util/operators.ts";
+import { operatorRefusal, queryWhitelist } from "../util/operators.ts";
 import { levelsOf } from "../http/json-shape.ts";
-
-/** Eve's `Mongo.operators`: anything else needs the query whitelist. */
-const KNOWN_OPERATORS = new Set([
-  "$gt", "$gte", "$in", "$lt", "$lte", "$ne", "$nin", "$eq",
-  "$or", "$and", "$not", "$nor",
-  "$mod", "$regex", "$text", "$where",
-  "$options", "$search", "$language", "$caseSensitive",
-  "$diacriticSensitive", "$exists", "$type",
-  "$geoWithin", "$geoIntersects", "$near", "$nearSphere", "$centerSphere",
-  "$geometry", "$maxDistance", "$minDistance", "$box",
-  "$all", "$elemMatch", "$size",
-  "$bitsAllClear", "$bitsAllSet", "$bitsAnyClear", "$bitsAnySet",
-  "$center", "$expr",
-]);
 
 const LOGICAL = new Set(["$and", "$or", "$nor"]);
 
@@ -82,34 +68,6 @@ function operatorListsOf(resource: Resource, config: Config): OperatorLists {
     operatorLists.set(resource, lists);
   }
   return lists;
-}
-
-/** Why a where clause may not use `key`, or null (also for a key that is no operator). */
-function operatorRefusal(key: string, blacklist: Set<string>, whitelist: Set<string>): string | null {
-  if (!key.startsWith("$")) return null;
-  if (SCRIPT_OPERATORS.has(key) || blacklist.has(key)) return `operator ${key} is banned`;
-  return KNOWN_OPERATORS.has(key) || whitelist.has(key) ? null : `unknown operator ${key}`;
-}
-
-/**
- * Why a datasource filter cannot be run, or null: an operator MongoDB does not know (nor the
- * resource's whitelist), or server-side JavaScript, which every read of the resource would
- * fail on. DB_QUERY_BLACKLIST guards what clients send, not the settings: a `$regex` there runs.
- */
-export function datasourceFilterRefusal(filter: unknown, whitelist: Set<string>): string | null {
-  if (!isPlainObject(filter) && !Array.isArray(filter)) return null;
-  for (const [key, value] of Object.entries(filter)) {
-    const refusal = (Array.isArray(filter) ? null : operatorRefusal(key, NONE, whitelist)) ?? datasourceFilterRefusal(value, whitelist);
-    if (refusal) return refusal;
-  }
-  return null;
-}
-const NONE = new Set<string>();
-
-/** The operators a resource allows beyond Eve's (its own whitelist, else DB_QUERY_WHITELIST). */
-export function queryWhitelist(raw: { db_query_whitelist?: unknown; mongo_query_whitelist?: unknown }, global: string[]): Set<string> {
-  const list = raw.db_query_whitelist ?? raw.mongo_query_whitelist ?? global;
-  return new Set(Array.isArray(list) ? list : []);
 }
 
 class WhereWalker {

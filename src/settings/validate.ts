@@ -10,7 +10,7 @@ import { indexDefinition } from "./indexes.ts";
 import { anything, bool, int, isObject, listOf, name, nullable, object, oneOf, oneOrMany, show, strings, text, type Check } from "./checks.ts";
 import { converterRegex, urlProblem } from "./urls.ts";
 import { nameClashes, relationFieldProblem, urlClashes } from "./consistency.ts";
-import { datasourceFilterRefusal, queryWhitelist } from "../query/where.ts";
+import { datasourceFilterRefusal, queryWhitelist } from "../util/operators.ts";
 import { OPT_IN_CHECKS, pagingProblems } from "./opt-in.ts";
 import { fieldRuleProblems, schemaHoldsItems } from "./field-rules.ts";
 import { PREFIXED_DB_KEYS, type Settings } from "./types.ts";

@@ -1,4 +1,6 @@
-// Query operators no client may send, whatever the settings say.
+// Query operators: those MongoDB knows in a filter, and those no client may send whatever the
+// settings say; what a `where` (src/query/where.ts) and a datasource filter (src/settings/validate.ts) refuse.
+import { isPlainObject } from "./objects.ts";
 
 /** Server-side JavaScript: code that would run on the database server. */
 export const SCRIPT_OPERATORS: ReadonlySet<string> = new Set(["$where", "$function", "$accumulator"]);
@@ -15,3 +17,44 @@ export const CROSS_COLLECTION_OPERATORS: ReadonlySet<string> = new Set(["$lookup
  */
 export const UNBOUNDED_PARAMETER_OPERATORS: ReadonlySet<string> = new Set(["$range", "$reduce", "$let", "$map", "$replaceAll", "$getField", "$setField", "$unsetField"]);
 
+/** Eve's `Mongo.operators`, those of a MongoDB filter: anything else needs the query whitelist. */
+const KNOWN_OPERATORS = new Set([
+  "$gt", "$gte", "$in", "$lt", "$lte", "$ne", "$nin", "$eq",
+  "$or", "$and", "$not", "$nor",
+  "$mod", "$regex", "$text", "$where",
+  "$options", "$search", "$language", "$caseSensitive",
+  "$diacriticSensitive", "$exists", "$type",
+  "$geoWithin", "$geoIntersects", "$near", "$nearSphere", "$centerSphere",
+  "$geometry", "$maxDistance", "$minDistance", "$box",
+  "$all", "$elemMatch", "$size",
+  "$bitsAllClear", "$bitsAllSet", "$bitsAnyClear", "$bitsAnySet",
+  "$center", "$expr",
+]);
+
+/** Why a where clause may not use `key`, or null (also for a key that is no operator). */
+export function operatorRefusal(key: string, blacklist: Set<string>, whitelist: Set<string>): string | null {
+  if (!key.startsWith("$")) return null;
+  if (SCRIPT_OPERATORS.has(key) || blacklist.has(key)) return `operator ${key} is banned`;
+  return KNOWN_OPERATORS.has(key) || whitelist.has(key) ? null : `unknown operator ${key}`;
+}
+
+/**
+ * Why a datasource filter cannot be run, or null: an operator MongoDB does not know (nor the
+ * resource's whitelist), or server-side JavaScript, which every read of the resource would
+ * fail on. DB_QUERY_BLACKLIST guards what clients send, not the settings: a `$regex` there runs.
+ */
+export function datasourceFilterRefusal(filter: unknown, whitelist: Set<string>): string | null {
+  if (!isPlainObject(filter) && !Array.isArray(filter)) return null;
+  for (const [key, value] of Object.entries(filter)) {
+    const refusal = (Array.isArray(filter) ? null : operatorRefusal(key, NONE, whitelist)) ?? datasourceFilterRefusal(value, whitelist);
+    if (refusal) return refusal;
+  }
+  return null;
+}
+const NONE = new Set<string>();
+
+/** The operators a resource allows beyond Eve's (its own whitelist, else DB_QUERY_WHITELIST). */
+export function queryWhitelist(raw: { db_query_whitelist?: unknown; mongo_query_whitelist?: unknown }, global: string[]): Set<string> {
+  const list = raw.db_query_whitelist ?? raw.mongo_query_whitelist ?? global;
+  return new Set(Array.isArray(list) ? list : []);
+}
