@@ -225,8 +225,8 @@ export async function getItemInternal(services: Services, ctx: CallScope, lookup
   }
   const etag = itemEtag(config, resource, document, withheld);
   // A soft-deleted item is answered (404) with its self link only, as Eve does; so is the current
-  // document a version listing shows when no stored copy matches (eve/methods/get.py builds it
-  // with build_response_document alone).
+  // document a version listing shows when no stored copy matches (Eve's getitem builds it with
+  // build_response_document alone).
   if (resource.hateoas && !deleted && !listing && document[config.LINKS]) {
     const links =
       typeof version === "number"
