@@ -17,7 +17,10 @@ export const CROSS_COLLECTION_OPERATORS: ReadonlySet<string> = new Set(["$lookup
  */
 export const UNBOUNDED_PARAMETER_OPERATORS: ReadonlySet<string> = new Set(["$range", "$reduce", "$let", "$map", "$replaceAll", "$getField", "$setField", "$unsetField"]);
 
-/** Eve's `Mongo.operators`, those of a MongoDB filter: anything else needs the query whitelist. */
+/**
+ * Eve's `Mongo.operators`, those of a MongoDB filter, with the `$polygon` of `$geoWithin` and a
+ * query's `$comment`, which every store runs: anything else needs the query whitelist.
+ */
 const KNOWN_OPERATORS = new Set([
   "$gt", "$gte", "$in", "$lt", "$lte", "$ne", "$nin", "$eq",
   "$or", "$and", "$not", "$nor",
@@ -25,10 +28,10 @@ const KNOWN_OPERATORS = new Set([
   "$options", "$search", "$language", "$caseSensitive",
   "$diacriticSensitive", "$exists", "$type",
   "$geoWithin", "$geoIntersects", "$near", "$nearSphere", "$centerSphere",
-  "$geometry", "$maxDistance", "$minDistance", "$box",
+  "$geometry", "$maxDistance", "$minDistance", "$box", "$polygon",
   "$all", "$elemMatch", "$size",
   "$bitsAllClear", "$bitsAllSet", "$bitsAnyClear", "$bitsAnySet",
-  "$center", "$expr",
+  "$center", "$expr", "$comment",
 ]);
 
 /** Why a where clause may not use `key`, or null (also for a key that is no operator). */

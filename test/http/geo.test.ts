@@ -79,6 +79,8 @@ describe("GeoJSON queries", () => {
     expect((await names(where("places", { location: { $geoWithin: { $geometry: ITALY } } }))).sort()).toEqual(["Colosseum", "Milan", "Vatican"]);
     expect((await names(where("places", { location: { $geoWithin: { $centerSphere: [COLOSSEUM, 10 / 6378.1] } } }))).sort()).toEqual(["Colosseum", "Vatican"]);
     expect((await names(where("places", { location: { $geoWithin: { $box: [[0, 44], [10, 50]] } } }))).sort()).toEqual(["Milan", "Paris"]);
+    // A legacy polygon of coordinate pairs, and a query's $comment, which matches nothing.
+    expect((await names(where("places", { location: { $geoWithin: { $polygon: [[0, 44], [0, 50], [10, 50], [10, 44]] } }, $comment: "north" }))).sort()).toEqual(["Milan", "Paris"]);
   });
 
   it("$geoIntersects stored polygons with a point or a line", async () => {

@@ -246,6 +246,8 @@ describe("validateSettings refuses, naming setting, resource and closest name", 
     expect(filter({ $or: [{ lastname: "a" }, { $where: "this.a" }] })).toEqual(["Resource 'people': datasource 'filter' cannot be run: operator $where is banned"]);
     // DB_QUERY_BLACKLIST refuses $regex to clients; a filter the settings give runs it.
     expect(filter({ lastname: { $regex: "^A", $options: "i" }, role: { $in: ["a"] } })).toEqual([]);
+    // Operators of MongoDB's that every store runs, beyond Eve's list.
+    expect(filter({ location: { $geoWithin: { $polygon: [[0, 0], [0, 1], [1, 1]] } }, $comment: "why" })).toEqual([]);
     expect(problems((s) => Object.assign(people(s), { datasource: { filter: { lastname: { $foo: 1 } } }, mongo_query_whitelist: ["$foo"] }))).toEqual([]);
   });
 

@@ -15,6 +15,7 @@ import { ObjectId } from "bson";
 import { InvalidQueryError, STORED_VERSION, type Doc, type Filter, type Projection, type SharedDoc } from "../types.ts";
 import { assign, copyDocument, copyValue, namesOperator, shallowCopy, valueKey } from "./values.ts";
 import { setTopLevel } from "./top-level.ts";
+import { withoutKey } from "../../util/objects.ts";
 import { addToSet } from "./add-to-set.ts";
 import { isPlainObject } from "../../util/objects.ts";
 import { SCRIPT_OPERATORS } from "../../util/operators.ts";
@@ -214,8 +215,10 @@ export function idLookup(filter: Filter): ((doc: Doc) => boolean) | null {
 }
 
 /** A filter as a predicate; throws InvalidQueryError for a filter MongoDB would refuse. */
-export function compileFilter(filter: Filter): (doc: Doc) => boolean {
-  refuseScripts(filter);
+export function compileFilter(given: Filter): (doc: Doc) => boolean {
+  refuseScripts(given);
+  // A query's `$comment` annotates it for MongoDB's logs and matches nothing; mingo refuses it.
+  const filter = "$comment" in given ? withoutKey(given, "$comment") : given;
   if (Object.keys(filter).length === 0) return () => true;
   const equal = equalityTest(filter);
   if (equal) return equal;
