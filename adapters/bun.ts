@@ -3,7 +3,7 @@
 //   import { serve } from "./adapters/bun.ts";  await serve(createHandler(settings), { port: 3000 });
 // Run directly it is the `everest serve` command line (npm run serve:bun):
 //   bun adapters/bun.ts serve settings.json --port 3000
-import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, opened, serverUrl, shutdown, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
+import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, openThenListen, serverUrl, shutdown, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 /** File access for a `file:` journal with createHandler (node:fs, which Deno and Bun have too). */
 export { NodeFileAccess } from "./node-files.ts";
 
@@ -35,9 +35,9 @@ function withOrigin(request: Request, origin: string): Request {
   return request.url.startsWith("/") && !request.headers.get("host") ? new Request(origin + request.url, request) : request;
 }
 
-/** Serves the handler once its App is open (adapters/server.ts `opened`). */
+/** Serves the handler once its App is open (adapters/server.ts `openThenListen`). */
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<RunningServer> {
-  return opened(handler).then(() => listen(handler, options));
+  return openThenListen(handler, () => listen(handler, options));
 }
 
 function listen(handler: FetchHandler, options: ServeOptions): Promise<RunningServer> {

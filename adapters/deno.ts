@@ -5,7 +5,7 @@
 //   deno run --allow-net --allow-read --allow-env adapters/deno.ts serve settings.json --port 8000
 // With a journal (--db file:PATH) add --allow-write; its lock is a flock (adapters/kernel-lock.ts).
 // --allow-run only checks a holder of another runtime that has no beacon (adapters/lock-beacon.ts).
-import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, opened, serverUrl, shutdown, shuttingDownResponse, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
+import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, openThenListen, serverUrl, shutdown, shuttingDownResponse, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 /** File access for a `file:` journal with createHandler (node:fs, which Deno and Bun have too). */
 export { NodeFileAccess } from "./node-files.ts";
 
@@ -30,9 +30,9 @@ interface DenoApi {
 
 const deno = (): DenoApi => (globalThis as unknown as { Deno: DenoApi }).Deno;
 
-/** Serves the handler once its App is open (adapters/server.ts `opened`). */
+/** Serves the handler once its App is open (adapters/server.ts `openThenListen`). */
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<RunningServer> {
-  return opened(handler).then(() => listen(handler, options));
+  return openThenListen(handler, () => listen(handler, options));
 }
 
 function listen(handler: FetchHandler, options: ServeOptions): Promise<RunningServer> {

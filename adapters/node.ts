@@ -13,7 +13,7 @@ import { Server as NetServer, type AddressInfo, type Socket } from "node:net";
 import { clientGone, toRequest, type LazyRequest } from "./node-request.ts";
 import { MAX_HEADER_SIZE, refuse } from "./node-refusal.ts";
 import { writeResponse } from "./node-response.ts";
-import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, opened, serverUrl, shutdown, unreadableRequestResponse, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
+import { adapterFailure, DEFAULT_HOST, DEFAULT_PORT, onSignals, openThenListen, serverUrl, shutdown, unreadableRequestResponse, type FetchHandler, type RunningServer, type ServeOptions } from "./server.ts";
 /** File access for a `file:` journal with createHandler (node:fs, which Deno and Bun have too). */
 export { NodeFileAccess } from "./node-files.ts";
 
@@ -55,9 +55,9 @@ function endWhenIdle(socket: Carrying): void {
   );
 }
 
-/** Serves the handler once its App is open (adapters/server.ts `opened`). */
+/** Serves the handler once its App is open (adapters/server.ts `openThenListen`). */
 export function serve(handler: FetchHandler, options: ServeOptions = {}): Promise<NodeServer> {
-  return opened(handler).then(() => listen(handler, options));
+  return openThenListen(handler, () => listen(handler, options));
 }
 
 function listen(handler: FetchHandler, options: ServeOptions): Promise<NodeServer> {

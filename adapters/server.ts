@@ -56,14 +56,22 @@ export function serverUrl(host: string, port: number): string {
 }
 
 /**
- * Opens the App behind a createHandler handler before its server listens, as `everest serve`
- * always did: what cannot work (a refused Data API gateway, a damaged or locked journal, a Redis
- * that does not answer) stops start-up, where a server listening without it answered 503 to
- * every request and readiness never came. A plain function handler has nothing to open.
+ * Opens the App behind a createHandler handler, then listens, as `everest serve` always did: what
+ * cannot work (a refused Data API gateway, a damaged or locked journal, a Redis that does not
+ * answer) stops start-up, where a server listening without it answered 503 to every request and
+ * readiness never came. When either step fails the App is closed again, so that nothing it
+ * opened (a journal and its lock) outlives the failed start. A plain function handler has
+ * nothing to open.
  */
-export function opened(handler: FetchHandler): Promise<void> {
-  const app = (handler as { app?: { open(): Promise<void> } }).app;
-  return app ? app.open() : Promise.resolve();
+export async function openThenListen<T>(handler: FetchHandler, listen: () => Promise<T>): Promise<T> {
+  const app = (handler as { app?: { open(): Promise<void>; close(): Promise<void> } }).app;
+  try {
+    if (app) await app.open();
+    return await listen();
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 /** What an adapter's server does to stop: `stop` stops accepting and settles once every connection has closed; `force` closes those still open. */

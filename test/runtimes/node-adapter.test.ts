@@ -191,6 +191,25 @@ describe("node adapter: opening", () => {
   });
 });
 
+describe("node adapter: a start that fails", () => {
+  it("closes what it opened: a journal's lock is free for the next handler when the port is taken", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "everest-open-"));
+    const taken = await serve(async () => new Response("other"), { port: 0, signals: false });
+    const settings = { DB_URI: `file:${join(dir, "journal")}`, DOMAIN: { notes: {} } };
+    try {
+      const first = createHandler(settings, { services: { files: new NodeFileAccess() } });
+      await expect(serve(first, { port: Number(new URL(taken.url).port), signals: false })).rejects.toThrow(/EADDRINUSE/);
+      const second = createHandler(settings, { services: { files: new NodeFileAccess() } });
+      const running = await serve(second, { port: 0, signals: false });
+      expect((await fetch(`${running.url}/notes`)).status).toBe(200);
+      await running.close();
+    } finally {
+      await taken.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("node adapter: shutting down", () => {
   it("answers a write in flight before it closes a connection that pipelined another request after it", async () => {
     const own = createHandler({ HEALTH_ENDPOINT: "health", RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { notes: { schema: { n: { type: "integer" } } } } });
