@@ -162,7 +162,7 @@ export async function replayJournal(files: FileAccess, path: string, apply: (rec
 function damaged(path: string, line: number, cause: unknown): JournalError {
   return new JournalError(
     `the journal ${path} is damaged at line ${line} (${(cause as Error)?.message ?? cause}). ` +
-      `The lines after it hold acknowledged writes, so everest will not start from it and drop them: ` +
+      `A whole line is not a write a crash cut short (those are cut off by themselves), and it and any lines after it may hold acknowledged writes, so everest will not start from it and drop them: ` +
       `keep a copy of the file, then repair or remove line ${line} (or restore a backup) and start again.`,
     { cause },
   );
