@@ -29,7 +29,7 @@ import { checkWritablePaths, refuseUnwritable } from "../auth/field-writes.ts";
 import { checkComparedPaths } from "../auth/field-compares.ts";
 import { validationEnv } from "./post.ts";
 import { keepPathValues } from "../routing/lookup.ts";
-import { afterChange, checkBody, givenValues, hookUpdates, mergeGuards, operatorPaths, sentFields, splitBody, stampOf, storeUpdate, unmetIssues, type CheckedBody } from "./updates.ts";
+import { afterChange, checkBody, givenValues, hookUpdates, mergeGuards, operatorPaths, sentDocument, splitBody, stampOf, storeUpdate, unmetIssues, type CheckedBody } from "./updates.ts";
 
 /** What a request says in `Prefer` about a write by filter: every document, and at most how many. */
 function preferences(request: Request): { all: boolean; maxAffected: number | null } {
@@ -167,7 +167,7 @@ async function patchMatching(services: Services, ctx: CallScope, filter: Filter,
     checked ??= outcome.checked;
   });
   // A document brought back from a soft delete keeps its unique values: one another has taken refuses them all.
-  const sent = sentFields(plain, operators);
+  const sent = sentDocument(plain, operators);
   for (const original of originals) {
     const restoring = restoredDuplicates(services, ctx, original, sent);
     const issues = restoring && (await restoring);

@@ -17,7 +17,7 @@ import { checkImmutableId, conditionalWriteFailed, itemWriteMethod, loadOriginal
 import { checkRestoredUniques, patchInternal, validateWrite, validationFailure } from "./patch.ts";
 import { duplicateIssues, validationEnv } from "./post.ts";
 import { fieldMask } from "../auth/field-masks.ts";
-import { afterChange, checkBody, givenValues, hookUpdates, operatorPaths, sentFields, splitBody, stampOf, storeUpdate, unmetFailure } from "./updates.ts";
+import { afterChange, checkBody, givenValues, hookUpdates, operatorPaths, sentDocument, splitBody, stampOf, storeUpdate, unmetFailure } from "./updates.ts";
 import { checkWritablePaths } from "../auth/field-writes.ts";
 import { checkComparedPaths } from "../auth/field-compares.ts";
 import type { Issues } from "../validation/types.ts";
@@ -65,7 +65,7 @@ export async function operatorPatchInternal(services: Services, ctx: CallScope, 
     const [document, parsed] = await Promise.all([validating, parsing]);
     const { checked, issues } = checkBody(resource, given, { document, issues: plainIssues }, parsed);
     if (issues) throw validationFailure(config, issues);
-    if (resource.soft_delete && original[config.DELETED] === true) await checkRestoredUniques(services, ctx, original, sentFields(given, operators));
+    if (resource.soft_delete && original[config.DELETED] === true) await checkRestoredUniques(services, ctx, original, sentDocument(given, operators));
 
     updates = hookUpdates(config, resource, checked, time);
     const onUpdate = services.hooks.emitForResource("on_update", resource.name, updates, original);

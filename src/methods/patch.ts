@@ -6,6 +6,8 @@ import { DuplicateKeyError, type Doc, type Filter } from "../drivers/types.ts";
 import { HttpError } from "../errors.ts";
 import { documentEtag } from "../render/etag.ts";
 import { keepsUnique } from "../settings/rule-types.ts";
+import type { FieldSchema } from "../settings/types.ts";
+import { valueAt } from "../validation/walk.ts";
 import { duplicateIssues, validationEnv } from "./post.ts";
 import type { Reply } from "../render/reply.ts";
 import { requireDocument, type PayloadSource } from "../request/payload.ts";
@@ -87,24 +89,43 @@ function validated(config: Config, result: ValidationResult, original: Doc, kept
  * refuse the write; src/data/layer.ts). The issues, as the store reports a duplicate (without
  * the value of a field the caller may not read), or null when it can come back.
  */
-export function restoredDuplicates(services: Services, ctx: CallScope, original: Doc, sent: Set<string>): Promise<Issues | null> | null {
+export function restoredDuplicates(services: Services, ctx: CallScope, original: Doc, sent: Doc): Promise<Issues | null> | null {
   // Not a restore (nearly every PATCH): no promise at all.
   return ctx.resource!.soft_delete && original[services.config.DELETED] === true ? takenUniques(services, ctx, original, sent) : null;
 }
 
-async function takenUniques(services: Services, ctx: CallScope, original: Doc, sent: Set<string>): Promise<Issues | null> {
+async function takenUniques(services: Services, ctx: CallScope, original: Doc, sent: Doc): Promise<Issues | null> {
   const resource = ctx.resource!;
-  const held: Doc = {};
-  for (const [field, rules] of Object.entries(resource.schema)) if (keepsUnique(rules) && Object.hasOwn(original, field) && !sent.has(field)) held[field] = original[field];
-  if (Object.keys(held).length === 0) return null;
-  const result = await services.validators.get(resource.name)!.validate(held, "PATCH", validationEnv(services, ctx, original));
+  const validator = services.validators.get(resource.name)!;
+  const kept: Doc = {};
+  keptUniques(resource.schema, original, validator.expanded(sent), resource.merge_nested_documents, "", kept);
+  if (Object.keys(kept).length === 0) return null;
+  const result = await validator.validate(validator.expanded(kept), "PATCH", validationEnv(services, ctx, original));
   if (result.valid) return null;
-  const taken = Object.fromEntries(Object.keys(result.issues).map((field) => [field, held[field]]));
-  return duplicateIssues(new DuplicateKeyError(taken), fieldMask(ctx, resource, "read"));
+  const taken = Object.fromEntries(Object.keys(kept).filter((path) => valueAt(result.issues, path.split(".")) !== null).map((path) => [path, kept[path]]));
+  return validator.expanded(duplicateIssues(new DuplicateKeyError(taken), fieldMask(ctx, resource, "read"))) as Issues;
+}
+
+/**
+ * The unique values `stored` holds that `sent` does not give again, by dotted path, into the
+ * sub-documents a unique field may sit in: a sub-document the request sends is merged into the
+ * stored one (MERGE_NESTED_DOCUMENTS), so the stored values it does not name come back too.
+ */
+function keptUniques(schema: Record<string, FieldSchema>, stored: unknown, sent: unknown, merge: boolean, prefix: string, out: Doc): void {
+  if (!isPlainObject(stored)) return;
+  for (const [field, rules] of Object.entries(schema)) {
+    if (!Object.hasOwn(stored, field)) continue;
+    const given = isPlainObject(sent) && Object.hasOwn(sent, field) ? { value: sent[field] } : null;
+    if (keepsUnique(rules)) {
+      if (!given) out[prefix + field] = stored[field];
+    } else if (rules.type === "dict" && isPlainObject(rules.schema) && (!given || (merge && isPlainObject(given.value)))) {
+      keptUniques(rules.schema as Record<string, FieldSchema>, stored[field], given?.value, merge, `${prefix}${field}.`, out);
+    }
+  }
 }
 
 /** A 422 where the restore of the original would duplicate a unique value (restoredDuplicates). */
-export async function checkRestoredUniques(services: Services, ctx: CallScope, original: Doc, sent: Set<string>): Promise<void> {
+export async function checkRestoredUniques(services: Services, ctx: CallScope, original: Doc, sent: Doc): Promise<void> {
   const issues = await restoredDuplicates(services, ctx, original, sent);
   if (issues) throw validationFailure(services.config, issues);
 }
@@ -179,7 +200,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
   try {
     const validated = validateWrite(services, ctx, keepPathValues(ctx, resource, config, changes), original, "PATCH");
     updates = validated instanceof Promise ? await validated : validated;
-    if (resource.soft_delete && original[config.DELETED] === true) await checkRestoredUniques(services, ctx, original, new Set(Object.keys(changes)));
+    if (resource.soft_delete && original[config.DELETED] === true) await checkRestoredUniques(services, ctx, original, changes);
     updates[config.LAST_UPDATED] = now();
     // A PATCH always leaves the document live: it restores a soft-deleted one.
     if (resource.soft_delete) updates[config.DELETED] = false;

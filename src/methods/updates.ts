@@ -73,11 +73,12 @@ export function hookUpdates(config: Config, resource: Resource, checked: Checked
   return updates;
 }
 
-/** The top-level fields a request's plain fields and operators change: those a restore does not keep. */
-export function sentFields(plain: Doc, operators: Doc | null): Set<string> {
-  const fields = new Set(Object.keys(plain));
-  if (operators) for (const path of operatorPaths(operators)) fields.add(path.split(".")[0]!);
-  return fields;
+/** What a request sends: its plain fields, and each path its operators change (dotted). */
+export function sentDocument(plain: Doc, operators: Doc | null): Doc {
+  if (!operators) return plain;
+  const sent: Doc = { ...plain };
+  for (const path of operatorPaths(operators)) sent[path] = true;
+  return sent;
 }
 
 /**

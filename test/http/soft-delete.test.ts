@@ -28,7 +28,7 @@ const settings: Settings = {
       },
     },
     plain: { soft_delete: false, schema: { name: { type: "string" } } },
-    counters: { resource_methods: ["GET", "POST", "PATCH"], update_operators: ["$inc", "$set"], patch_by_filter: true, schema: { name: { type: "string", unique: true }, n: { type: "integer" } } },
+    counters: { resource_methods: ["GET", "POST", "PATCH"], update_operators: ["$inc", "$set"], patch_by_filter: true, schema: { name: { type: "string", unique: true }, n: { type: "integer" }, meta: { type: "dict", schema: { code: { type: "string", unique: true }, note: { type: "string" } } } } },
   },
 };
 
@@ -148,6 +148,24 @@ describe("soft delete", () => {
     // Sending another value for it, the document comes back.
     const renamed = await api.patch(`/counters/${first._id}`, { name: "taken before", $inc: { n: 1 } }, { "If-Match": deleted._etag });
     expect(renamed.status, await renamed.clone().text()).toBe(200);
+  });
+
+  it("refuses a restore that would bring back a unique value inside a sub-document, merged or not", async () => {
+    const first = await created("/counters", { name: "nested one", n: 7, meta: { code: "K", note: "a" } });
+    await removed(`/counters/${first._id}`, first._etag);
+    await created("/counters", { name: "nested two", meta: { code: "K" } });
+    const deleted = await json(await api.get(`/counters/${first._id}`));
+    const refusal = { _status: "ERR", _issues: { meta: { code: "value 'K' is not unique" } } };
+    for (const body of [{}, { $inc: { n: 1 } }, { meta: { note: "merged, code kept" } }]) {
+      const patched = await api.patch(`/counters/${first._id}`, body, { "If-Match": deleted._etag });
+      expect(patched.status, JSON.stringify(body)).toBe(422);
+      expect(await json(patched)).toEqual(refusal);
+    }
+    const byFilter = await api.patch(`/counters?where=${encodeURIComponent(JSON.stringify({ _deleted: true, n: 7 }))}`, { n: 8 });
+    expect(byFilter.status).toBe(422);
+    expect((await api.get(`/counters/${first._id}`)).status).toBe(404);
+    // A new code for it: the document comes back.
+    expect((await api.patch(`/counters/${first._id}`, { meta: { code: "L" } }, { "If-Match": deleted._etag })).status).toBe(200);
   });
 
   it("refuses references to deleted documents and embeds them as null", async () => {
