@@ -17,10 +17,7 @@ export const CROSS_COLLECTION_OPERATORS: ReadonlySet<string> = new Set(["$lookup
  */
 export const UNBOUNDED_PARAMETER_OPERATORS: ReadonlySet<string> = new Set(["$range", "$reduce", "$let", "$map", "$replaceAll", "$getField", "$setField", "$unsetField"]);
 
-/**
- * Eve's `Mongo.operators`, those of a MongoDB filter, with the `$polygon` of `$geoWithin` and a
- * query's `$comment`, which every store runs: anything else needs the query whitelist.
- */
+/** Eve's `Mongo.operators`: anything else needs the query whitelist. */
 const KNOWN_OPERATORS = new Set([
   "$gt", "$gte", "$in", "$lt", "$lte", "$ne", "$nin", "$eq",
   "$or", "$and", "$not", "$nor",
@@ -28,11 +25,17 @@ const KNOWN_OPERATORS = new Set([
   "$options", "$search", "$language", "$caseSensitive",
   "$diacriticSensitive", "$exists", "$type",
   "$geoWithin", "$geoIntersects", "$near", "$nearSphere", "$centerSphere",
-  "$geometry", "$maxDistance", "$minDistance", "$box", "$polygon",
+  "$geometry", "$maxDistance", "$minDistance", "$box",
   "$all", "$elemMatch", "$size",
   "$bitsAllClear", "$bitsAllSet", "$bitsAnyClear", "$bitsAnySet",
-  "$center", "$expr", "$comment",
+  "$center", "$expr",
 ]);
+
+/**
+ * MongoDB operators beyond Eve's list that every store runs: a settings' datasource filter may
+ * use them as it is, a client's `where` only where DB_QUERY_WHITELIST names them, as in Eve.
+ */
+const SETTINGS_FILTER_OPERATORS: ReadonlySet<string> = new Set(["$polygon", "$comment"]);
 
 /** Why a where clause may not use `key`, or null (also for a key that is no operator). */
 export function operatorRefusal(key: string, blacklist: Set<string>, whitelist: Set<string>): string | null {
@@ -49,7 +52,7 @@ export function operatorRefusal(key: string, blacklist: Set<string>, whitelist: 
 export function datasourceFilterRefusal(filter: unknown, whitelist: Set<string>): string | null {
   if (!isPlainObject(filter) && !Array.isArray(filter)) return null;
   for (const [key, value] of Object.entries(filter)) {
-    const refusal = (Array.isArray(filter) ? null : operatorRefusal(key, NONE, whitelist)) ?? datasourceFilterRefusal(value, whitelist);
+    const refusal = (Array.isArray(filter) || SETTINGS_FILTER_OPERATORS.has(key) ? null : operatorRefusal(key, NONE, whitelist)) ?? datasourceFilterRefusal(value, whitelist);
     if (refusal) return refusal;
   }
   return null;

@@ -23,7 +23,8 @@ function settings(): Settings {
   return {
     RESOURCE_METHODS: ["GET", "POST"],
     DOMAIN: {
-      places: { schema: { name: { type: "string" }, location: { type: "point" } } },
+      // Beyond Eve's operator list, as Eve's own settings allow them: a legacy polygon, a query's comment.
+      places: { mongo_query_whitelist: ["$polygon", "$comment"], schema: { name: { type: "string" }, location: { type: "point" } } },
       zones: { schema: { name: { type: "string" }, area: { type: "polygon" } } },
       nearby: {
         datasource: {
