@@ -2,6 +2,7 @@
 // where they exist: tests/response.py, renders.py, endpoints.py, methods/get.py and post.py).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { json, testApi } from "../support/api.ts";
+import { createHandler } from "../../src/handler.ts";
 import { EVEREST_VERSION } from "../../src/version.ts";
 import type { Settings } from "../../src/settings/types.ts";
 import packageJson from "../../package.json" with { type: "json" };
@@ -127,7 +128,8 @@ describe("content negotiation as Eve's _best_mime", () => {
     await api.close();
   });
 
+  // createHandler itself, as test/http/startup.test.ts does: a server on another runtime would refuse to start instead.
   it("refuses an empty RENDERERS at start-up: no format would be left to answer in", () => {
-    expect(() => testApi(contacts({ RENDERERS: [] }))).toThrow(/Setting 'RENDERERS' must list at least one renderer/);
+    expect(() => createHandler(contacts({ RENDERERS: [] }))).toThrow(/Setting 'RENDERERS' must list at least one renderer/);
   });
 });
