@@ -214,10 +214,7 @@ export async function patchInternal(services: Services, ctx: CallScope, lookup: 
     // Merged sub-documents go to the store as dotted paths: the values the request left alone are
     // not written back, so MongoDB keeps their BSON types (docs/decisions.md).
     const $set: Doc = {};
-    for (const key of Object.keys(updates)) {
-      if (resource.merge_nested_documents) setMerged($set, key, updates[key], original[key], false);
-      else $set[key] = updates[key];
-    }
+    for (const key of Object.keys(updates)) setMerged($set, key, updates[key], original[key], resource.merge_nested_documents, false);
 
     const conditional = writeCondition(config, resource, original, etag);
     await writeConditionally(services, ctx, where, etag, () => services.data.update(ctx, resource, conditional, { $set }));

@@ -92,10 +92,8 @@ export function storeUpdate(resource: Resource, updates: Doc, original: Doc | nu
   const update: Record<string, Doc> = {};
   const $set: Doc = (update.$set = {});
   for (const [key, value] of Object.entries(updates)) {
-    if (!key.startsWith("$")) {
-      if (resource.merge_nested_documents) setMerged($set, key, value, original?.[key], original === null);
-      else $set[key] = value;
-    } else if (key === "$currentDate") for (const path of Object.keys(value as Doc)) $set[path] = now;
+    if (!key.startsWith("$")) setMerged($set, key, value, original?.[key], resource.merge_nested_documents, original === null);
+    else if (key === "$currentDate") for (const path of Object.keys(value as Doc)) $set[path] = now;
     else update[key] = { ...(update[key] ?? {}), ...(value as Doc) };
   }
   // The request's own fields and operators were checked apart (checkBody); a hook that sets a

@@ -61,6 +61,8 @@ class SchemaInspector {
   readonly problems: Problem[] = [];
   private readonly typeNames: string[];
   private readonly ruleNames: string[];
+  /** The built-in types, made once per schema for the checks of numeric bounds. */
+  private types?: ReturnType<typeof builtinTypes>;
 
   constructor(
     private readonly resource: Resource,
@@ -179,7 +181,7 @@ class SchemaInspector {
    * compile.ts converts it). Any other string is compared with numbers never, so never enforced.
    */
   private numericBound(value: unknown, type: unknown): boolean {
-    const types = builtinTypes({ dateFormat: this.config.DATE_FORMAT, allowCustomGeoFields: false });
+    const types = (this.types ??= builtinTypes({ dateFormat: this.config.DATE_FORMAT, allowCustomGeoFields: false }));
     const names = (Array.isArray(type) ? type : [type]).map((name) => (typeof name === "string" && Object.hasOwn(types, name) ? types[name]! : null));
     const numeric = names.length > 0 && names.every((t) => t?.json === "integer" || t?.json === "number");
     return !numeric || typeof value !== "string" || names.some((t) => typeof t!.convert?.(value) === "number");
