@@ -11,6 +11,15 @@ export function isPlainPath(path: string): boolean {
   return PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path);
 }
 
+/**
+ * A value as one path segment of a URL: `%`, `?` and `#` escaped, which URL would otherwise read
+ * as an escape, the query or the fragment (an id `r2?z` would name `r2`). Other characters are
+ * left to absoluteUrl, which encodes what URL encodes.
+ */
+export function pathSegment(value: string): string {
+  return value.replace(/[%?#]/g, encodeURIComponent);
+}
+
 /** `new URL(path, origin).href`, without the parse where the path is plain. */
 export function absoluteUrl(origin: string, path: string): string {
   return isPlainPath(path) ? origin + path : new URL(path, origin).href;

@@ -19,7 +19,7 @@ import { pyStr } from "../validation/pyrepr.ts";
 import { MESSAGES } from "../validation/errors.ts";
 import { writeResponse } from "./bandwidth.ts";
 import type { Config, Resource } from "../settings/normalize.ts";
-import { absoluteUrl } from "../http/plain-path.ts";
+import { absoluteUrl, pathSegment } from "../http/plain-path.ts";
 import { objectIdHex } from "../util/objectid.ts";
 import { fieldMask, pathVisibility, type Mask } from "../auth/field-masks.ts";
 import { checkWritable } from "../auth/field-writes.ts";
@@ -182,7 +182,7 @@ export async function postInternal(services: Services, ctx: CallScope, payload: 
   if (onInserted) await onInserted;
 
   const first = documents[0]![resource.id_field];
-  const itemPath = `${services.config.basePath}/${resourceLink(config, ctx)}/${first instanceof ObjectId ? objectIdHex(first) : String(first)}`;
+  const itemPath = `${services.config.basePath}/${resourceLink(config, ctx)}/${first instanceof ObjectId ? objectIdHex(first) : pathSegment(String(first))}`;
   // Server calls (src/internal.ts) have no origin; their answer carries no headers anyway.
   const location = ctx.origin ? absoluteUrl(ctx.origin, itemPath) : itemPath;
   // Eve answers a one-document list like a single document.

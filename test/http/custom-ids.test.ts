@@ -34,6 +34,7 @@ const settings: Settings = {
     },
     people: { schema: { name: { type: "string" } } },
     tags: { item_url: 'regex("[a-z-]+")', schema: { _id: { type: "string" }, label: { type: "string" } } },
+    notes: { item_url: 'regex("[^/]+")', schema: { _id: { type: "string" }, n: { type: "integer" } } },
     counters: { item_url: 'regex("[0-9]+")', schema: { _id: { type: "integer" }, value: { type: "integer" } } },
   },
 };
@@ -115,6 +116,17 @@ describe("ids typed by the schema", () => {
     const etag = (await json(item))._etag as string;
     expect((await api.patch("/tags/red-ish", { label: "Reddish" }, { "If-Match": etag })).status).toBe(200);
     expect(await json(await api.get("/tags/red-ish"))).toMatchObject({ _id: "red-ish", label: "Reddish" });
+  });
+
+  it("a Location names the document created even when its id holds ?, # or %", async () => {
+    await api.post("/notes", [{ _id: "r2", n: 1 }, { _id: "pB", n: 2 }]);
+    for (const [id, n] of [["r2?z", 3], ["p%42", 4], ["h#1", 5], ["a b", 6]] as const) {
+      const created = await api.post("/notes", { _id: id, n });
+      expect(created.status).toBe(201);
+      const location = created.headers.get("location")!;
+      expect(location).toBe(`http://everest.test/notes/${encodeURIComponent(id)}`);
+      expect(await json(await api.get(location.slice("http://everest.test".length)))).toMatchObject({ _id: id, n });
+    }
   });
 
   it("an integer _id finds the document it created, and PUT creates one at an integer URL", async () => {
