@@ -38,11 +38,12 @@ export function compileCors(config: Config): CorsPolicy | null {
 }
 
 export function applyCors(policy: CorsPolicy | null, origin: string | null, allowMethods: string, headers: PlainHeaders): void {
-  if (!policy || !origin) return;
-  if (policy.any || policy.origins.has(origin) || policy.patterns.some((p) => p.test(origin))) {
-    headers["access-control-allow-origin"] = origin;
-    headers.vary = headers.vary ? `${headers.vary}, Origin` : "Origin";
-  }
+  if (!policy) return;
+  // Whether Allow-Origin is there at all depends on the Origin, so every answer says so: a shared
+  // cache must not hand an answer made without an Origin (or for a refused one) to an allowed site.
+  headers.vary = headers.vary ? `${headers.vary}, Origin` : "Origin";
+  if (!origin) return;
+  if (policy.any || policy.origins.has(origin) || policy.patterns.some((p) => p.test(origin))) headers["access-control-allow-origin"] = origin;
   headers["access-control-allow-headers"] = policy.allowHeaders;
   headers["access-control-expose-headers"] = policy.exposeHeaders;
   headers["access-control-allow-methods"] = allowMethods;

@@ -103,6 +103,18 @@ describe("CORS", () => {
     expect((await api.get("/people", { Origin: "https://trusted.example.evil" })).headers.get("access-control-allow-origin")).toBeNull();
   });
 
+  it("says Vary: Origin on every answer, with or without an Origin, allowed or not", async () => {
+    for (const headers of [{}, { Origin: "https://evil.example" }, { Origin: "https://good.example" }] as Array<Record<string, string>>) {
+      expect((await api.get("/people", headers)).headers.get("vary")).toBe("Origin");
+    }
+    const open = testApi(peopleSettings({ X_DOMAINS: "*" }));
+    expect((await open.get("/people")).headers.get("vary")).toBe("Origin");
+    await open.close();
+    const off = testApi(peopleSettings({}));
+    expect((await off.get("/people", { Origin: "https://good.example" })).headers.get("vary")).toBeNull();
+    await off.close();
+  });
+
   it("answers a preflight with the allowed methods", async () => {
     const response = await api.fetch("/people", { method: "OPTIONS", headers: { Origin: "https://good.example", "Access-Control-Request-Method": "POST" } });
     expect(response.status).toBe(200);
