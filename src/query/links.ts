@@ -2,7 +2,8 @@
 // eve/methods/get.py `_pagination_links` and `_other_params`): parameters in a fixed order
 // (max_results, where, sort, version, page, then the others), values as the client sent them
 // and not percent-encoded (exchange 5: `people?where={"lastname":"Doe"}`), max_results only
-// when not the default, page only past 1, embedded and projection dropped.
+// when not the default, page only past 1, embedded and projection dropped. Unlike Eve, the four
+// characters that would change what a followed link asks (`%`, `&`, `#`, `+`) are escaped.
 import type { Config, Resource } from "../settings/normalize.ts";
 import type { Paging } from "./paging.ts";
 
@@ -21,16 +22,19 @@ export interface LinkQuery {
  * Eve's `querydef`: `?max_results=…&where=…&sort=…&version=…&page=…&…`, or "" when empty. A
  * cursor (docs/paging.md) takes the page number's place.
  */
+/** A value as a link carries it: what a query string would read otherwise escaped, the rest as sent. */
+const linkValue = (value: string): string => value.replace(/[%&#+]/g, encodeURIComponent);
+
 export function querydef(query: LinkQuery, page: number, config: Config, cursor?: string): string {
   const parts: string[] = [];
   if (query.maxResults !== query.defaultMaxResults) parts.push(`${config.QUERY_MAX_RESULTS}=${query.maxResults}`);
-  if (query.where) parts.push(`${config.QUERY_WHERE}=${query.where}`);
+  if (query.where) parts.push(`${config.QUERY_WHERE}=${linkValue(query.where)}`);
   // The sort Eve itself sets for version listings is not the client's and stays out.
-  if (query.sort && !(query.version && query.sort === `[("${config.VERSION}", 1)]`)) parts.push(`${config.QUERY_SORT}=${query.sort}`);
-  if (query.version) parts.push(`${config.VERSION_PARAM}=${query.version}`);
+  if (query.sort && !(query.version && query.sort === `[("${config.VERSION}", 1)]`)) parts.push(`${config.QUERY_SORT}=${linkValue(query.sort)}`);
+  if (query.version) parts.push(`${config.VERSION_PARAM}=${linkValue(query.version)}`);
   if (cursor !== undefined) parts.push(`${config.PAGINATION_CURSOR_PARAM}=${cursor}`);
   else if (page > 1) parts.push(`${config.QUERY_PAGE}=${page}`);
-  for (const [key, value] of query.other) parts.push(`${key}=${value}`);
+  for (const [key, value] of query.other) parts.push(`${linkValue(key)}=${linkValue(value)}`);
   return parts.length ? "?" + parts.join("&") : "";
 }
 

@@ -27,6 +27,8 @@ const settings: Settings = {
     others: { schema },
     fragile: { schema, soft_delete: true },
     plain: { pagination_cursor: false, schema },
+    odd: { schema },
+    oddpaged: { pagination_cursor: false, schema, datasource: { source: "odd" } },
   },
 };
 
@@ -124,6 +126,18 @@ describe("cursor paging", () => {
     for (const name of throughout) expect(seen).toContain(name);
     const order = [...population(), { name: "zz", age: 9 } as Person].sort((a, b) => a.age - b.age || (a.name < b.name ? -1 : 1)).map((p) => p.name);
     expect(seen.filter((name) => throughout.includes(name))).toEqual(order.filter((name) => throughout.includes(name)));
+  });
+
+  it("links that ask what the request asked when the where holds %, &, # or +", async () => {
+    const odd = ["x&y", "a+b", "h#1", "50%41", "plain"];
+    expect((await api.post("/odd", odd.flatMap((name) => [{ name, age: 1 }, { name, age: 2 }]))).status).toBe(201);
+    const where = encodeURIComponent(JSON.stringify({ name: { $in: odd.slice(0, 4) } }));
+    const expected = odd.slice(0, 4).sort().flatMap((name) => [name, name]);
+    for (const resource of ["odd", "oddpaged"]) {
+      const walked = await walk(api, `/${resource}?where=${where}&max_results=3&sort=name,age&note=${encodeURIComponent("a&b")}`);
+      expect(walked.names).toEqual(expected);
+      expect(walked.pages).toEqual([3, 3, 2]);
+    }
   });
 
   it("holds the where, the datasource filter and soft delete on every page", async () => {
