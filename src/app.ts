@@ -6,7 +6,7 @@ import type { Endpoint } from "./scope.ts";
 import { DataLayer } from "./data/layer.ts";
 import { DriverPool } from "./data/pool.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
-import { HttpError, internalErrorResponse, UNREADABLE_URL } from "./errors.ts";
+import { HttpError, internalErrorResponse, isAnswerStatus, UNREADABLE_URL } from "./errors.ts";
 import { checkHookName, Hooks, type HookCallback, type HookName } from "./events/hooks.ts";
 import { afterPostHooks, readableRequest } from "./events/hook-bodies.ts";
 import { mediaFeature } from "./features/media.ts";
@@ -377,7 +377,7 @@ export class App {
 
   private async fail(ctx: RequestContext, error: unknown): Promise<Response> {
     let httpError: HttpError;
-    if (error instanceof HttpError) httpError = error;
+    if (error instanceof HttpError && isAnswerStatus(error.status)) httpError = error;
     else if (error instanceof InvalidQueryError || error instanceof DuplicateKeyError) {
       // Refused by the database because of what the client sent: worth a record, not an alarm.
       this.logger.info(`database refused the operation: ${error.message}`, ctx, error);
@@ -385,7 +385,7 @@ export class App {
     } else if (error instanceof DatabaseUnavailableError) {
       this.logger.error("database unavailable", ctx, error);
       if (this.operations.metrics) (await this.operations.metrics).databaseError("request");
-      httpError = new HttpError(503);
+      httpError = new HttpError(503, undefined, { headers: { "Retry-After": "1" } });
     } else {
       this.logger.error("unhandled error", ctx, error);
       httpError = new HttpError(500);

@@ -46,8 +46,17 @@ export class HttpError extends Error {
   }
 }
 
-/** Eve's `abort(status, description)`, for hooks and auth checks. */
+/** Statuses an error may answer with: a 1xx is no final answer, and there is none past 599. */
+export function isAnswerStatus(status: number): boolean {
+  return Number.isInteger(status) && status >= 200 && status <= 599;
+}
+
+/**
+ * Eve's `abort(status, description)`, for hooks and auth checks. Werkzeug's abort knows error
+ * statuses only: any other raises a LookupError, which Eve answers 500, and so does this.
+ */
 export function abort(status: number, message?: string, options?: { headers?: Record<string, string> }): never {
+  if (!(Number.isInteger(status) && status >= 400 && status <= 599)) throw new Error(`abort(${status}): not an HTTP error status`);
   throw new HttpError(status, message, options);
 }
 

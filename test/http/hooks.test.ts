@@ -5,7 +5,7 @@
 import type { HookName } from "../../src/events/hooks.ts";
 import { ObjectId } from "bson";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { abort } from "../../src/errors.ts";
+import { abort, HttpError } from "../../src/errors.ts";
 import { createHandler } from "../../src/handler.ts";
 import type { Doc } from "../../src/drivers/types.ts";
 import type { FieldSchema, Settings } from "../../src/settings/types.ts";
@@ -234,6 +234,20 @@ describe("callbacks", () => {
     expect((await api.put(`/people/${created._id}`, { title: "b" }, headers)).status).toBe(451);
     expect((await api.delete(`/people/${created._id}`, headers)).status).toBe(409);
     expect(await json(await api.get(`/people/${created._id}`))).toMatchObject({ title: "a", _etag: created._etag });
+  });
+
+  it("abort with a status that is no HTTP error answers 500, as Werkzeug's abort does", async () => {
+    on("on_insert_people", (documents: Doc[]) => {
+      const status = Number(documents[0]!.title);
+      if (status === 102) throw new HttpError(102);
+      abort(status);
+    });
+    for (const status of [101, 102, 200, 302, 600, 999, 3.5]) {
+      const refused = await api.post("/people", { title: String(status) });
+      expect(refused.status, String(status)).toBe(500);
+      expect(await json(refused)).toEqual({ _status: "ERR", _error: { code: 500, message: expect.any(String) } });
+    }
+    expect((await json(await api.get("/people")))._items).toEqual([]);
   });
 
   it("fail a request with 500 when they throw something other than an abort", async () => {

@@ -222,7 +222,10 @@ describe("metrics", () => {
 
   it("count database failures, of requests and of readiness probes", async () => {
     api = testApi({ ...unreachable, HEALTH_ENDPOINT: "health", METRICS_ENDPOINT: "metrics" });
-    expect((await api.get("/lost")).status).toBe(503);
+    const lost = await api.get("/lost");
+    expect(lost.status).toBe(503);
+    // A database that is away is worth trying again shortly, as the answer says.
+    expect(lost.headers.get("retry-after")).toBe("1");
     expect((await api.get("/health/ready")).status).toBe(503);
     const families = await scrape();
     expect(sample(families, "everest_database_errors_total", { source: "request" })?.value).toBe("1");
