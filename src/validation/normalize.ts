@@ -134,15 +134,26 @@ class Emitter {
   }
 }
 
+/**
+ * Coercers and default setters run synchronously, as Cerberus' do, so an async one would store
+ * its promise: refused as the server's fault (500), not reported as the client's.
+ */
+function settled<T>(value: T, what: string): T {
+  if (typeof (value as { then?: unknown } | null)?.then === "function") throw new Error(`a ${what} returned a promise; ${what}s must be synchronous`);
+  return value;
+}
+
 function runCoercers(node: FieldNode, chain: Array<(v: unknown) => unknown>, value: unknown, onError: (e: unknown) => void): unknown {
   let result = value;
   for (const coerce of chain) {
+    let next: unknown;
     try {
-      result = coerce(result);
+      next = coerce(result);
     } catch (error) {
       if (!(node.nullable && result === null)) onError(error);
       return result;
     }
+    result = settled(next, "coercer");
   }
   return result === undefined ? null : result;
 }
@@ -194,11 +205,14 @@ export function normalizeDict(dict: DictNode, document: Doc, path: Path, level: 
   for (const name of empty) {
     const node = dict.fields.get(name)!;
     if (!node.defaultSetter || storedTop(name)) continue;
+    let value: unknown;
     try {
-      document[name] = node.defaultSetter(document) ?? null;
+      value = node.defaultSetter(document);
     } catch (error) {
       out.error(extendPath(path, name), "default_setter", MESSAGES.defaultSetter(name, error));
+      continue;
     }
+    document[name] = settled(value, "default setter") ?? null;
   }
 
   normalizeMembers(out, path, document, (key) => dict.fields.get(key as string), run);

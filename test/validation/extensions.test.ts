@@ -152,3 +152,25 @@ describe.each(ENGINES)("the example of docs/validation.md (%s engine)", (engine)
     expect(ok.document).toMatchObject({ title: "Hello", slug: "hello" });
   });
 });
+
+describe("an async coercer or default setter", () => {
+  // A user's port that marks them async (an awaited lookup, say) gets the server's 500 and a
+  // log line naming the mistake, not a 422 blaming the client nor a promise stored as the value.
+  it("answers 500 and stores nothing, where it would otherwise store its promise", async () => {
+    const { createHandler } = await import("../../src/handler.ts");
+    const { createLogger } = await import("../../src/logging.ts");
+    const logged: string[] = [];
+    const handler = createHandler(
+      { RESOURCE_METHODS: ["GET", "POST"], DOMAIN: { notes: { schema: { a: { type: "string", coerce: "upper" }, b: { type: "string", default_setter: "later" } } } } },
+      {
+        validation: { coercers: { upper: async (value: unknown) => String(value).toUpperCase() }, defaultSetters: { later: async () => "x" } },
+        logger: createLogger((record) => void logged.push(String(record.error))),
+      },
+    );
+    const post = (body: unknown) => handler(new Request("http://x/notes", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body) }));
+    expect((await post({ a: "x", b: "y" })).status).toBe(500);
+    expect((await post({})).status).toBe(500);
+    expect(logged.join("\n")).toMatch(/a coercer returned a promise[\s\S]*a default setter returned a promise/);
+    expect(((await (await handler(new Request("http://x/notes"))).json()) as { _meta: { total: number } })._meta.total).toBe(0);
+  });
+});
