@@ -27,7 +27,8 @@ export async function runServeCommand(argv: string[], serve: Serve): Promise<voi
     const { url } = await serve(handler, { port: args.port, host: args.host });
     const { uri, database } = databaseSettings(handler.app.config, null);
     const store = describeStore(uri, database);
-    console.log(`everest serving ${args.file} at ${url}/ from ${store.text}`);
+    // The API's root, where its home answers: under URL_PREFIX and API_VERSION when they are set.
+    console.log(`everest serving ${args.file} at ${url}${encodeURI(handler.app.config.basePath)}/ from ${store.text}`);
     if (!store.durable) {
       console.warn(
         "WARNING the data is not durable: it is gone when the process stops. Keep it with --db file:PATH or --db sqlite:PATH, " +

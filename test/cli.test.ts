@@ -63,6 +63,12 @@ describe("everest serve", () => {
     expect(run.output).toMatch(/^\S+ 127\.0\.0\.1 "GET \/" 200 [\d.]+ms$/m);
   });
 
+  it("names the API's root when URL_PREFIX and API_VERSION put it under a path", async () => {
+    const run = await serve(file("prefixed.json", '{"URL_PREFIX": "api", "API_VERSION": "v1", "DOMAIN": {"people": {}}}'));
+    expect(run.output).toMatch(/^everest serving .*prefixed\.json at http:\/\/127\.0\.0\.1:\d+\/api\/v1\/ from /m);
+    expect(run.home).toBe(200);
+  });
+
   it("serves an Eve settings file's MONGO_HOST/MONGO_PORT/MONGO_DBNAME from MongoDB, not from memory", async () => {
     const run = await serve(file("eve.json", '{"MONGO_HOST": "127.0.0.1", "MONGO_PORT": 1, "MONGO_DBNAME": "legacy", "MONGO1_DBNAME": "other", "DOMAIN": {"people": {}}}'));
     expect(run.output).toMatch(/ from MongoDB at 127\.0\.0\.1:1, database legacy$/m);
