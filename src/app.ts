@@ -7,7 +7,7 @@ import { DataLayer } from "./data/layer.ts";
 import { DriverPool } from "./data/pool.ts";
 import { DatabaseUnavailableError, DuplicateKeyError, InvalidQueryError, type Driver, type Filter, type RuntimeServices } from "./drivers/types.ts";
 import { HttpError, internalErrorResponse, isAnswerStatus, UNREADABLE_URL } from "./errors.ts";
-import { checkHookName, Hooks, type HookCallback, type HookName } from "./events/hooks.ts";
+import { checkHookName, Hooks, type HookMap, type HookName, type HookSignatures } from "./events/hooks.ts";
 import { afterPostHooks, readableRequest } from "./events/hook-bodies.ts";
 import { mediaFeature } from "./features/media.ts";
 import { serveMedia } from "./endpoints/media.ts";
@@ -53,7 +53,7 @@ import type { Services } from "./services.ts";
 
 export interface HandlerOptions {
   /** `{event: callback | callback[]}`, Eve's event names. More can be added with `app.on`. */
-  hooks?: { [event in HookName]?: HookCallback | HookCallback[] };
+  hooks?: HookMap;
   /** A driver instance to use instead of one built from DB_URI / DB_DRIVER. */
   driver?: Driver;
   /** Runtime services (file access for the journal, fetch) injected by the adapter. */
@@ -183,7 +183,7 @@ export class App {
   }
 
   /** Subscribes a callback to an event (`on_insert`, `on_fetched_item_people`, …). */
-  on(event: HookName, callback: HookCallback): this {
+  on<E extends HookName>(event: E, callback: HookSignatures[E]): this {
     checkHookName(event, Object.keys(this.config.DOMAIN));
     this.hooks.on(event, callback);
     return this;

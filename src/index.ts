@@ -5,7 +5,7 @@ export { RequestContext } from "./context.ts";
 /** The request body as text, read once and kept for the method: what an auth check reads, never `ctx.request` itself. */
 export { readBodyText as requestBodyText } from "./request/payload.ts";
 export { HttpError, abort } from "./errors.ts";
-export { Hooks, type HookCallback, type HookName } from "./events/hooks.ts";
+export { Hooks, type HookCallback, type HookMap, type HookName, type HookSignatures } from "./events/hooks.ts";
 export type { Settings, ResourceSettings, FieldSchema, FieldType, Schema, HttpMethod, DataRelation, CustomRules, CustomTypes, PrefixedDatabaseSetting } from "./settings/types.ts";
 export type { Config, Resource } from "./settings/normalize.ts";
 export type { FieldAccessHook, FieldAccessRequest } from "./settings/field-rules.ts";

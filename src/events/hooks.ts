@@ -2,32 +2,73 @@
 // several callbacks per event run in registration order, async ones awaited. A callback aborts
 // the request by throwing (see `abort`). Registration is start-up configuration; nothing here
 // holds per-request state.
+import type { Doc, Filter } from "../drivers/types.ts";
 
-export type HookCallback = (...args: any[]) => unknown;
+/**
+ * What each event hands its callbacks after the resource name (docs/documents.md, "Event hooks");
+ * `<event>_<resource>` hands the same without it. emitForResource takes its arguments from here,
+ * so a call that fires others does not compile. Documents are typed as records, not as the
+ * schema: an on_insert's have their dates but no `_id` yet, and a projection may leave fields out.
+ */
+interface EventArguments {
+  on_pre_GET: [request: Request, lookup: Filter];
+  on_pre_POST: [request: Request];
+  on_pre_PATCH: [request: Request, lookup: Filter];
+  on_pre_PUT: [request: Request, lookup: Filter];
+  on_pre_DELETE: [request: Request, lookup: Filter];
+  on_post_GET: [request: Request, response: Response];
+  on_post_POST: [request: Request, response: Response];
+  on_post_PATCH: [request: Request, response: Response];
+  on_post_PUT: [request: Request, response: Response];
+  on_post_DELETE: [request: Request, response: Response];
+  on_fetched_resource: [response: Doc];
+  on_fetched_item: [document: Doc];
+  on_fetched_diffs: [versions: Doc[]];
+  on_insert: [documents: Doc[]];
+  on_inserted: [documents: Doc[]];
+  on_replace: [document: Doc, original: Doc];
+  on_replaced: [document: Doc, original: Doc];
+  on_update: [updates: Doc, original: Doc];
+  on_updated: [updates: Doc, original: Doc];
+  on_delete_item: [document: Doc];
+  on_deleted_item: [document: Doc];
+  on_delete_resource: [];
+  on_delete_resource_originals: [originals: Doc[], lookup: Filter];
+  on_deleted_resource: [];
+}
 
-type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+/** Events fired only once, with the resource (the aggregation endpoint) first. */
+interface GenericEventArguments {
+  before_aggregation: [pipeline: Doc[]];
+  after_aggregation: [documents: Doc[]];
+  on_oplog_push: [entries: Doc[]];
+}
 
-/** The events everest fires, each also as `<event>_<resource>` (docs/documents.md gives their arguments). */
-type ResourceEvent =
-  | `on_pre_${Method}`
-  | `on_post_${Method}`
-  | "on_fetched_resource"
-  | "on_fetched_item"
-  | "on_fetched_diffs"
-  | "on_insert"
-  | "on_inserted"
-  | "on_replace"
-  | "on_replaced"
-  | "on_update"
-  | "on_updated"
-  | "on_delete_item"
-  | "on_deleted_item"
-  | "on_delete_resource"
-  | "on_delete_resource_originals"
-  | "on_deleted_resource";
+/** The events everest fires, each also as `<event>_<resource>`. */
+type ResourceEvent = keyof EventArguments;
+
+/** A callback of arguments `Args`: what it returns is awaited, then ignored. */
+type Hook<Args extends unknown[]> = (...args: Args) => unknown;
+
+/**
+ * Each event's callback: `on_insert: (resource, documents)`, `on_insert_${string}: (documents)`.
+ * A name two patterns match must suit both: `on_delete_resource_${string}` admits the originals'
+ * callback too, so that `on_delete_resource_originals_people` gets that one.
+ */
+export type HookSignatures = { [E in ResourceEvent]: Hook<[resource: string, ...EventArguments[E]]> } & {
+  [E in keyof GenericEventArguments]: Hook<[resource: string, ...GenericEventArguments[E]]>;
+} & {
+  [E in ResourceEvent as `${E}_${string}`]: Hook<EventArguments[E]> | (E extends "on_delete_resource" ? Hook<EventArguments["on_delete_resource_originals"]> : never);
+};
 
 /** An event a hook may listen to: `on_insert`, `on_insert_people`, `on_pre_GET`, `before_aggregation`, … */
-export type HookName = ResourceEvent | `${ResourceEvent}_${string}` | "before_aggregation" | "after_aggregation" | "on_oplog_push";
+export type HookName = keyof HookSignatures;
+
+/** `{event: callback | callback[]}`, each callback typed for its event. */
+export type HookMap = { [E in HookName]?: HookSignatures[E] | HookSignatures[E][] };
+
+/** Any event's callback: the type a callback kept for several events, or of no known event, has. */
+export type HookCallback = (...args: any[]) => unknown;
 
 /** ResourceEvent, then what may follow it; a regular expression, so that the Worker's entry carries no list. */
 const EVENT = /^(on_(?:(?:pre|post)_(?:GET|POST|PATCH|PUT|DELETE)|fetched_(?:resource|item|diffs)|insert(?:ed)?|replaced?|updated?|deleted?_item|delete_resource(?:_originals)?|deleted_resource))(?:_(.+))?$/;
@@ -55,14 +96,14 @@ export class Hooks {
     return true;
   }
 
-  on(event: string, callback: HookCallback): this {
+  on<E extends HookName>(event: E, callback: HookSignatures[E]): this {
     const list = this.callbacks.get(event);
     if (list) list.push(callback);
     else this.callbacks.set(event, [callback]);
     return this;
   }
 
-  off(event: string, callback: HookCallback): this {
+  off<E extends HookName>(event: E, callback: HookSignatures[E]): this {
     const list = this.callbacks.get(event);
     if (list) this.callbacks.set(event, list.filter((c) => c !== callback));
     return this;
@@ -91,7 +132,7 @@ export class Hooks {
    * an async function: with no hooks registered (the common case) nothing is allocated at all,
    * and callers await only a promise (as FeaturePipeline.run's do).
    */
-  emitForResource(event: string, resource: string, ...args: unknown[]): Promise<void> | undefined {
+  emitForResource<E extends ResourceEvent>(event: E, resource: string, ...args: EventArguments[E]): Promise<void> | undefined {
     if (this.callbacks.size === 0) return undefined;
     return this.emitBoth(event, resource, args);
   }
@@ -102,9 +143,9 @@ export class Hooks {
   }
 
   /** Registers every `{event: callback | callback[]}` pair. */
-  register(map: Record<string, HookCallback | HookCallback[] | undefined> | undefined): this {
+  register(map: HookMap | undefined): this {
     for (const [event, value] of Object.entries(map ?? {})) {
-      if (value) for (const callback of Array.isArray(value) ? value : [value]) this.on(event, callback);
+      if (value) for (const callback of Array.isArray(value) ? value : [value]) this.on(event as HookName, callback);
     }
     return this;
   }

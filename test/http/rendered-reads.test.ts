@@ -198,11 +198,11 @@ describe("reads kept as JSON, and hooks", () => {
       await hooked.get(`/people/${_id}`);
       await hooked.get("/people");
       expect((await json(await hooked.get(`/people/${_id}`))).seen).toBeUndefined();
-      hooked.handler.app.on("on_fetched_item_people", (document: Record<string, unknown>) => {
+      hooked.handler.app.on("on_fetched_item_people", (document) => {
         document.seen = true;
       });
-      hooked.handler.app.on("on_fetched_resource_people", (response: { _items: Array<Record<string, unknown>> }) => {
-        for (const item of response._items) item.seen = true;
+      hooked.handler.app.on("on_fetched_resource_people", (response) => {
+        for (const item of response._items as Array<Record<string, unknown>>) item.seen = true;
       });
       expect((await json(await hooked.get(`/people/${_id}`))).seen).toBe(true);
       expect((await json(await hooked.get("/people")))._items[0].seen).toBe(true);

@@ -230,8 +230,8 @@ describe("versioning settings", () => {
     const seen: string[] = [];
     const api = testApi(settings(), {
       hooks: {
-        on_fetched_item_notes: (item: { _version: number }) => void seen.push(`item ${item._version}`),
-        on_fetched_diffs_notes: (items: unknown[]) => void seen.push(`diffs ${items.length}`),
+        on_fetched_item_notes: (item) => void seen.push(`item ${item._version}`),
+        on_fetched_diffs_notes: (items) => void seen.push(`diffs ${items.length}`),
       },
     });
     try {

@@ -19,6 +19,7 @@ export const IN_PROCESS_ONLY: Record<string, InProcessOnly> = {
   "test/http/access-log.test.ts": { why: "collects the access log lines with an accessLog function in HandlerOptions" },
   "test/http/hooks-logging.test.ts": { why: "collects log records with a logger function and raises errors from hooks" },
   "test/http/hooks.test.ts": { why: "subscribes callbacks with app.on in every test" },
+  "test/http/hook-types.test.ts": { why: "records what the callbacks given in HandlerOptions are handed" },
   "test/http/liveness-opening.test.ts": { why: "registers a MongoDB driver whose opening never ends, in this process" },
   "test/http/update-hooks.test.ts": { why: "subscribes callbacks with app.on, or brings a driver that fails on purpose in HandlerOptions" },
   "test/http/unique-index.test.ts": {
