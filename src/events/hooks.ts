@@ -47,8 +47,13 @@ interface GenericEventArguments {
 /** The events everest fires, each also as `<event>_<resource>`. */
 type ResourceEvent = keyof EventArguments;
 
-/** A callback of arguments `Args`: what it returns is awaited, then ignored. */
-type Hook<Args extends unknown[]> = (...args: Args) => unknown;
+/**
+ * A callback of arguments `Args`: what it returns is awaited, then ignored. Checked as a method's
+ * parameters are (both ways), so that a callback may name its documents by the user's own type
+ * (`(people: Person[]) => …`, Person a type alias of the schema's fields) while one written for
+ * another event's arguments still fails.
+ */
+type Hook<Args extends unknown[]> = { bivariant(...args: Args): unknown }["bivariant"];
 
 /**
  * Each event's callback: `on_insert: (resource, documents)`, `on_insert_${string}: (documents)`.

@@ -82,3 +82,16 @@ describe("hook types", () => {
     expect(() => handler.app.on("on_fetched_item_people", general).on("before_aggregation", general)).not.toThrow();
   });
 });
+
+describe("hook types and the user's own document types", () => {
+  it("accept a callback that names its documents by a type of the schema's fields", () => {
+    type Person = { name: string; _id?: ObjectId };
+    const handler = createHandler(settings, {
+      hooks: { on_insert_people: (people: Person[]) => void people.map((person) => person.name.length), on_fetched_item_people: (person: Person) => void person.name },
+    });
+    handler.app.on("on_inserted", (resource: string, people: Person[]) => void [resource, people]);
+    // @ts-expect-error still one document per item, not a list of them
+    handler.app.on("on_fetched_item_people", (people: Person[]) => void people);
+    expect(handler.app).toBeDefined();
+  });
+});
