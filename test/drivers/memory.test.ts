@@ -465,3 +465,42 @@ describe("createDriver", () => {
     await expect(createDriver("localhost", options)).rejects.toThrow(/no scheme/);
   });
 });
+
+describe("memory driver: $in and $nin", () => {
+  const rand = random(20261129);
+  const oids = Array.from({ length: 3 }, () => new ObjectId());
+  const scalars: unknown[] = [0, 1, 2.5, NaN, "a", "ab", "b", "", true, false, null, new Date(0), new Date(1000), ...oids];
+  const { pick, value, document } = randomDocuments(rand, scalars);
+  const list = (): unknown[] => Array.from({ length: Math.floor(rand() * 5) }, () => (rand() < 0.15 ? pick([/^a/, /b$/]) : value()));
+
+  it("match what mingo's own operators match, for any value and list", async () => {
+    const { compileFilter } = await import("../../src/drivers/memory/mingo.ts");
+    const { Context } = await import("mingo/core");
+    const query = await import("mingo/operators/query");
+    const { Query } = await import("mingo/query");
+    const reference = Context.init({ query });
+    for (let i = 0; i < 400; i++) {
+      const doc = document();
+      const operator = pick(["$in", "$nin"]);
+      const filter = { [pick(["v", "o.x", "missing"])]: { [operator]: list() } };
+      expect(compileFilter(filter)(doc), `${JSON.stringify(filter)} on ${JSON.stringify(doc)}`).toBe(new Query(filter, { context: reference }).test(doc));
+    }
+  });
+
+  it("hash the list once per filter, not once per document tested", async () => {
+    const { HashMap } = await import("mingo/util");
+    const t: Target = { collection: "many" };
+    const driver = await MemoryDriver.open({ databaseName: "everest" });
+    const docs = Array.from({ length: 200 }, (_, i) => ({ _id: new ObjectId(), n: i }));
+    await driver.insertMany(t, docs.map((doc) => ({ ...doc })));
+    const hashed = vi.spyOn(HashMap.prototype, "set");
+    try {
+      const found = await driver.find(t, { filter: { _id: { $in: docs.map((doc) => doc._id) } } });
+      expect(found).toHaveLength(200);
+      // 200 ids hashed once; mingo's own $in hashed them for each of the 200 documents (40,000).
+      expect(hashed.mock.calls.length).toBeLessThan(1_000);
+    } finally {
+      hashed.mockRestore();
+    }
+  });
+});

@@ -11,6 +11,7 @@ import { Query } from "mingo/query";
 import type { Options } from "mingo/types";
 import { update, updateMany, type Modifier } from "mingo/updater";
 import { ensureArray, MingoError, resolve } from "mingo/util";
+import { membership, type QueryOperator } from "./membership.ts";
 import { ObjectId } from "bson";
 import { InvalidQueryError, STORED_VERSION, type Doc, type Filter, type Projection, type SharedDoc } from "../types.ts";
 import { assign, copyDocument, copyValue, namesOperator, shallowCopy, valueKey } from "./values.ts";
@@ -33,7 +34,7 @@ const $mod = (selector: string, operand: unknown): ((doc: Doc) => boolean) => {
 };
 
 /** aggregation.ts and geo.ts add their operators to this context when they are loaded. */
-const context = Context.init({ query: { ...query, $mod: $mod as unknown as typeof query.$mod } });
+const context = Context.init({ query: { ...query, $mod: $mod as unknown as QueryOperator, $in: membership(false), $nin: membership(true) } });
 
 const OPTIONS: Partial<Options> = { context, scriptEnabled: false };
 
