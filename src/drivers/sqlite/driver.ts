@@ -8,20 +8,20 @@
 // between processes sharing the file or isolates sharing a D1 database.
 import { ObjectId } from "bson";
 import { retentionOf, type Retention } from "../change-log.ts";
-import { DuplicateKeyError, InvalidQueryError, type Change, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type NormalizedIndexSpec, type Target, type Update } from "../types.ts";
+import { DuplicateKeyError, InvalidQueryError, type Change, type Doc, type Driver, type Filter, type FindQuery, type IndexSpec, type MediaStore, type ModifyManyOptions, type ModifyOptions, type Target, type Update } from "../types.ts";
 import { applyUpdate, compileFilter, loadFor, nearDistance, project, runPipeline, withMingo } from "../memory/mingo.ts";
 import { copyValue, valuesAtPath } from "../memory/values.ts";
 import { SqliteChangeLog } from "./changes.ts";
 import { decodeDocument, encodeDocument, encodeValue, idKey } from "./codec.ts";
 import { COUNT_QUERY, COUNT_SCHEMA, countStatements } from "./counts.ts";
-import { failedIndex, identifier, INDEX_TABLE, indexStatements, keyValueOf, normalizeSpec, sameKeyParams, sameKeyQuery, type UniqueIndexInfo } from "./indexes.ts";
+import { failedIndex, identifier, INDEX_TABLE, indexChange, indexStatements, keyValueOf, normalizeSpec, sameKeyParams, sameKeyQuery, type RecordedSpec, type UniqueIndexInfo } from "./indexes.ts";
 import { sqliteMedia, MEDIA_SCHEMA } from "./media.ts";
 import { countHitStatement, expiredStatement, RATE_LIMIT_SCHEMA, RATE_LIMIT_TABLE } from "./rate-limits.ts";
 import { guarded, refusedTranslation, SqlError, unavailable, type Row, type SqlPort, type Statement } from "./port.ts";
 import { GUARD_SCHEMA, modifyRows, type ModifyHost } from "./modify.ts";
-import { translateFilter, translateSort, type IndexHint } from "./translate.ts";
+import { translateFilter, type IndexHint } from "./translate.ts";
 import { selection, sortsInSql, type Match, type Page, type Test } from "./select.ts";
-import { keysetFind } from "./keyset.ts";
+import { keysetFind, sortOrderBy } from "./keyset.ts";
 import { sortDocuments } from "../sort-order.ts";
 import { collectionsRead, WRITING_STAGES } from "./pipelines.ts";
 
@@ -64,7 +64,7 @@ export class SqliteDriver implements Driver {
     const test = await this.compile(query.filter);
     const near = query.sort?.length ? null : nearDistance(query.filter);
     let docs: Doc[];
-    const order = translateSort(query.sort);
+    const order = sortOrderBy(query.sort);
     const where = translateFilter(query.filter, await this.hint(target));
     if (query.after !== undefined && query.sort?.length) docs = await keysetFind(query, { table: this.table(target), where, test }, (statement) => this.read(target, statement), async () => (await this.select(target, query.filter, test, {})).map((m) => m.doc));
     else if (where.exact && order !== null && !near && (query.sortsAlike || (await sortsInSql((statement) => this.read(target, statement), this.table(target), where, query.sort)))) {
@@ -192,10 +192,10 @@ export class SqliteDriver implements Driver {
     const existing = await this.specs(table);
     const statements: Statement[] = [];
     for (const spec of indexes.map(normalizeSpec)) {
-      const before = existing.get(spec.name);
-      if (before && JSON.stringify(before) === JSON.stringify(spec)) continue;
+      const change = indexChange(existing.get(spec.name), spec);
+      if (change === "none") continue;
       existing.set(spec.name, spec);
-      statements.push(...indexStatements(table, spec, before !== undefined));
+      statements.push(...indexStatements(table, spec, change === "replace"));
     }
     if (statements.length === 0) return;
     this.hints.delete(table);
@@ -275,9 +275,9 @@ export class SqliteDriver implements Driver {
     return hint;
   }
 
-  private async specs(table: string): Promise<Map<string, NormalizedIndexSpec>> {
+  private async specs(table: string): Promise<Map<string, RecordedSpec>> {
     const rows = (await guarded(() => this.port.all({ sql: `SELECT name, spec FROM ${INDEX_TABLE} WHERE tbl = ?`, params: [table] }))) ?? [];
-    return new Map(rows.map((row) => [String(row.name), JSON.parse(String(row.spec)) as NormalizedIndexSpec]));
+    return new Map(rows.map((row) => [String(row.name), JSON.parse(String(row.spec)) as RecordedSpec]));
   }
 
   /** The operators a filter names loaded, the driver usable, the filter compiled (and checked, as mingo checks it). */

@@ -4,8 +4,9 @@
 // translated filters test (translate.ts), so that equality, $in and ranges, and their array
 // branch, can be answered from indexes. A unique index adds a UNIQUE index over the JSON text of
 // every field, where a missing field counts as null unless the index is sparse, as in MongoDB.
-// An orderOnly spec makes one index over its keys' sort expressions instead (keyset.ts), which
-// keyset reads seek.
+// An index whose keys all sort 1 or -1 also makes one index over its keys' sort expressions
+// (keyset.ts), which a read sorted on a prefix of its keys (or their reverse) walks instead of
+// sorting, as MongoDB serves a sort from an index; an orderOnly spec makes that one alone.
 // SQLite index names are `<table>/<index name>` plus a suffix, recorded in the driver's
 // `_everest_indexes` table with the spec, so a changed definition replaces the old one.
 import { InvalidQueryError, type Doc, type NormalizedIndexSpec, type Sort } from "../types.ts";
@@ -26,6 +27,24 @@ export function identifier(name: string): string {
 
 const LOOKUP_DIRECTIONS = new Set<unknown>([1, -1, "hashed"]);
 
+/**
+ * The set of SQLite indexes indexStatements makes of a spec, recorded with it: raised when it
+ * makes more of the same spec (2: a lookup index's order index), so that a database made before
+ * gets them, beside the ones it has, when the settings next declare the spec.
+ */
+const LAYOUT = 2;
+
+/** A spec as `_everest_indexes` records it. */
+export type RecordedSpec = NormalizedIndexSpec & { layout?: number };
+
+/** What declaring `spec` changes, given what is recorded under its name: nothing, indexes to add, or all of them to replace. */
+export function indexChange(recorded: RecordedSpec | undefined, spec: NormalizedIndexSpec): "none" | "add" | "replace" {
+  if (!recorded) return "add";
+  const { layout, ...before } = recorded;
+  if (JSON.stringify(before) !== JSON.stringify(spec)) return "replace";
+  return layout === LAYOUT ? "none" : "add";
+}
+
 function pathOf(field: string): string {
   const path = jsonPath(field);
   if (!path) throw new InvalidQueryError(`the sqlite driver indexes fields named with letters, digits, '_' and '-' only, not '${field}'`);
@@ -43,9 +62,9 @@ export function indexStatements(table: string, spec: NormalizedIndexSpec, replac
   const names = [`${base}/value`, `${base}/type`, `${base}/unique`, `${base}/order`];
   const statements: Statement[] = replaced ? names.map((name) => ({ sql: `DROP INDEX IF EXISTS ${identifier(name)}`, params: [] })) : [];
   const [first, direction] = spec.keys[0] ?? [];
-  const ordered = spec.orderOnly && spec.keys.every(([, d]) => d === 1 || d === -1) ? keysetIndex(identifier(table), identifier(names[3]!), spec.keys as Sort) : null;
+  const ordered = spec.keys.every(([, d]) => d === 1 || d === -1) ? keysetIndex(identifier(table), identifier(names[3]!), spec.keys as Sort) : null;
   if (ordered) statements.push(ordered);
-  else if (first !== undefined && LOOKUP_DIRECTIONS.has(direction)) {
+  if (!(ordered && spec.orderOnly) && first !== undefined && LOOKUP_DIRECTIONS.has(direction)) {
     statements.push({ sql: `CREATE INDEX IF NOT EXISTS ${identifier(names[0]!)} ON ${identifier(table)} ((doc ->> ${pathOf(first)}))`, params: [] });
     statements.push({ sql: `CREATE INDEX IF NOT EXISTS ${identifier(names[1]!)} ON ${identifier(table)} (json_type(doc, ${pathOf(first)}))`, params: [] });
   }
@@ -53,7 +72,7 @@ export function indexStatements(table: string, spec: NormalizedIndexSpec, replac
     const columns = spec.keys.map(([field]) => uniqueExpression(field, spec.sparse)).join(", ");
     statements.push({ sql: `CREATE UNIQUE INDEX IF NOT EXISTS ${identifier(names[2]!)} ON ${identifier(table)} (${columns})`, params: [] });
   }
-  statements.push({ sql: `INSERT OR REPLACE INTO ${INDEX_TABLE} (tbl, name, spec) VALUES (?, ?, ?)`, params: [table, spec.name, JSON.stringify(spec)] });
+  statements.push({ sql: `INSERT OR REPLACE INTO ${INDEX_TABLE} (tbl, name, spec) VALUES (?, ?, ?)`, params: [table, spec.name, JSON.stringify({ ...spec, layout: LAYOUT })] });
   return statements;
 }
 

@@ -1,13 +1,16 @@
-// Keyset reads in SQL (FindQuery.after). Each sort key is one expression over the stored JSON
-// whose SQLite order is MongoDB's (sort-order.ts): null and a missing value become -Infinity,
-// below every number; numbers stay numbers, strings text (SQLite's BINARY order is code point
-// order); the later types become BLOBs led by their rank's byte (documents 4, arrays 5,
-// ObjectIds 7, booleans 8, dates 9), which SQLite sorts after all text. Documents and arrays
-// sort by their JSON text there, as in translate.ts. One expression per key makes the position
-// a plain range on the first one (`key >= ?`), so with an expression index on the sort's keys
-// (an orderOnly spec, keysetIndex) SQLite seeks to the position and reads the page from there,
-// never an OFFSET. The position's own keys are computed here from the document as SQLite
-// computes them from its JSON: the two must agree for a walk to neither repeat nor skip one.
+// Sorted reads in SQL: keyset reads (FindQuery.after) and page-number ones alike. Each sort key
+// is one expression over the stored JSON whose SQLite order is MongoDB's (sort-order.ts): null
+// and a missing value become -Infinity, below every number; numbers stay numbers, strings text
+// (SQLite's BINARY order is code point order); the later types become BLOBs led by their rank's
+// byte (documents 4, arrays 5, ObjectIds 7, booleans 8, dates 9), which SQLite sorts after all
+// text. Documents and arrays sort by their JSON text there (MongoDB: field by field, and by an
+// array's least or greatest element), which a page-number read leaves to JavaScript
+// (sortApproximations). One expression per key lets an expression index over the sort's keys
+// (keysetIndex: an orderOnly spec's, or a declared index's, indexes.ts) give the rows in order,
+// so a page-number read walks it instead of sorting, and a keyset read makes the position a
+// plain range on the first key (`key >= ?`), which SQLite seeks the index to, never an OFFSET.
+// The position's own keys are computed here from the document as SQLite computes them from its
+// JSON: the two must agree for a walk to neither repeat nor skip one.
 import type { Doc, FindQuery, Sort } from "../types.ts";
 import { sortedPage } from "../sort-order.ts";
 import { decodeDocument, encodeValue } from "./codec.ts";
@@ -54,6 +57,33 @@ export function keysetColumns(sort: Sort): KeysetColumn[] | null {
 
 export function keysetOrderBy(columns: KeysetColumn[]): string {
   return columns.map((c) => `${c.expression} ${c.order}`).join(", ");
+}
+
+/** The ORDER BY of a page-number read: the keys', natural order breaking ties; null when a field name is not plain. */
+export function sortOrderBy(sort: Sort | undefined): string | null {
+  const columns = keysetColumns(sort ?? []);
+  return columns && [keysetOrderBy(columns), "rowid ASC"].filter(Boolean).join(", ");
+}
+
+/**
+ * A condition true of a row whose keys order otherwise than MongoDB: an array on a key's path
+ * (MongoDB sorts by its least or greatest element, and fans a dotted path out over a list of
+ * documents), a plain document at its end (MongoDB compares field by field), or a Decimal128
+ * below a double's range (its key ties with null's). A page-number read where one matches is
+ * sorted in JavaScript (sort-order.ts); null when a field name is not plain.
+ */
+export function sortApproximations(sort: Sort): string | null {
+  const terms: string[] = [];
+  for (const [name] of sort) {
+    const path = jsonPath(name);
+    if (!path) return null;
+    const segments = name.split(".");
+    for (let end = 1; end <= segments.length; end++) terms.push(`json_type(doc, ${sqlString(jsonPath(segments.slice(0, end).join("."))!)}) = 'array'`);
+    const at = (suffix: string) => sqlString(path + suffix);
+    const typed = ['."$oid"', '."$date"', '."$numberDecimal"'].map((key) => `json_type(doc, ${at(key)}) IS NULL`);
+    terms.push(`(json_type(doc, ${at("")}) = 'object' AND ${typed.join(" AND ")})`, `CAST(doc ->> ${at('."$numberDecimal"')} AS REAL) = ${NULL_KEY}`);
+  }
+  return terms.join(" OR ");
 }
 
 /** The index that serves a sort (names quoted): its columns are the ORDER BY's, so SQLite reads pages straight from it. */

@@ -5,7 +5,8 @@
 import type { Doc, Filter, Sort } from "../types.ts";
 import { decodeDocument } from "./codec.ts";
 import { SqlError, type Row, type SqlValue, type Statement } from "./port.ts";
-import { sortApproximations, translateFilter, type Clause, type IndexHint } from "./translate.ts";
+import { sortApproximations } from "./keyset.ts";
+import { translateFilter, type Clause, type IndexHint } from "./translate.ts";
 
 export interface Match {
   id: string;
@@ -65,7 +66,7 @@ export function selection(table: string, filter: Filter, hint: IndexHint, page: 
 
 /**
  * Whether SQL sorts `where`'s rows as MongoDB does: no row among them holds what
- * translate.ts's sortApproximations names. A read where one does is sorted in JavaScript
+ * keyset.ts's sortApproximations names. A read where one does is sorted in JavaScript
  * (sort-order.ts), as is one whose check SQLite refuses; one without pays a scan of its matches
  * for the check, beside the sort's own.
  */

@@ -1,4 +1,4 @@
-// MongoDB filters and sorts as SQL over the stored JSON (codec.ts), for what SQL can answer.
+// MongoDB filters as SQL over the stored JSON (codec.ts), for what SQL can answer (sorts: keyset.ts).
 // A translation is either exact (the rows SQL selects are the matches) or a superset, which the
 // driver narrows with the filter itself in JavaScript (mingo); a condition SQL cannot express
 // (a regular expression, geo, $expr, equality with a whole document or array, a field name
@@ -7,7 +7,7 @@
 // ([A-Za-z0-9_-]), so that SQLite can match them with the expression indexes the driver
 // creates; any other name is left to JavaScript.
 import { ObjectId } from "bson";
-import type { Filter, Sort } from "../types.ts";
+import type { Filter } from "../types.ts";
 import { encodedText, idKey } from "./codec.ts";
 import type { SqlValue } from "./port.ts";
 
@@ -301,58 +301,4 @@ export function translateFilter(filter: Filter, hint?: IndexHint): Clause {
   aliases = 0;
   const where = document(literalSubject("$"), filter, hint);
   return where.params.length > MAX_PARAMS ? ANY : where;
-}
-
-/**
- * MongoDB's order of types for the values everest stores: null (and missing) < numbers <
- * strings < documents < arrays < ObjectIds < booleans < dates. Arrays sort as a whole and
- * documents by their JSON text (MongoDB: arrays by their least or greatest element, documents
- * field by field); Decimal128 sorts by its double value.
- */
-function sortKey(subject: Subject): { rank: string; value: string } {
-  const oid = child(subject, '."$oid"');
-  const date = child(subject, '."$date"');
-  const decimal = child(subject, '."$numberDecimal"');
-  const rank = `CASE ${subject.type} WHEN 'integer' THEN 2 WHEN 'real' THEN 2 WHEN 'text' THEN 3 WHEN 'array' THEN 5 WHEN 'true' THEN 8 WHEN 'false' THEN 8 WHEN 'object' THEN CASE WHEN ${oid.type} = 'text' THEN 7 WHEN ${date.type} = 'integer' THEN 9 WHEN ${decimal.type} = 'text' THEN 2 ELSE 4 END ELSE 1 END`;
-  const value = `CASE ${subject.type} WHEN 'object' THEN coalesce(${oid.value}, ${date.value}, CAST(${decimal.value} AS REAL), ${subject.value}) ELSE ${subject.value} END`;
-  return { rank, value };
-}
-
-/** The SQL a field sorts by (its type's rank, then its value); null when the name is not plain. */
-export function sortExpressions(name: string): { rank: string; value: string } | null {
-  const path = jsonPath(name);
-  return path ? sortKey(literalSubject(path)) : null;
-}
-
-/**
- * A condition true of a row that translateSort orders otherwise than MongoDB: an array on the
- * sort's path (MongoDB sorts by its least or greatest element, and fans a dotted path out over a
- * list of documents) or a plain document at its end (MongoDB compares field by field). A read
- * where one matches is sorted in JavaScript (sort-order.ts); null when a field name is not plain.
- */
-export function sortApproximations(sort: Sort): string | null {
-  const terms: string[] = [];
-  for (const [name] of sort) {
-    const segments = name.split(".");
-    if (!jsonPath(name)) return null;
-    for (let end = 1; end <= segments.length; end++) terms.push(`${literalSubject(jsonPath(segments.slice(0, end).join("."))!).type} = 'array'`);
-    const leaf = literalSubject(jsonPath(name)!);
-    const typed = ['."$oid"', '."$date"', '."$numberDecimal"'].map((key) => `${child(leaf, key).type} IS NULL`);
-    terms.push(`(${leaf.type} = 'object' AND ${typed.join(" AND ")})`);
-  }
-  return terms.join(" OR ");
-}
-
-/** ORDER BY terms, natural order breaking ties; null when a field name is not plain. */
-export function translateSort(sort: Sort | undefined): string | null {
-  const terms: string[] = [];
-  for (const [name, direction] of sort ?? []) {
-    const key = sortExpressions(name);
-    if (!key) return null;
-    const { rank, value } = key;
-    const order = direction === -1 ? "DESC" : "ASC";
-    terms.push(`${rank} ${order}`, `${value} ${order}`);
-  }
-  terms.push("rowid ASC");
-  return terms.join(", ");
 }
