@@ -45,7 +45,9 @@ export function narrow(rows: Row[], test: Test, exact: boolean): Match[] {
 
 /**
  * The rows of `table` matching `filter`, in natural order unless `order` is given. With an
- * exact translation SQL also pages; otherwise it selects a superset that the test narrows.
+ * exact translation SQL also pages; otherwise it selects a superset that the test narrows. A
+ * sorted page is cut from rowids and its documents read after, so that a sort carries keys, not
+ * documents, and along an order index (keyset.ts) the rows skipped are never read.
  */
 export function selection(table: string, filter: Filter, hint: IndexHint, page: Page): Selection {
   const where = translateFilter(filter, hint);
@@ -53,8 +55,10 @@ export function selection(table: string, filter: Filter, hint: IndexHint, page: 
   const tail = paged ? " LIMIT ? OFFSET ?" : "";
   const params: SqlValue[] = paged ? [...where.params, page.limit && page.limit > 0 ? page.limit : -1, Math.max(0, page.skip ?? 0)] : where.params;
   const skip = Math.max(0, page.skip ?? 0);
+  const order = page.order ?? "rowid";
+  const rows = `FROM ${table} WHERE ${where.sql} ORDER BY ${order}${tail}`;
   return {
-    statement: { sql: `SELECT id, doc FROM ${table} WHERE ${where.sql} ORDER BY ${page.order ?? "rowid"}${tail}`, params },
+    statement: { sql: paged && page.order && (page.limit ?? 0) > 0 ? `SELECT id, doc FROM ${table} WHERE rowid IN (SELECT rowid ${rows}) ORDER BY ${order}` : `SELECT id, doc ${rows}`, params },
     scan: { sql: `SELECT id, doc FROM ${table} ORDER BY rowid`, params: [] },
     matches(rows, test) {
       const matches = narrow(rows, test, where.exact);
