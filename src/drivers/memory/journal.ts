@@ -5,6 +5,7 @@
 import { type Binary, EJSON } from "bson";
 import { DatabaseUnavailableError, type Doc, type FileAccess, type FileLock, type IndexSpec } from "../types.ts";
 import type { FeedMarker, LogState } from "./change-log.ts";
+import { parseCanonical } from "./canonical-ejson.ts";
 
 /** The format this version writes and reads; a journal declaring a later one is refused. */
 export const JOURNAL_FORMAT = 1;
@@ -117,7 +118,7 @@ export async function replayJournal(files: FileAccess, path: string, apply: (rec
       let record: JournalRecord | null = null;
       try {
         const text = decoder.decode(bytes);
-        record = text.trim() === "" ? null : (EJSON.parse(text, { relaxed: true }) as JournalRecord);
+        record = text.trim() === "" ? null : (parseCanonical(text) as JournalRecord);
         if (record !== null && (typeof record !== "object" || typeof record.op !== "string")) throw new Error("not a journal record");
       } catch (error) {
         // An append ends with its newline, and reaches the disk whole before it is acknowledged.
