@@ -3,10 +3,12 @@
 import { defineConfig } from "vitest/config";
 import { WHOLE_FILES } from "./in-process-only.ts";
 
+/** Files that start and kill servers of their own, timed: a module graph each, as in vitest.config.ts. */
+const OWN_PROCESSES = ["test/runtimes/journal-lock.test.ts", "test/runtimes/shutdown.test.ts", "test/runtimes/hosts.test.ts"];
+
 export default defineConfig({
   test: {
     root: new URL("../../", import.meta.url).pathname,
-    include: ["test/http/**/*.test.ts", "test/runtimes/journal-lock.test.ts", "test/runtimes/shutdown.test.ts", "test/runtimes/hosts.test.ts"],
     exclude: WHOLE_FILES,
     globalSetup: ["test/runtimes/global-setup.ts"],
     setupFiles: ["test/runtimes/setup.ts"],
@@ -15,8 +17,11 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Two files at a time: their servers need the cores too.
     maxWorkers: 2,
-    // The files of a worker share its modules, as in vitest.config.ts: here they hold no sources'
-    // state, only clients of servers, so each file's import of them was time for nothing.
-    isolate: false,
+    projects: [
+      // The files of a worker share its modules, as in vitest.config.ts: here they hold no sources'
+      // state, only clients of servers, so each file's import of them was time for nothing.
+      { extends: true, test: { name: "shared", include: ["test/http/**/*.test.ts"], isolate: false } },
+      { extends: true, test: { name: "own processes", include: OWN_PROCESSES } },
+    ],
   },
 });
