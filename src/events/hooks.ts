@@ -4,23 +4,20 @@
 // holds per-request state.
 import type { Doc, Filter } from "../drivers/types.ts";
 
+type Method = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+/** A method's events: on_pre_<method> has the lookup but for a POST, on_post_<method> the response. */
+type MethodArguments = { [M in Method as `on_pre_${M}`]: M extends "POST" ? [request: Request] : [request: Request, lookup: Filter] } & {
+  [M in Method as `on_post_${M}`]: [request: Request, response: Response];
+};
+
 /**
  * What each event hands its callbacks after the resource name (docs/documents.md, "Event hooks");
  * `<event>_<resource>` hands the same without it. emitForResource takes its arguments from here,
  * so a call that fires others does not compile. Documents are typed as records, not as the
  * schema: an on_insert's have their dates but no `_id` yet, and a projection may leave fields out.
  */
-interface EventArguments {
-  on_pre_GET: [request: Request, lookup: Filter];
-  on_pre_POST: [request: Request];
-  on_pre_PATCH: [request: Request, lookup: Filter];
-  on_pre_PUT: [request: Request, lookup: Filter];
-  on_pre_DELETE: [request: Request, lookup: Filter];
-  on_post_GET: [request: Request, response: Response];
-  on_post_POST: [request: Request, response: Response];
-  on_post_PATCH: [request: Request, response: Response];
-  on_post_PUT: [request: Request, response: Response];
-  on_post_DELETE: [request: Request, response: Response];
+interface EventArguments extends MethodArguments {
   on_fetched_resource: [response: Doc];
   on_fetched_item: [document: Doc];
   on_fetched_diffs: [versions: Doc[]];
