@@ -2,8 +2,9 @@
 // Opening sets what makes an acknowledged write durable: WAL, so a crash cannot tear the file,
 // and synchronous=FULL, so each commit is on disk (WAL and its checkpoint fsynced) before the
 // write is answered. A write waits for another process's lock for a while before it is reported
-// as the database being unavailable, without blocking the process meanwhile (see `patiently`).
+// as the database being unavailable, without blocking the process meanwhile (`patiently`, and write-turns.ts for writes).
 import { isBusy, sqlError, type Row, type SqlPort, type SqlTransaction, type SqlValue, type Statement } from "./port.ts";
+import { Waiting, WriteTurns } from "./write-turns.ts";
 
 interface SyncStatement {
   all(...params: SqlValue[]): unknown[];
@@ -70,13 +71,6 @@ function applyOpenPragmas(db: SyncDatabase, errorCode: (error: unknown) => numbe
  */
 const LOCK_PATIENCE_MS = 5000;
 const LOCK_PAUSES_MS = [1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100];
-
-/** A statement refused as busy (its `cause`), which `patiently` tries again. */
-class Waiting extends Error {
-  constructor(override readonly cause: unknown) {
-    super("busy");
-  }
-}
 
 /** Prepared statements kept per connection; the driver's SQL comes from a small set of shapes. */
 const CACHE_LIMIT = 500;
@@ -151,7 +145,10 @@ export function openSynchronous(db: SyncDatabase, errorCode: (error: unknown) =>
   // else the work throws (a refused requirement, a bad update) is rethrown as it is.
   const tx: SqlTransaction = { all: (statement) => attempt(() => all(statement)), run: (statement) => attempt(() => run(statement)) };
   const classified = (error: unknown) => Promise.reject(sqlError(error, errorCode(error)));
-  const written = <T>(work: () => T): Promise<T> => patiently(() => transaction(work)).catch(classified);
+  // Writes wait for another process's lock in turns (write-turns.ts); a read, which waits only
+  // while a checkpoint or a new file's set-up holds the lock, on a timer of its own.
+  const turns = new WriteTurns(LOCK_PATIENCE_MS);
+  const written = <T>(work: () => T): Promise<T> => turns.run(() => transaction(work)).catch(classified);
   return {
     // A read has nothing to undo: tried again whenever it is refused as busy.
     all: (statement) =>
@@ -167,7 +164,7 @@ export function openSynchronous(db: SyncDatabase, errorCode: (error: unknown) =>
     transaction: async (work) => {
       let thrown: { error: unknown } | null = null;
       try {
-        return await patiently(() =>
+        return await turns.run(() =>
           transaction(() => {
             try {
               return work(tx);
