@@ -351,6 +351,25 @@ describe.skipIf(!available)("sqlite driver: an unavailable database answers 503,
     await handler.app.close();
   });
 
+  it("fails every write queued while another process keeps the lock with the first, not each after 5 s of its own", { timeout: 60_000 }, async () => {
+    const path = await tempFile();
+    const handler = createHandler(settings, { driver: await createDriver(`sqlite:${path}`, { databaseName: "everest", settings: {} }) });
+    expect((await handler(post({ n: 1 }))).status).toBe(201);
+    const other = await connection(path);
+    other.db.exec("BEGIN EXCLUSIVE");
+    const first = handler(post({ n: 2 }));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const second = handler(post({ n: 3 }));
+    await refused(await first);
+    // Free now: a write that waited on a clock of its own would get the lock and be stored.
+    other.db.exec("ROLLBACK");
+    await refused(await second);
+    expect(await total(handler)).toBe(1);
+    expect((await handler(post({ n: 4 }))).status).toBe(201);
+    other.db.close();
+    await handler.app.close();
+  });
+
   it("when the disk is full (SQLITE_FULL, the file capped at its size)", { timeout: 60_000 }, async () => {
     const { db, port } = await connection(await tempFile());
     const handler = createHandler(settings, { driver: await SqliteDriver.open(port, "everest") });

@@ -4,8 +4,8 @@
 // loop) became a crowd of pollers, the process that had just committed usually won again, and a
 // third to a half of the burst waited past 5 s and was answered 503 (docs/deploy.md).
 // Here the waiting writes of a process queue in order and only the first tries the lock, every
-// POLL_MS; 5 s without the lock fails that one, and every write queued 5 s or more, as a lock
-// held that long is one another process keeps. While other processes want the lock (one was
+// POLL_MS. When the process has tried for 5 s without getting it, another process keeps it: that
+// write fails, and with it every write queued by then. While other processes want the lock (one was
 // refused it in the last CONTENDED_MS), every TURN_WRITES-th write of the queue waits HANDOFF_MS
 // before it tries, longer than another process's poll, so that processes take turns instead of
 // one keeping the lock for its whole queue.
@@ -28,7 +28,9 @@ const pause = (ms: number) => new Promise((resume) => setTimeout(resume, ms));
 export class WriteTurns {
   private readonly queue: Array<() => void> = [];
   private taken = false;
-  /** Writes queued before `before` have waited a patience's worth while the lock was held: they fail with `error`, SQLite's. */
+  /** Since when the first of the queue has tried the lock without getting it (null: it has not tried yet). */
+  private waitingSince: number | null = null;
+  /** Writes queued before `before` were queued while the lock stayed held a patience's worth: they fail with `error`, SQLite's. */
   private stuck: { before: number; error: unknown } = { before: -Infinity, error: null };
   /** When an attempt of this connection was last refused the lock. */
   private refusedAt = -Infinity;
@@ -50,17 +52,20 @@ export class WriteTurns {
     const arrived = Date.now();
     await this.turn();
     try {
-      const deadline = Date.now() + this.patienceMs;
       for (;;) {
         if (arrived < this.stuck.before) throw this.stuck.error;
         try {
-          return attempt();
+          const result = attempt();
+          this.waitingSince = null;
+          return result;
         } catch (error) {
           if (!(error instanceof Waiting)) throw error;
           const now = Date.now();
           this.refusedAt = now;
-          if (now >= deadline) {
-            this.stuck = { before: now - this.patienceMs, error: error.cause };
+          this.waitingSince ??= now;
+          if (now - this.waitingSince >= this.patienceMs) {
+            this.stuck = { before: now, error: error.cause };
+            this.waitingSince = null;
             throw error.cause;
           }
         }
