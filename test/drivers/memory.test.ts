@@ -473,18 +473,35 @@ describe("memory driver: $in and $nin", () => {
   const { pick, value, document } = randomDocuments(rand, scalars);
   const list = (): unknown[] => Array.from({ length: Math.floor(rand() * 5) }, () => (rand() < 0.15 ? pick([/^a/, /b$/]) : value()));
 
-  it("match what mingo's own operators match, for any value and list", async () => {
+  it("match what mingo's own operators match, and a top-level array equal to an element as MongoDB does", async () => {
     const { compileFilter } = await import("../../src/drivers/memory/mingo.ts");
     const { Context } = await import("mingo/core");
     const query = await import("mingo/operators/query");
     const { Query } = await import("mingo/query");
+    const { isEqual } = await import("mingo/util");
     const reference = Context.init({ query });
     for (let i = 0; i < 400; i++) {
       const doc = document();
       const operator = pick(["$in", "$nin"]);
-      const filter = { [pick(["v", "o.x", "missing"])]: { [operator]: list() } };
-      expect(compileFilter(filter)(doc), `${JSON.stringify(filter)} on ${JSON.stringify(doc)}`).toBe(new Query(filter, { context: reference }).test(doc));
+      const field = pick(["v", "o.x", "missing"]);
+      const values = list();
+      if (Array.isArray(doc[field]) && rand() < 0.5) values.push(doc[field]);
+      const filter = { [field]: { [operator]: values } };
+      const mingos = new Query(filter, { context: reference }).test(doc);
+      const whole = field === "v" && Array.isArray(doc.v) && values.some((value) => isEqual(value, doc.v));
+      expect(compileFilter(filter)(doc), `${JSON.stringify(filter)} on ${JSON.stringify(doc)}`).toBe(operator === "$in" ? mingos || whole : mingos && !whole);
     }
+  });
+
+  it("find a list field by the whole list, as plain equality does", async () => {
+    const t: Target = { collection: "lists" };
+    const driver = await MemoryDriver.open({ databaseName: "everest" });
+    await driver.insertMany(t, [{ l: [0, 0], k: "a" }, { l: [0, 1], k: "b" }, { l: [[0, 0], 1], k: "c" }, { k: "d" }]);
+    const keys = async (filter: Filter) => (await driver.find(t, { filter, sort: [["k", 1]] })).map((doc) => doc.k);
+    expect(await keys({ l: [0, 0] })).toEqual(["a", "c"]);
+    expect(await keys({ l: { $in: [[0, 0]] } })).toEqual(["a", "c"]);
+    expect(await keys({ l: { $in: [[0, 0], [0, 1]] } })).toEqual(["a", "b", "c"]);
+    expect(await keys({ l: { $nin: [[0, 0]] } })).toEqual(["b", "d"]);
   });
 
   it("hash the list once per filter, not once per document tested", async () => {
