@@ -18,13 +18,13 @@ export interface LinkQuery {
   other: Array<[string, string]>;
 }
 
+/** A value as a link carries it: what a query string would read otherwise escaped, the rest as sent. */
+const linkValue = (value: string): string => value.replace(/[%&#+]/g, encodeURIComponent);
+
 /**
  * Eve's `querydef`: `?max_results=…&where=…&sort=…&version=…&page=…&…`, or "" when empty. A
  * cursor (docs/paging.md) takes the page number's place.
  */
-/** A value as a link carries it: what a query string would read otherwise escaped, the rest as sent. */
-const linkValue = (value: string): string => value.replace(/[%&#+]/g, encodeURIComponent);
-
 export function querydef(query: LinkQuery, page: number, config: Config, cursor?: string): string {
   const parts: string[] = [];
   if (query.maxResults !== query.defaultMaxResults) parts.push(`${config.QUERY_MAX_RESULTS}=${query.maxResults}`);
