@@ -318,12 +318,18 @@ describe.skipIf(!available)("sqlite driver: an unavailable database answers 503,
     expect(await response.json()).toMatchObject({ _status: "ERR", _error: { code: 503 } });
   };
 
-  it("while another process holds the write lock (SQLITE_BUSY after busy_timeout); reads go on", { timeout: 60_000 }, async () => {
+  /** An API over a new file holding one document, and another connection holding the file's write lock. */
+  const lockedByAnother = async (given: Settings) => {
     const path = await tempFile();
-    const handler = createHandler(settings, { driver: await createDriver(`sqlite:${path}`, { databaseName: "everest", settings: {} }) });
+    const handler = createHandler(given, { driver: await createDriver(`sqlite:${path}`, { databaseName: "everest", settings: {} }) });
     expect((await handler(post({ n: 1 }))).status).toBe(201);
     const other = await connection(path);
     other.db.exec("BEGIN EXCLUSIVE");
+    return { handler, other };
+  };
+
+  it("while another process holds the write lock (SQLITE_BUSY after busy_timeout); reads go on", { timeout: 60_000 }, async () => {
+    const { handler, other } = await lockedByAnother(settings);
     await refused(await handler(post([{ n: 2 }, { n: 3 }])));
     expect(await total(handler)).toBe(1);
     other.db.exec("ROLLBACK");
@@ -334,11 +340,7 @@ describe.skipIf(!available)("sqlite driver: an unavailable database answers 503,
   });
 
   it("waits for another process's lock without stopping the process: other requests are answered meanwhile, and the write once the lock is free", { timeout: 60_000 }, async () => {
-    const path = await tempFile();
-    const handler = createHandler({ ...settings, HEALTH_ENDPOINT: "health" }, { driver: await createDriver(`sqlite:${path}`, { databaseName: "everest", settings: {} }) });
-    expect((await handler(post({ n: 1 }))).status).toBe(201);
-    const other = await connection(path);
-    other.db.exec("BEGIN EXCLUSIVE");
+    const { handler, other } = await lockedByAnother({ ...settings, HEALTH_ENDPOINT: "health" });
     const waiting = handler(post({ n: 2 }));
     // Had the write's wait blocked the process, none of these would be answered before it gave up.
     expect((await handler(new Request("http://x/health"))).status).toBe(200);
@@ -352,11 +354,7 @@ describe.skipIf(!available)("sqlite driver: an unavailable database answers 503,
   });
 
   it("fails every write queued while another process keeps the lock with the first, not each after 5 s of its own", { timeout: 60_000 }, async () => {
-    const path = await tempFile();
-    const handler = createHandler(settings, { driver: await createDriver(`sqlite:${path}`, { databaseName: "everest", settings: {} }) });
-    expect((await handler(post({ n: 1 }))).status).toBe(201);
-    const other = await connection(path);
-    other.db.exec("BEGIN EXCLUSIVE");
+    const { handler, other } = await lockedByAnother(settings);
     const first = handler(post({ n: 2 }));
     await new Promise((resolve) => setTimeout(resolve, 300));
     const second = handler(post({ n: 3 }));
